@@ -1,0 +1,4 @@
+import { Init1763740000000 } from './1763740000000-Init';
+
+/** Every migration, in order. A landed migration is never edited; a schema change is a new file here. */
+export const migrations = [Init1763740000000];

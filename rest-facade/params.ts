@@ -1,0 +1,65 @@
+import { decodeBase64Url } from '../src/common/base64url';
+import { badParam } from './facade-error';
+
+export type Query = Record<string, string | string[] | undefined>;
+
+/** A path identifier: base64url of the AAS id, with or without padding. */
+export function idParam(name: string, raw: string): string {
+  const id = decodeBase64Url(raw);
+  if (id === undefined) throw badParam(`Path parameter '${name}' is not a base64url-encoded identifier.`);
+  return id;
+}
+
+/** A query parameter given at most once; a repeated one is ambiguous and rejected. */
+export function single(query: Query, name: string): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) throw badParam(`Query parameter '${name}' must be given at most once.`);
+  return value;
+}
+
+/** `limit`: digits only; the range (1..250) is the GraphQL core's rule. Absent means the core's default. */
+export function limitParam(query: Query): number | undefined {
+  const raw = single(query, 'limit');
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(raw)) throw badParam(`Query parameter 'limit' must be an integer from 1 to 250, got '${raw}'.`);
+  return Number(raw);
+}
+
+export function cursorParam(query: Query): string | undefined {
+  const raw = single(query, 'cursor');
+  if (raw === '') throw badParam("Query parameter 'cursor' must not be empty.");
+  return raw;
+}
+
+export function enumParam<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {
+  const raw = single(query, name);
+  if (raw === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw badParam(`Query parameter '${name}' must be one of ${allowed.join(', ')}, got '${raw}'.`);
+  }
+  return raw as T;
+}
+
+/**
+ * `assetIds`: each a base64url-encoded JSON SpecificAssetId (`{"name": ..., "value": ...}`), given repeatedly
+ * or comma-separated. A bare asset id value is not a SpecificAssetId and is rejected.
+ */
+export function assetIdsParam(query: Query): { name: string; value: string }[] | undefined {
+  const raw = query.assetIds;
+  if (raw === undefined) return undefined;
+  const encoded = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(',')).filter((v) => v !== '');
+  return encoded.map((item) => {
+    const text = decodeBase64Url(item);
+    let parsed: unknown;
+    try {
+      parsed = text === undefined ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const { name, value } = (parsed ?? {}) as { name?: unknown; value?: unknown };
+    if (typeof name !== 'string' || typeof value !== 'string' || name === '' || value === '') {
+      throw badParam("Each 'assetIds' entry must be a base64url-encoded JSON SpecificAssetId with a name and a value.");
+    }
+    return { name, value };
+  });
+}

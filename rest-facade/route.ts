@@ -1,0 +1,42 @@
+import type { Query } from './params';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteRequest {
+  /** Raw path parameters, as matched. */
+  params: Record<string, string>;
+  query: Query;
+  /** The parsed JSON body, for routes that take one. */
+  body: unknown;
+  /** Name of the tenant the request is addressed to. */
+  tenant: string;
+  /** Base URL of the tenant API (`{tenant_url}/api/v3.0`), for Location headers. */
+  apiUrl: string;
+}
+
+export interface RouteResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** One REST route: how its path and query become GraphQL variables, and how the data becomes a response. */
+export interface RouteSpec {
+  method: Method;
+  path: string;
+  /** The GraphQL document run for this route. */
+  operation: string;
+  /** Whether the route takes a JSON body. */
+  body?: boolean;
+  variables(req: RouteRequest): Record<string, unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shape fixed by `operation`
+  respond(data: any, req: RouteRequest): RouteResponse;
+}
+
+/** The AAS paged result: `paging_metadata.cursor` is present only when there is a next page. */
+export function pagedResult(page: { result: unknown[]; pagingMetadata: { cursor?: string | null } }, map: (item: any) => unknown) {
+  const cursor = page.pagingMetadata.cursor;
+  return { paging_metadata: cursor ? { cursor } : {}, result: page.result.map(map) };
+}
+
+export const json = (item: { json: unknown }) => item.json;

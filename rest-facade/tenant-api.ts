@@ -1,0 +1,99 @@
+import Router from '@koa/router';
+import { GraphQLSchema } from 'graphql';
+import type { Context as KoaContext, Middleware } from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { Context } from '../src/graphql/context';
+import { aasRepositoryRoutes } from './aas-repository';
+import { OperationExecutor } from './executor';
+import { FacadeError } from './facade-error';
+import { Query } from './params';
+import { RouteSpec } from './route';
+
+export const API_VERSION = 'v3.0';
+
+export interface TenantApiOptions {
+  schema: GraphQLSchema;
+  /** The GraphQL context for this request (principal, services, logger). */
+  contextOf(ctx: KoaContext): Context;
+  /** Base URL of a tenant's API, `{tenant_url}/api/v3.0`. */
+  apiUrlOf(tenant: string): string;
+  bodyLimitBytes: number;
+  /** When set, `{tenant}.{suffix}` hosts serve the tenant API at `/api/v3.0`. */
+  tenantHostSuffix?: string;
+}
+
+/**
+ * The AAS API v3.0 of every tenant, at `/tenants/{tenant}/api/v3.0` and, host-based, at `/api/v3.0` on
+ * `{tenant}.{TENANT_HOST_SUFFIX}`. Each route runs one pre-validated GraphQL operation in-process.
+ */
+export function createTenantApiRouter(options: TenantApiOptions): Router {
+  const executor = new OperationExecutor(options.schema);
+  const api = new Router();
+  const readJson = jsonBody(options.bodyLimitBytes);
+  for (const spec of aasRepositoryRoutes) {
+    const handler = routeHandler(spec, executor, options);
+    const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    if (spec.body) api[method](spec.path, readJson, handler);
+    else api[method](spec.path, handler);
+  }
+
+  const root = new Router();
+  root.use(`/tenants/:tenant/api/${API_VERSION}`, tenantFromPath, api.routes(), api.allowedMethods({ throw: true }));
+  if (options.tenantHostSuffix) {
+    const suffix = `.${options.tenantHostSuffix.toLowerCase()}`;
+    root.use(`/api/${API_VERSION}`, tenantFromHost(suffix), api.routes(), api.allowedMethods({ throw: true }));
+  }
+  return root;
+}
+
+const tenantFromPath: Middleware = (ctx, next) => {
+  ctx.state.tenant = (ctx as unknown as { params: Record<string, string> }).params.tenant;
+  return next();
+};
+
+function tenantFromHost(suffix: string): Middleware {
+  return (ctx, next) => {
+    const host = ctx.hostname.toLowerCase();
+    if (!host.endsWith(suffix) || host.length === suffix.length) {
+      throw new FacadeError(404, 'Tenant APIs are served on tenant hosts or under /tenants/{name}.');
+    }
+    ctx.state.tenant = host.slice(0, -suffix.length);
+    return next();
+  };
+}
+
+/** JSON bodies only: another media type is 415, a missing or malformed body 400, an oversized one 413. */
+function jsonBody(limit: number): Middleware {
+  const parse = koaBody({ json: true, jsonStrict: true, jsonLimit: limit, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH] });
+  return async (ctx, next) => {
+    if (!ctx.request.length && !ctx.get('transfer-encoding')) throw new FacadeError(400, 'The request needs a JSON body.');
+    if (!ctx.is('application/json')) throw new FacadeError(415, `Content-Type must be application/json, got '${ctx.get('content-type') || 'none'}'.`);
+    try {
+      await parse(ctx, async () => undefined);
+    } catch (err) {
+      const e = err as { status?: number; type?: string; message?: string };
+      if (e.status === 413 || e.type === 'entity.too.large') throw new FacadeError(413, `The body is larger than ${limit} bytes.`);
+      throw new FacadeError(400, `The body is not valid JSON: ${e.message ?? 'parse error'}`);
+    }
+    return next();
+  };
+}
+
+function routeHandler(spec: RouteSpec, executor: OperationExecutor, options: TenantApiOptions): Middleware {
+  const operation = executor.prepare(spec.operation);
+  return async (ctx) => {
+    const tenant = ctx.state.tenant as string;
+    const req = {
+      params: (ctx as unknown as { params: Record<string, string> }).params,
+      query: ctx.query as Query,
+      body: ctx.request.body,
+      tenant,
+      apiUrl: options.apiUrlOf(tenant),
+    };
+    const data = await executor.run(operation, spec.variables(req), options.contextOf(ctx));
+    const res = spec.respond(data, req);
+    ctx.status = res.status;
+    if (res.headers) ctx.set(res.headers);
+    if (res.body !== undefined) ctx.body = res.body;
+  };
+}

@@ -1,0 +1,141 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { ClassType, Field, FieldResolver, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
+import { JsonObject } from './parse';
+
+/**
+ * GraphQL types for the parts of the AAS metamodel that people query. Each maps 1:1 onto the AAS JSON
+ * serialization, so a stored document resolves without conversion; `json` carries the whole object.
+ */
+
+export enum AssetKind {
+  Instance = 'Instance',
+  Type = 'Type',
+  NotApplicable = 'NotApplicable',
+}
+registerEnumType(AssetKind, { name: 'AssetKind' });
+
+export enum ReferenceTypes {
+  ExternalReference = 'ExternalReference',
+  ModelReference = 'ModelReference',
+}
+registerEnumType(ReferenceTypes, { name: 'ReferenceTypes' });
+
+export enum KeyTypes {
+  AnnotatedRelationshipElement = 'AnnotatedRelationshipElement',
+  AssetAdministrationShell = 'AssetAdministrationShell',
+  BasicEventElement = 'BasicEventElement',
+  Blob = 'Blob',
+  Capability = 'Capability',
+  ConceptDescription = 'ConceptDescription',
+  DataElement = 'DataElement',
+  Entity = 'Entity',
+  EventElement = 'EventElement',
+  File = 'File',
+  FragmentReference = 'FragmentReference',
+  GlobalReference = 'GlobalReference',
+  Identifiable = 'Identifiable',
+  MultiLanguageProperty = 'MultiLanguageProperty',
+  Operation = 'Operation',
+  Property = 'Property',
+  Range = 'Range',
+  Referable = 'Referable',
+  ReferenceElement = 'ReferenceElement',
+  RelationshipElement = 'RelationshipElement',
+  Submodel = 'Submodel',
+  SubmodelElement = 'SubmodelElement',
+  SubmodelElementCollection = 'SubmodelElementCollection',
+  SubmodelElementList = 'SubmodelElementList',
+}
+registerEnumType(KeyTypes, { name: 'KeyTypes' });
+
+/**
+ * Adds the field `json` (the whole object in the AAS JSON serialization) to an AAS object type. The objects
+ * resolved are the stored AAS JSON itself, so the field returns its root.
+ */
+export function jsonFieldResolver(type: ClassType): ClassType {
+  @Resolver(() => type)
+  class JsonFieldResolver {
+    @FieldResolver(() => GraphQLJSONObject, { description: 'The whole object in the AAS JSON serialization.' })
+    json(@Root() root: JsonObject): JsonObject {
+      return root;
+    }
+  }
+  return JsonFieldResolver;
+}
+
+@ObjectType({ description: 'A string in one language (LangStringNameType, LangStringTextType and kin).' })
+export class LangString {
+  @Field()
+  language: string;
+
+  @Field()
+  text: string;
+}
+
+@ObjectType()
+export class Key {
+  @Field(() => KeyTypes)
+  type: KeyTypes;
+
+  @Field()
+  value: string;
+}
+
+@ObjectType()
+export class Reference {
+  @Field(() => ReferenceTypes)
+  type: ReferenceTypes;
+
+  @Field(() => Reference, { nullable: true })
+  referredSemanticId?: Reference;
+
+  @Field(() => [Key])
+  keys: Key[];
+}
+
+@ObjectType()
+export class SpecificAssetId {
+  @Field()
+  name: string;
+
+  @Field()
+  value: string;
+
+  @Field(() => Reference, { nullable: true })
+  externalSubjectId?: Reference;
+
+  @Field(() => Reference, { nullable: true })
+  semanticId?: Reference;
+}
+
+@ObjectType()
+export class Resource {
+  @Field()
+  path: string;
+
+  @Field({ nullable: true })
+  contentType?: string;
+}
+
+@ObjectType()
+export class AdministrativeInformation {
+  @Field({ nullable: true })
+  version?: string;
+
+  @Field({ nullable: true })
+  revision?: string;
+
+  @Field(() => Reference, { nullable: true })
+  creator?: Reference;
+
+  @Field({ nullable: true })
+  templateId?: string;
+}
+
+@ObjectType({ description: 'Paging information; `cursor` is absent on the last page.' })
+export class PagingMetadata {
+  @Field({ nullable: true })
+  cursor?: string;
+}
+
+export const modelJsonResolvers = [Reference, SpecificAssetId, AdministrativeInformation].map(jsonFieldResolver);

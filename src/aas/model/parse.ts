@@ -1,0 +1,56 @@
+import { common, jsonization, types, verification } from '@aas-core-works/aas-core3.0-typescript';
+import { badRequest } from '../../graphql/errors';
+
+export type JsonObject = Record<string, unknown>;
+
+/** At most this many constraint violations are reported for one document; the rest are counted. */
+const MAX_REPORTED = 50;
+
+function jsonPath(path: string): string {
+  if (path === '') return '$';
+  return path.startsWith('.') || path.startsWith('[') ? `$${path}` : `$.${path}`;
+}
+
+/**
+ * Deserializes `json` with the official metamodel library and verifies every constraint, recursively.
+ * Anything that fails is a 400 whose messages name the JSON path of each problem.
+ */
+export function parseVerified<T extends types.Class>(
+  what: string,
+  parse: (json: jsonization.JsonValue) => common.Either<T, jsonization.DeserializationError>,
+  json: unknown,
+): T {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw badRequest(`The body must be a JSON object (${what}).`);
+  }
+  const parsed = parse(json as jsonization.JsonValue);
+  if (parsed.error !== null) {
+    const text = `${jsonPath(parsed.error.path.toString())}: ${parsed.error.message}`;
+    throw badRequest(`Invalid ${what}: ${text}`, [text]);
+  }
+  const instance = parsed.mustValue();
+  const messages: string[] = [];
+  let count = 0;
+  for (const error of verification.verify(instance, true)) {
+    count++;
+    if (messages.length < MAX_REPORTED) messages.push(`${jsonPath(error.path.toString())}: ${error.message}`);
+  }
+  if (count > 0) {
+    if (count > MAX_REPORTED) messages.push(`... and ${count - MAX_REPORTED} more violations`);
+    throw badRequest(`Invalid ${what}: ${messages[0]}`, messages);
+  }
+  return instance;
+}
+
+/** The canonical JSON of a verified instance: what is stored and what is returned. */
+export function toJson(instance: types.Class): JsonObject {
+  return jsonization.toJsonable(instance) as JsonObject;
+}
+
+export const parseShell = (json: unknown) =>
+  parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json);
+export const parseAssetInformation = (json: unknown) =>
+  parseVerified('AssetInformation', jsonization.assetInformationFromJsonable, json);
+export const parseReference = (json: unknown) => parseVerified('Reference', jsonization.referenceFromJsonable, json);
+export const parseSpecificAssetId = (json: unknown) =>
+  parseVerified('SpecificAssetId', jsonization.specificAssetIdFromJsonable, json);

@@ -1,0 +1,41 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/** A shell stored as its AAS JSON document, with the columns that queries filter on pulled out beside it. */
+@Entity('shells')
+export class ShellEntity {
+  @PrimaryColumn({ name: 'tenant_id', type: 'uuid' })
+  tenantId: string;
+
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  /** Insertion order; the keyset for paging. */
+  @Column({ type: 'bigint', insert: false, update: false })
+  seq: string;
+
+  @Column({ name: 'id_short', type: 'text', nullable: true })
+  idShort: string | null;
+
+  @Column({ name: 'asset_kind', type: 'text' })
+  assetKind: string;
+
+  @Column({ name: 'global_asset_id', type: 'text', nullable: true })
+  globalAssetId: string | null;
+
+  /** `{name, value}` pairs of the specific asset ids, plus `globalAssetId` as one, for the `assetIds` filter. */
+  @Column({ name: 'asset_ids', type: 'jsonb' })
+  assetIds: { name: string; value: string }[];
+
+  @Column({ type: 'jsonb' })
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- jsonb: any JSON document
+  doc: Record<string, any>;
+
+  @Column({ type: 'integer' })
+  version: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

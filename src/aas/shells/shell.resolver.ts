@@ -1,0 +1,115 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { DEFAULT_LIMIT } from '../../common/cursor';
+import { Context, tenantOf } from '../../graphql/context';
+import { Reference } from '../model/graphql-types';
+import { JsonObject } from '../model/parse';
+import { Page } from './shell.service';
+import { AssetInformation, ReferencePage, Shell, ShellFilterInput, ShellPage } from './shell.types';
+
+const pageResult = <T>(page: Page<JsonObject>) => ({
+  result: page.items as unknown as T[],
+  pagingMetadata: { cursor: page.cursor },
+});
+
+@Resolver(() => Shell)
+export class ShellResolver {
+  @FieldResolver(() => Reference, { description: 'A ModelReference to this shell.' })
+  reference(@Root() shell: JsonObject): JsonObject {
+    return { type: 'ModelReference', keys: [{ type: 'AssetAdministrationShell', value: shell.id }] };
+  }
+
+  @Authorized('reader')
+  @Query(() => ShellPage, { description: 'Shells of the tenant, in insertion order, paged.' })
+  async shells(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('filter', () => ShellFilterInput, { nullable: true }) filter: ShellFilterInput | null,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+  ): Promise<ShellPage> {
+    const page = await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
+    return pageResult<Shell>(page);
+  }
+
+  @Authorized('reader')
+  @Query(() => Shell)
+  async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<Shell> {
+    return (await ctx.services.shells.get(tenantOf(ctx, tenant), id)) as unknown as Shell;
+  }
+
+  @Authorized('reader')
+  @Query(() => ReferencePage, { description: "The shell's submodel references, paged." })
+  async shellSubmodelRefs(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+  ): Promise<ReferencePage> {
+    return pageResult<Reference>(await ctx.services.shells.submodelRefs(tenantOf(ctx, tenant), id, limit, cursor));
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Shell, { description: 'Creates a shell from its AAS JSON; the id must be new.' })
+  async createShell(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
+  ): Promise<Shell> {
+    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell)) as unknown as Shell;
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Shell, { description: 'Replaces an existing shell; the id in the body must equal `id`.' })
+  async replaceShell(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
+  ): Promise<Shell> {
+    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell)) as unknown as Shell;
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Boolean)
+  async deleteShell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<boolean> {
+    await ctx.services.shells.delete(tenantOf(ctx, tenant), id);
+    return true;
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => AssetInformation)
+  async replaceAssetInformation(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('assetInformation', () => GraphQLJSONObject) assetInformation: JsonObject,
+  ): Promise<AssetInformation> {
+    const info = await ctx.services.shells.replaceAssetInformation(tenantOf(ctx, tenant), id, assetInformation);
+    return info as unknown as AssetInformation;
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Reference, { description: 'Adds a reference to a submodel (a ModelReference with one Submodel key).' })
+  async addSubmodelRef(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('reference', () => GraphQLJSONObject) reference: JsonObject,
+  ): Promise<Reference> {
+    return (await ctx.services.shells.addSubmodelRef(tenantOf(ctx, tenant), id, reference)) as unknown as Reference;
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Boolean)
+  async removeSubmodelRef(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('submodelId') submodelId: string,
+  ): Promise<boolean> {
+    await ctx.services.shells.removeSubmodelRef(tenantOf(ctx, tenant), id, submodelId);
+    return true;
+  }
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import Router from '@koa/router';
+import { GraphQLSchema } from 'graphql';
+import Koa from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { createConsoleRouter } from '../rest-facade/console';
+import { FacadeError } from '../rest-facade/facade-error';
+import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
+import { resultOf } from './common/result';
+import { Config } from './config';
+import { Context, Services, createContext } from './graphql/context';
+import { apolloKoa } from './graphql/koa-apollo';
+
+export interface AppDeps {
+  config: Config;
+  schema: GraphQLSchema;
+  services: Services;
+  dataSource: DataSource;
+  log: Logger;
+}
+
+export interface App {
+  koa: Koa;
+  apollo: ApolloServer<Context>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+declare module 'koa' {
+  interface DefaultState {
+    requestId: string;
+    log: Logger;
+    tenant?: string;
+  }
+}
+
+/** Koa composition: request id and logging, errors as AAS Result objects, health, GraphQL, the REST facade. */
+export async function createApp(deps: AppDeps): Promise<App> {
+  const { config, schema, services, log } = deps;
+  const koa = new Koa({ proxy: true });
+
+  koa.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = log.child({ requestId });
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      ctx.state.log.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
+  });
+
+  koa.use(async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new FacadeError(404, `No route for ${ctx.method} ${ctx.path}.`);
+    } catch (err) {
+      const { status, messages } = errorResponse(err);
+      if (status >= 500) ctx.state.log.error({ err }, 'request failed');
+      ctx.status = status;
+      if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="asset-platform"');
+      ctx.body = resultOf(status, messages, ctx.state.requestId);
+    }
+  });
+
+  const contextOf = (ctx: Koa.Context): Context => {
+    const header = ctx.get('authorization');
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (header && token === undefined) throw new FacadeError(401, 'The Authorization header must be "Bearer <token>".');
+    return createContext(services, ctx.state.requestId, ctx.state.log, token);
+  };
+
+  const health = new Router();
+  health.get('/health/live', (ctx) => {
+    ctx.body = { status: 'UP' };
+  });
+  health.get('/health/ready', async (ctx) => {
+    try {
+      await deps.dataSource.query('SELECT 1');
+      ctx.body = { status: 'UP', database: 'UP' };
+    } catch (err) {
+      ctx.state.log.warn({ err }, 'readiness: database unreachable');
+      ctx.status = 503;
+      ctx.body = { status: 'DOWN', database: 'DOWN' };
+    }
+  });
+  koa.use(health.routes());
+  koa.use(createConsoleRouter().routes());
+
+  const apollo = new ApolloServer<Context>({
+    schema,
+    introspection: true,
+    plugins: [ApolloServerPluginLandingPageDisabled()],
+    formatError: (formatted) => formatted,
+  });
+  await apollo.start();
+  const graphqlBody = koaBody({ json: true, jsonLimit: config.bodyLimitBytes, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST] });
+  const graphql = apolloKoa(apollo, contextOf);
+  koa.use(async (ctx, next) => {
+    if (ctx.path !== '/graphql') return next();
+    // Browsers asking for the endpoint get the playground.
+    if (ctx.method === 'GET' && ctx.accepts('text/html', 'application/json') === 'text/html') return ctx.redirect('/graphiql');
+    return graphqlBody(ctx, () => graphql(ctx, next));
+  });
+
+  koa.use(
+    createTenantApiRouter({
+      schema,
+      contextOf,
+      apiUrlOf: (tenant) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`,
+      bodyLimitBytes: config.bodyLimitBytes,
+      tenantHostSuffix: config.tenantHostSuffix,
+    }).routes(),
+  );
+  return { koa, apollo };
+}
+
+function errorResponse(err: unknown): { status: number; messages: string[] } {
+  if (err instanceof FacadeError) return { status: err.status, messages: err.messages };
+  const e = err as { status?: number; expose?: boolean; message?: string };
+  // Errors from Koa and its middleware (e.g. 405 from the router) carry a client status and a safe message.
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return { status: e.status, messages: [e.expose !== false && e.message ? e.message : 'Bad request.'] };
+  }
+  return { status: 500, messages: ['Internal server error.'] };
+}

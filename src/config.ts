@@ -1,0 +1,96 @@
+import path from 'node:path';
+
+/** Every setting of the server, read once from the environment, typed and validated. */
+export interface Config {
+  host: string;
+  port: number;
+  /** Base URL clients use to reach this server; tenant URLs are derived from it. */
+  publicUrl: string;
+  /** When set, tenants are also served host-based at `{name}.{tenantHostSuffix}`. */
+  tenantHostSuffix?: string;
+  /** PostgreSQL connection string; absent means the embedded PostgreSQL (PGlite) under `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  dbPoolSize: number;
+  /** Largest request body accepted, in bytes. */
+  bodyLimitBytes: number;
+  logLevel: string;
+  /** Grace period for in-flight requests on SIGINT/SIGTERM. */
+  shutdownTimeoutMs: number;
+  auth: AuthConfig;
+  /** Whether the `default` tenant created on the first start runs in showcase mode (no token needed). */
+  defaultTenantShowcase: boolean;
+}
+
+export interface AuthConfig {
+  issuer?: string;
+  jwksUri?: string;
+  audience?: string;
+  algorithms: string[];
+  clockToleranceSec: number;
+}
+
+export class ConfigError extends Error {}
+
+const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+const ALLOWED_ALGORITHMS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512']);
+
+export function parseSize(text: string): number {
+  const m = /^\s*(\d+)\s*(b|kb|mb|gb)?\s*$/i.exec(text);
+  if (!m) throw new ConfigError(`not a size: "${text}" (use e.g. 50mb)`);
+  return Number(m[1]) * SIZE_UNITS[(m[2] ?? 'b').toLowerCase()];
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in ${min}..${max}, got "${raw}"`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(name: string, raw: string): string {
+  try {
+    return new URL(raw).toString().replace(/\/$/, '');
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const algorithms = (env.AUTH_ALGORITHMS ?? 'RS256').split(',').map((a) => a.trim()).filter(Boolean);
+  for (const a of algorithms) {
+    if (!ALLOWED_ALGORITHMS.has(a)) throw new ConfigError(`AUTH_ALGORITHMS: ${a} is not an asymmetric JWS algorithm`);
+  }
+  const issuer = env.AUTH_ISSUER || undefined;
+  return {
+    host: env.HOST || '0.0.0.0',
+    port,
+    publicUrl: url('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`),
+    tenantHostSuffix: env.TENANT_HOST_SUFFIX || undefined,
+    databaseUrl,
+    dataDir: path.resolve(env.DATA_DIR || 'data'),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', databaseUrl ? 10 : 4, 1, 200),
+    bodyLimitBytes: parseSize(env.BODY_LIMIT || '64mb'),
+    logLevel: env.LOG_LEVEL || 'info',
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    auth: {
+      issuer,
+      jwksUri: env.AUTH_JWKS_URI || (issuer ? `${issuer.replace(/\/$/, '')}/.well-known/jwks.json` : undefined),
+      audience: env.AUTH_AUDIENCE || undefined,
+      algorithms,
+      clockToleranceSec: int(env, 'AUTH_CLOCK_TOLERANCE_SEC', 30, 0, 300),
+    },
+    defaultTenantShowcase: bool(env, 'DEFAULT_TENANT_SHOWCASE', !databaseUrl),
+  };
+}

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { ShellService } from '../aas/shells/shell.service';
+import type { TokenVerifier } from '../auth/jwt';
+import type { Principal } from '../auth/principal';
+import type { TenantEntity } from '../management/tenants/tenant.entity';
+import type { TenantService } from '../management/tenants/tenant.service';
+import { AppError, unauthenticated } from './errors';
+
+export interface Services {
+  tenants: TenantService;
+  shells: ShellService;
+  tokens: TokenVerifier;
+}
+
+/** What every resolver sees, built once per request (HTTP GraphQL or REST facade alike). */
+export interface Context {
+  requestId: string;
+  /**
+   * The caller, from the bearer token: verified on first use and only then, so showcase tenants never pay
+   * for (or fail on) token verification. Rejects with UNAUTHENTICATED for an invalid token.
+   */
+  principal(): Promise<Principal | null>;
+  log: Logger;
+  services: Services;
+  /** Tenants the auth checker has let this request into, by name. */
+  authorizedTenants: Map<string, TenantEntity>;
+}
+
+export function createContext(
+  services: Services,
+  requestId: string,
+  log: Logger,
+  bearerToken: string | undefined,
+): Context {
+  let principal: Promise<Principal | null> | undefined;
+  return {
+    requestId,
+    log,
+    services,
+    authorizedTenants: new Map(),
+    principal() {
+      principal ??= bearerToken === undefined
+        ? Promise.resolve(null)
+        : services.tokens.verify(bearerToken).catch((err: Error) => {
+            throw unauthenticated(`Invalid bearer token: ${err.message}`);
+          });
+      return principal;
+    },
+  };
+}
+
+/** The tenant a resolver works in; only the auth checker admits one, so an unchecked field cannot reach data. */
+export function tenantOf(context: Context, name: string): TenantEntity {
+  const tenant = context.authorizedTenants.get(name);
+  if (!tenant) throw new AppError('INTERNAL_SERVER_ERROR', 'field is missing its @Authorized rule');
+  return tenant;
+}

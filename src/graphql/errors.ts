@@ -1,0 +1,38 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * The error codes the GraphQL core puts in `extensions.code`, and the HTTP status the REST facade maps each to.
+ * `extensions.messages` (string[]) carries the individual messages, e.g. one per failed model constraint.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  BAD_USER_INPUT: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  GRAPHQL_PARSE_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL_SERVER_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function statusOfCode(code: unknown): number {
+  return typeof code === 'string' && code in ERROR_STATUS ? ERROR_STATUS[code as ErrorCode] : 500;
+}
+
+export class AppError extends GraphQLError {
+  constructor(code: ErrorCode, message: string, messages: string[] = [message]) {
+    super(message, { extensions: { code, messages } });
+  }
+}
+
+export const badRequest = (message: string, messages?: string[]) => new AppError('BAD_REQUEST', message, messages);
+export const notFound = (message: string) => new AppError('NOT_FOUND', message);
+export const conflict = (message: string) => new AppError('CONFLICT', message);
+export const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', message);
+export const forbidden = (message: string) => new AppError('FORBIDDEN', message);

@@ -1,0 +1,118 @@
+import 'reflect-metadata';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import pino, { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { ShellService } from './aas/shells/shell.service';
+import { createApp } from './app';
+import { createTokenVerifier } from './auth/jwt';
+import { Config, ConfigError, loadConfig } from './config';
+import { createDataSource, runMigrations } from './db/data-source';
+import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
+import { Services } from './graphql/context';
+import { buildAppSchema } from './graphql/schema';
+import { TenantService } from './management/tenants/tenant.service';
+
+export interface RunningServer {
+  /** Where the server listens, e.g. http://127.0.0.1:8080. */
+  url: string;
+  dataSource: DataSource;
+  services: Services;
+  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), closes the database. */
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel, base: { service: 'asset-platform' } });
+}
+
+/** config -> database -> migrations -> first-start bootstrap -> HTTP server. */
+export async function start(config: Config, log: Logger = createLogger(config)): Promise<RunningServer> {
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedDatabase(config.dataDir, config.dbPoolSize + 2);
+    databaseUrl = embedded.url;
+    log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL (PGlite) started; set DATABASE_URL to use a PostgreSQL server');
+  }
+  const dataSource = createDataSource(databaseUrl, config.dbPoolSize);
+  await dataSource.initialize();
+  const applied = await runMigrations(dataSource);
+  if (applied.length) log.info({ migrations: applied }, 'database migrated');
+
+  const services: Services = {
+    tenants: new TenantService(dataSource, config),
+    shells: new ShellService(dataSource),
+    tokens: createTokenVerifier(config.auth),
+  };
+  const created = await services.tenants.bootstrap(config.defaultTenantShowcase);
+  if (created) log.info({ tenant: created.name, url: services.tenants.urlOf(created.name) }, 'first start: created the default organization and tenant');
+  const defaultTenant = await services.tenants.byName('default');
+  if (defaultTenant?.showcase) {
+    log.warn(
+      { tenant: 'default', url: `${services.tenants.urlOf('default')}/api/v3.0` },
+      'tenant "default" is in SHOWCASE MODE: its API needs no token and anyone who can reach this port can read and change its data. Not for production.',
+    );
+  }
+  if (!config.auth.issuer) log.warn('no AUTH_ISSUER configured: only showcase tenants can be used');
+
+  const app = await createApp({ config, schema: await buildAppSchema(), services, dataSource, log });
+  const server = http.createServer(app.koa.callback());
+  server.requestTimeout = 5 * 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host}:${port}`;
+  log.info({ url, publicUrl: config.publicUrl, graphql: `${config.publicUrl}/graphql`, console: `${config.publicUrl}/graphiql` }, 'listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      log.info('shutting down: no new connections, finishing in-flight requests');
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      await drained;
+      clearTimeout(timer);
+      await app.apollo.stop();
+      await dataSource.destroy();
+      await embedded?.stop();
+      log.info('stopped');
+    })());
+  return { url, dataSource, services, close };
+}
+
+if (require.main === module) {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`configuration error: ${err.message}\n`);
+    process.exit(2);
+  }
+  const log = createLogger(config);
+  start(config, log).then(
+    (running) => {
+      const stop = (signal: string) => {
+        log.info({ signal }, 'signal received');
+        running.close().then(
+          () => process.exit(0),
+          (err) => {
+            log.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    },
+    (err) => {
+      log.fatal({ err }, 'start failed');
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,90 @@
+import { DataSource } from 'typeorm';
+import { Config } from '../../config';
+import { OrganizationEntity } from '../organizations/organization.entity';
+import { TenantEntity } from './tenant.entity';
+
+export const TENANT_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export interface NewTenant {
+  organizationId: string;
+  name: string;
+  friendlyName?: string | null;
+  tag?: string | null;
+  showcase?: boolean;
+  eventsEnabled?: boolean;
+}
+
+/**
+ * Tenants are read on every tenant API request, and change rarely: they are cached in-process for a few
+ * seconds. Changes made through this service evict at once; another replica sees them within the TTL.
+ */
+const CACHE_TTL_MS = 5_000;
+
+export class TenantService {
+  private readonly cache = new Map<string, { tenant: TenantEntity | null; until: number }>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: Pick<Config, 'publicUrl' | 'tenantHostSuffix'>,
+  ) {}
+
+  async byName(name: string): Promise<TenantEntity | null> {
+    const hit = this.cache.get(name);
+    const now = Date.now();
+    if (hit && hit.until > now) return hit.tenant;
+    const tenant = TENANT_NAME.test(name) ? await this.dataSource.manager.findOneBy(TenantEntity, { name }) : null;
+    this.cache.set(name, { tenant, until: now + CACHE_TTL_MS });
+    return tenant;
+  }
+
+  async create(input: NewTenant): Promise<TenantEntity> {
+    if (!TENANT_NAME.test(input.name)) {
+      throw new Error(`tenant name "${input.name}" must be lowercase letters, digits and inner dashes (at most 63)`);
+    }
+    const tenant = this.dataSource.manager.create(TenantEntity, {
+      organizationId: input.organizationId,
+      name: input.name,
+      friendlyName: input.friendlyName ?? null,
+      tag: input.tag ?? null,
+      showcase: input.showcase ?? false,
+      eventsEnabled: input.eventsEnabled ?? false,
+    });
+    await this.dataSource.manager.save(tenant);
+    this.cache.delete(input.name);
+    return tenant;
+  }
+
+  /** `{PUBLIC_URL}/tenants/{name}`, or `{scheme}://{name}.{TENANT_HOST_SUFFIX}` when host-based tenants are set up. */
+  urlOf(name: string): string {
+    const base = new URL(this.config.publicUrl);
+    if (this.config.tenantHostSuffix) {
+      const port = base.port ? `:${base.port}` : '';
+      return `${base.protocol}//${name}.${this.config.tenantHostSuffix}${port}`;
+    }
+    return `${this.config.publicUrl}/tenants/${name}`;
+  }
+
+  /**
+   * On the very first start (no organization yet) creates the organization and the tenant named `default`.
+   * Returns the tenant when it was created now, so the caller can say so in the log.
+   */
+  async bootstrap(showcase: boolean): Promise<TenantEntity | null> {
+    return this.dataSource.transaction(async (manager) => {
+      // Serialize concurrent first starts of several replicas.
+      await manager.query('LOCK TABLE organizations IN EXCLUSIVE MODE');
+      if ((await manager.count(OrganizationEntity)) > 0) return null;
+      const org = await manager.save(manager.create(OrganizationEntity, { name: 'default' }));
+      const tenant = manager.create(TenantEntity, {
+        organizationId: org.id,
+        name: 'default',
+        friendlyName: 'Default tenant',
+        tag: null,
+        showcase,
+        eventsEnabled: false,
+      });
+      await manager.save(tenant);
+      this.cache.delete('default');
+      return tenant;
+    });
+  }
+}
