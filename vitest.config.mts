@@ -6,7 +6,7 @@ export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
     // One graphql realm: type-graphql and our code must share the same module instance.
-    alias: { graphql: path.resolve(__dirname, 'node_modules/graphql/index.js') },
+    alias: { graphql: path.resolve(import.meta.dirname, 'node_modules/graphql/index.js') },
   },
   test: {
     include: ['test/**/*.test.ts'],

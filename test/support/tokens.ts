@@ -1,0 +1,47 @@
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import jwt from 'jsonwebtoken';
+
+export interface TestIssuer {
+  issuer: string;
+  jwksUri: string;
+  audience: string;
+  /** A token signed with the issuer's published key. */
+  sign(claims?: Record<string, unknown>, options?: jwt.SignOptions): string;
+  /** A token with the same kid, issuer and audience, signed with a key the JWKS does not hold. */
+  forge(claims?: Record<string, unknown>): string;
+  close(): Promise<void>;
+}
+
+/** A token issuer for tests: an RSA key pair and a JWKS endpoint on loopback. */
+export async function startTestIssuer(audience = 'asset-platform'): Promise<TestIssuer> {
+  const kid = randomUUID();
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
+  const server = http.createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `${base}/issuer`;
+  const defaults = (options?: jwt.SignOptions): jwt.SignOptions => ({
+    algorithm: 'RS256',
+    keyid: kid,
+    issuer,
+    audience,
+    subject: 'test-user',
+    expiresIn: 300,
+    ...options,
+  });
+  return {
+    issuer,
+    jwksUri: `${base}/jwks.json`,
+    audience,
+    sign: (claims = {}, options) => jwt.sign(claims, privateKey, defaults(options)),
+    forge: (claims = {}) => jwt.sign(claims, other.privateKey, defaults()),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
