@@ -57,8 +57,8 @@ export function createConsoleRouter(): Router {
     ctx.body = BOOT;
   });
   router.get('/graphiql/assets/:name', (ctx) => {
+    if (!Object.hasOwn(ASSETS, ctx.params.name)) return;
     const asset = ASSETS[ctx.params.name];
-    if (!asset) return;
     ctx.type = asset.type;
     ctx.set('Cache-Control', 'public, max-age=86400');
     ctx.body = fs.createReadStream(asset.file);

@@ -26,14 +26,15 @@ export class OperationExecutor {
   /** The operation's data; a GraphQL error becomes a FacadeError with the status its code maps to. */
   async run<T>(op: PreparedOperation, variableValues: Record<string, unknown>, contextValue: Context): Promise<T> {
     const result = await execute({ schema: this.schema, document: op.document, variableValues, contextValue });
-    if (result.errors?.length) throw toFacadeError(result.errors, contextValue);
+    if (result.errors?.length) throw toFacadeError(result.errors, contextValue, !('data' in result));
     return result.data as T;
   }
 }
 
-function toFacadeError(errors: readonly GraphQLError[], context: Context): FacadeError {
+function toFacadeError(errors: readonly GraphQLError[], context: Context, requestError: boolean): FacadeError {
   const first = errors[0];
-  const status = statusOfCode(first.extensions?.code);
+  // Without data, the request itself failed before execution: variables that do not fit their types.
+  const status = requestError ? 400 : statusOfCode(first.extensions?.code);
   if (status >= 500) {
     context.log.error({ err: first.originalError ?? first, path: first.path }, 'operation failed');
     return new FacadeError(500, 'Internal server error.');

@@ -28,22 +28,19 @@ export interface TenantApiOptions {
  */
 export function createTenantApiRouter(options: TenantApiOptions): Router {
   const executor = new OperationExecutor(options.schema);
-  const api = new Router();
+  const router = new Router();
   const readJson = jsonBody(options.bodyLimitBytes);
+  const bases: [string, Middleware][] = [[`/tenants/:tenant/api/${API_VERSION}`, tenantFromPath]];
+  if (options.tenantHostSuffix) bases.push([`/api/${API_VERSION}`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
   for (const spec of aasRepositoryRoutes) {
     const handler = routeHandler(spec, executor, options);
     const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    if (spec.body) api[method](spec.path, readJson, handler);
-    else api[method](spec.path, handler);
+    for (const [base, tenant] of bases) {
+      if (spec.body) router[method](base + spec.path, tenant, readJson, handler);
+      else router[method](base + spec.path, tenant, handler);
+    }
   }
-
-  const root = new Router();
-  root.use(`/tenants/:tenant/api/${API_VERSION}`, tenantFromPath, api.routes(), api.allowedMethods({ throw: true }));
-  if (options.tenantHostSuffix) {
-    const suffix = `.${options.tenantHostSuffix.toLowerCase()}`;
-    root.use(`/api/${API_VERSION}`, tenantFromHost(suffix), api.routes(), api.allowedMethods({ throw: true }));
-  }
-  return root;
+  return router;
 }
 
 const tenantFromPath: Middleware = (ctx, next) => {

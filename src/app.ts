@@ -111,15 +111,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
     return graphqlBody(ctx, () => graphql(ctx, next));
   });
 
-  koa.use(
-    createTenantApiRouter({
-      schema,
-      contextOf,
-      apiUrlOf: (tenant) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`,
-      bodyLimitBytes: config.bodyLimitBytes,
-      tenantHostSuffix: config.tenantHostSuffix,
-    }).routes(),
-  );
+  const tenantApi = createTenantApiRouter({
+    schema,
+    contextOf,
+    apiUrlOf: (tenant) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`,
+    bodyLimitBytes: config.bodyLimitBytes,
+    tenantHostSuffix: config.tenantHostSuffix,
+  });
+  koa.use(tenantApi.routes());
+  koa.use(tenantApi.allowedMethods({ throw: true }));
   return { koa, apollo };
 }
 

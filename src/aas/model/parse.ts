@@ -29,6 +29,9 @@ export function parseVerified<T extends types.Class>(
     throw badRequest(`Invalid ${what}: ${text}`, [text]);
   }
   const instance = parsed.mustValue();
+  // The library ignores properties the metamodel does not have; the AAS JSON schema forbids them.
+  const unexpected = strayProperties(json, jsonization.toJsonable(instance), '$');
+  if (unexpected.length) throw badRequest(`Invalid ${what}: ${unexpected[0]}`, unexpected.slice(0, MAX_REPORTED));
   const messages: string[] = [];
   let count = 0;
   for (const error of verification.verify(instance, true)) {
@@ -40,6 +43,25 @@ export function parseVerified<T extends types.Class>(
     throw badRequest(`Invalid ${what}: ${messages[0]}`, messages);
   }
   return instance;
+}
+
+/**
+ * What the client sent beyond the canonical serialization of what was read: properties the metamodel does not
+ * know. Comparing with the canonical form also guarantees that what is stored is exactly what was sent.
+ */
+function strayProperties(sent: unknown, canonical: unknown, path: string, found: string[] = []): string[] {
+  if (Array.isArray(sent) && Array.isArray(canonical)) {
+    sent.forEach((item, i) => strayProperties(item, canonical[i], `${path}[${i}]`, found));
+  } else if (sent !== null && typeof sent === 'object' && canonical !== null && typeof canonical === 'object') {
+    for (const [key, value] of Object.entries(sent)) {
+      const inner = `${path}.${key}`;
+      if (Object.hasOwn(canonical, key)) strayProperties(value, (canonical as JsonObject)[key], inner, found);
+      else found.push(`${inner}: unexpected property`);
+    }
+  } else if (sent !== canonical) {
+    found.push(`${path}: not a valid value here`);
+  }
+  return found;
 }
 
 /** The canonical JSON of a verified instance: what is stored and what is returned. */

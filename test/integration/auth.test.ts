@@ -1,0 +1,104 @@
+import jwt from 'jsonwebtoken';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config';
+import { TestServer, json, sampleShell, startTestServer } from '../support/server';
+import { TestIssuer, startTestIssuer } from '../support/tokens';
+
+let issuer: TestIssuer;
+let server: TestServer;
+let secure: string;
+let showcase: string;
+let secureName: string;
+
+beforeAll(async () => {
+  issuer = await startTestIssuer();
+  const base = loadConfig({});
+  server = await startTestServer(inject('databaseUrl'), {
+    auth: { ...base.auth, issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience },
+  });
+  secureName = (await server.createTenant({ showcase: false })).name;
+  secure = server.api(secureName);
+  showcase = server.api((await server.createTenant({ showcase: true })).name);
+});
+afterAll(async () => {
+  await server?.close();
+  await issuer?.close();
+});
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const postShell = (api: string, id: string, headers: Record<string, string>) =>
+  fetch(`${api}/shells`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(sampleShell(id)) });
+
+async function expectResult(res: Response, status: number) {
+  expect(res.status).toBe(status);
+  const body = await json(res);
+  expect(body.messages[0]).toMatchObject({ code: String(status), messageType: 'Error' });
+  return body;
+}
+
+describe('tenant API access', () => {
+  it('needs a bearer token on a tenant that is not in showcase mode', async () => {
+    const res = await fetch(`${secure}/shells`);
+    await expectResult(res, 401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
+  it('rejects tokens that do not verify', async () => {
+    const rejected = [
+      'Basic dXNlcjpwYXNz',
+      'Bearer',
+      'Bearer not-a-jwt',
+      `Bearer ${issuer.forge({ roles: ['contributor'] })}`,
+      `Bearer ${issuer.sign({ roles: ['contributor'] }, { expiresIn: -120 })}`,
+      `Bearer ${issuer.sign({ roles: ['contributor'] }, { audience: 'someone-else' })}`,
+      `Bearer ${issuer.sign({ roles: ['contributor'] }, { issuer: 'https://evil.example.com' })}`,
+      // Algorithm confusion: HMAC-signed with a guessable secret must never verify.
+      `Bearer ${jwt.sign({ roles: ['contributor'], sub: 'x' }, 'secret', { algorithm: 'HS256', issuer: issuer.issuer, audience: issuer.audience })}`,
+      `Bearer ${jwt.sign({ roles: ['contributor'], sub: 'x' }, '', { algorithm: 'none', issuer: issuer.issuer, audience: issuer.audience } as jwt.SignOptions)}`,
+      `Bearer ${issuer.sign({ roles: ['contributor'] }, { keyid: 'unknown-kid' })}`,
+    ];
+    for (const authorization of rejected) {
+      await expectResult(await fetch(`${secure}/shells`, { headers: { authorization } }), 401);
+    }
+  });
+
+  it('lets a reader read but not write', async () => {
+    const reader = bearer(issuer.sign({ roles: ['reader'] }));
+    expect((await fetch(`${secure}/shells`, { headers: reader })).status).toBe(200);
+    await expectResult(await postShell(secure, 'urn:auth:reader', reader), 403);
+    expect((await fetch(`${secure}/shells`, { headers: reader }).then(json)).result).toEqual([]);
+  });
+
+  it('lets a contributor write', async () => {
+    const contributor = bearer(issuer.sign({ roles: ['contributor'] }));
+    expect((await postShell(secure, 'urn:auth:contributor', contributor)).status).toBe(201);
+    const list = await fetch(`${secure}/shells`, { headers: contributor }).then(json);
+    expect(list.result.map((s: { id: string }) => s.id)).toEqual(['urn:auth:contributor']);
+  });
+
+  it('answers 404, not 403, to a caller without any role on the tenant, as for a tenant that does not exist', async () => {
+    const nobody = bearer(issuer.sign({ roles: ['something-else'] }));
+    await expectResult(await fetch(`${secure}/shells`, { headers: nobody }), 404);
+    const contributor = bearer(issuer.sign({ roles: ['contributor'] }));
+    await expectResult(await fetch(`${server.api('no-such-tenant')}/shells`, { headers: contributor }), 404);
+    await expectResult(await fetch(`${server.api('Not_A_Valid_Name')}/shells`, { headers: contributor }), 404);
+  });
+
+  it('needs no token on a showcase tenant', async () => {
+    expect((await postShell(showcase, 'urn:auth:showcase', {})).status).toBe(201);
+    expect((await fetch(`${showcase}/shells`)).status).toBe(200);
+  });
+
+  it('applies the same rule to GraphQL', async () => {
+    const gql = (query: string, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) }).then(json);
+    const read = `{ shells(tenant: "${secureName}") { result { id } } }`;
+    const write = `mutation { deleteShell(tenant: "${secureName}", id: "urn:auth:contributor") }`;
+    expect((await gql(read)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    const reader = bearer(issuer.sign({ roles: ['reader'] }));
+    expect((await gql(read, reader)).data.shells.result).toEqual([{ id: 'urn:auth:contributor' }]);
+    expect((await gql(write, reader)).errors[0].extensions.code).toBe('FORBIDDEN');
+    const contributor = bearer(issuer.sign({ roles: ['contributor'] }));
+    expect((await gql(write, contributor)).data.deleteShell).toBe(true);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseSize } from '../../src/config';
+
+describe('config', () => {
+  it('defaults to the embedded database with a showcase default tenant', () => {
+    const config = loadConfig({});
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.defaultTenantShowcase).toBe(true);
+    expect(config.port).toBe(8080);
+    expect(config.publicUrl).toBe('http://localhost:8080');
+    expect(config.bodyLimitBytes).toBeGreaterThan(1024 * 1024);
+  });
+
+  it('does not put the default tenant in showcase mode on a real database unless asked', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }).defaultTenantShowcase).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', DEFAULT_TENANT_SHOWCASE: 'true' }).defaultTenantShowcase).toBe(true);
+  });
+
+  it('derives the JWKS URI from the issuer', () => {
+    expect(loadConfig({ AUTH_ISSUER: 'https://id.example.com/' }).auth.jwksUri).toBe('https://id.example.com/.well-known/jwks.json');
+  });
+
+  it('parses sizes', () => {
+    expect(parseSize('64mb')).toBe(64 * 1024 * 1024);
+    expect(parseSize('10KB')).toBe(10240);
+    expect(parseSize('123')).toBe(123);
+  });
+
+  it('rejects invalid settings with a message naming them', () => {
+    expect(() => loadConfig({ PORT: 'x' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
+    expect(() => loadConfig({ BODY_LIMIT: 'lots' })).toThrow(/size/);
+    expect(() => loadConfig({ AUTH_ALGORITHMS: 'HS256' })).toThrow(/AUTH_ALGORITHMS/);
+    expect(() => loadConfig({ AUTH_ALGORITHMS: 'none' })).toThrow(/AUTH_ALGORITHMS/);
+    expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadConfig({ DEFAULT_TENANT_SHOWCASE: 'maybe' })).toThrow(/DEFAULT_TENANT_SHOWCASE/);
+  });
+});
