@@ -184,3 +184,18 @@ describe('listing shells', () => {
     }
   });
 });
+
+describe('paging submodel references while they change', () => {
+  it('resumes after the last reference seen, even when earlier ones were removed', async () => {
+    const id = b64('urn:test:refs-change');
+    await post('/shells', sampleShell('urn:test:refs-change'));
+    const ref = (n: string) => ({ type: 'ModelReference', keys: [{ type: 'Submodel', value: `urn:sm:${n}` }] });
+    for (const n of ['A', 'B', 'C', 'D']) await post(`/shells/${id}/submodel-refs`, ref(n));
+    const first = await json(fetch(`${api}/shells/${id}/submodel-refs?limit=2`));
+    expect(first.result).toEqual([ref('A'), ref('B')]);
+    await fetch(`${api}/shells/${id}/submodel-refs/${b64('urn:sm:A')}`, { method: 'DELETE' });
+    const second = await json(fetch(`${api}/shells/${id}/submodel-refs?limit=2&cursor=${first.paging_metadata.cursor}`));
+    expect(second.result).toEqual([ref('C'), ref('D')]);
+    expect(second.paging_metadata).toEqual({});
+  });
+});

@@ -56,6 +56,18 @@ function submodelIdOf(ref: JsonObject): string {
   return (ref.keys as { value: string }[])[0].value;
 }
 
+/**
+ * Where a page of submodel references resumes: after the submodel the cursor names, found again even when
+ * references before it were removed meanwhile; at its old position when it was removed itself.
+ */
+function refsResumeAt(refs: JsonObject[], cursor: string): number {
+  const key = decodeCursor('submodel-refs', cursor);
+  const match = typeof key === 'string' ? /^(\d+):(.*)$/s.exec(key) : null;
+  if (!match) throw badRequest('The cursor is not one this server issued for this list.');
+  const found = refs.findIndex((ref) => submodelIdOf(ref) === match[2]);
+  return found >= 0 ? found + 1 : Number(match[1]);
+}
+
 /** The AAS Repository's shells. Every change to a shell goes through `write`, the one write path. */
 export class ShellService {
   constructor(private readonly dataSource: DataSource) {}
@@ -92,10 +104,10 @@ export class ShellService {
 
   async submodelRefs(tenant: TenantEntity, id: string, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
     assertLimit(limit);
-    const after = cursorKey('submodel-refs', cursor) ?? -1;
     const refs = ((await this.get(tenant, id)).submodels ?? []) as JsonObject[];
-    const rows = refs.slice(after + 1, after + 2 + limit).map((ref, i) => ({ ref, index: after + 1 + i }));
-    const page = pageOf('submodel-refs', rows, limit, (row) => row.index);
+    const start = cursor === undefined || cursor === null ? 0 : refsResumeAt(refs, cursor);
+    const rows = refs.slice(start, start + limit + 1).map((ref, i) => ({ ref, index: start + i }));
+    const page = pageOf('submodel-refs', rows, limit, (row) => `${row.index}:${submodelIdOf(row.ref)}`);
     return { items: page.items.map((row) => row.ref), cursor: page.cursor };
   }
 
