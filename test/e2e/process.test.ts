@@ -1,0 +1,97 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { b64, json, sampleShell } from '../support/server';
+
+/**
+ * The no-setup path as a newcomer meets it: the server process with no DATABASE_URL runs the embedded
+ * PostgreSQL with its data in DATA_DIR, creates the showcase `default` tenant on first start, logs JSON lines
+ * with request ids, stops cleanly on SIGTERM/SIGINT, and keeps its data across restarts.
+ */
+const root = path.resolve(__dirname, '../..');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-process-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+  lines: () => Record<string, unknown>[];
+}
+
+async function startProcess(): Promise<Proc> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  delete env.DATABASE_URL;
+  delete env.DEFAULT_TENANT_SHOWCASE;
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  child.stderr!.on('data', (chunk) => (out += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`server did not become ready:\n${out}`);
+    const ready = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
+    if (ready) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const lines = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { child, url, lines };
+}
+
+function stop(proc: Proc, signal: NodeJS.Signals): Promise<number | null> {
+  return new Promise((resolve) => {
+    proc.child.once('exit', (code) => resolve(code));
+    proc.child.kill(signal);
+  });
+}
+
+describe('the server process on the embedded database', () => {
+  it('starts with no setup, serves the showcase default tenant, logs, stops on SIGTERM and keeps its data', async () => {
+    const first = await startProcess();
+    const api = `${first.url}/tenants/default/api/v3.0`;
+    const created = await fetch(`${api}/shells`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'trace-me-1' },
+      body: JSON.stringify(sampleShell('urn:process:1')),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('x-request-id')).toBe('trace-me-1');
+    expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
+
+    expect(first.lines().some((l) => String(l.msg).includes('SHOWCASE MODE') && String(l.msg).includes('Not for production'))).toBe(true);
+    // The request line is written as the response goes out; give the pipe a moment.
+    await vi.waitFor(() => {
+      expect(first.lines().some((l) => l.msg === 'request' && l.requestId === 'trace-me-1' && l.status === 201)).toBe(true);
+    });
+    expect(await stop(first, 'SIGTERM')).toBe(0);
+    expect(first.lines().some((l) => l.msg === 'stopped')).toBe(true);
+
+    const second = await startProcess();
+    try {
+      const got = await fetch(`${second.url}/tenants/default/api/v3.0/shells/${b64('urn:process:1')}`);
+      expect(got.status).toBe(200);
+      expect((await json(got)).id).toBe('urn:process:1');
+      // Not a first start: nothing is bootstrapped or migrated again.
+      expect(second.lines().some((l) => l.msg === 'first start: created the default organization and tenant')).toBe(false);
+    } finally {
+      expect(await stop(second, 'SIGINT')).toBe(0);
+    }
+  });
+});

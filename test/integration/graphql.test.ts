@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TestServer, json, sampleShell, startTestServer } from '../support/server';
+
+let server: TestServer;
+let tenant: string;
+
+const gql = (query: string, variables: Record<string, unknown> = {}) =>
+  json(fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) }));
+
+beforeAll(async () => {
+  server = await startTestServer(inject('databaseUrl'));
+  tenant = (await server.createTenant()).name;
+});
+afterAll(() => server?.close());
+
+const richShell = sampleShell('urn:gql:1', {
+  idShort: 'Pump',
+  description: [{ language: 'en', text: 'A pump' }],
+  displayName: [{ language: 'de', text: 'Pumpe' }],
+  administration: { version: '1', revision: '2' },
+  derivedFrom: { type: 'ModelReference', keys: [{ type: 'AssetAdministrationShell', value: 'urn:gql:type' }] },
+  assetInformation: {
+    assetKind: 'Instance',
+    globalAssetId: 'urn:asset:gql',
+    specificAssetIds: [{ name: 'serial', value: 'S-1', externalSubjectId: { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'urn:maker' }] } }],
+    defaultThumbnail: { path: 'thumb.png', contentType: 'image/png' },
+  },
+  submodels: [{ type: 'ModelReference', keys: [{ type: 'Submodel', value: 'urn:sm:gql' }] }],
+});
+
+describe('GraphQL', () => {
+  it('creates a shell and reads it through typed fields', async () => {
+    const created = await gql('mutation($t: String!, $s: JSONObject!) { createShell(tenant: $t, shell: $s) { id } }', { t: tenant, s: richShell });
+    expect(created).toEqual({ data: { createShell: { id: 'urn:gql:1' } } });
+    const res = await gql(
+      `query($t: String!) { shell(tenant: $t, id: "urn:gql:1") {
+        id idShort description { language text } displayName { language text }
+        administration { version revision }
+        derivedFrom { type keys { type value } }
+        assetInformation { assetKind globalAssetId defaultThumbnail { path contentType }
+          specificAssetIds { name value externalSubjectId { type keys { value } } } }
+        submodels { type keys { type value } }
+        reference { type keys { type value } }
+        json
+      } }`,
+      { t: tenant },
+    );
+    expect(res.errors).toBeUndefined();
+    const shell = res.data.shell;
+    expect(shell).toMatchObject({
+      id: 'urn:gql:1',
+      idShort: 'Pump',
+      description: [{ language: 'en', text: 'A pump' }],
+      displayName: [{ language: 'de', text: 'Pumpe' }],
+      administration: { version: '1', revision: '2' },
+      derivedFrom: { type: 'ModelReference', keys: [{ type: 'AssetAdministrationShell', value: 'urn:gql:type' }] },
+      assetInformation: {
+        assetKind: 'Instance',
+        globalAssetId: 'urn:asset:gql',
+        defaultThumbnail: { path: 'thumb.png', contentType: 'image/png' },
+        specificAssetIds: [{ name: 'serial', value: 'S-1', externalSubjectId: { type: 'ExternalReference', keys: [{ value: 'urn:maker' }] } }],
+      },
+      submodels: [{ type: 'ModelReference', keys: [{ type: 'Submodel', value: 'urn:sm:gql' }] }],
+      reference: { type: 'ModelReference', keys: [{ type: 'AssetAdministrationShell', value: 'urn:gql:1' }] },
+    });
+    expect(shell.json).toEqual(richShell);
+  });
+
+  it('pages with the same cursors and filters as REST', async () => {
+    for (let n = 0; n < 5; n++) {
+      await gql('mutation($t: String!, $s: JSONObject!) { createShell(tenant: $t, shell: $s) { id } }', {
+        t: tenant,
+        s: sampleShell(`urn:gql:page:${n}`, { idShort: 'Paged', assetInformation: { assetKind: n < 2 ? 'Type' : 'Instance', globalAssetId: `a${n}` } }),
+      });
+    }
+    const page = (cursor: string | null) =>
+      gql('query($t: String!, $c: String) { shells(tenant: $t, filter: { idShort: "Paged" }, limit: 2, cursor: $c) { result { id } pagingMetadata { cursor } } }', { t: tenant, c: cursor });
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await page(cursor);
+      ids.push(...res.data.shells.result.map((s: { id: string }) => s.id));
+      cursor = res.data.shells.pagingMetadata.cursor;
+    } while (cursor);
+    expect(ids).toEqual([0, 1, 2, 3, 4].map((n) => `urn:gql:page:${n}`));
+    // A GraphQL cursor continues a REST listing: one paging mechanism.
+    const first = await page(null);
+    const rest = await json(fetch(`${server.api(tenant)}/shells?idShort=Paged&limit=2&cursor=${first.data.shells.pagingMetadata.cursor}`));
+    expect(rest.result.map((s: { id: string }) => s.id)).toEqual(['urn:gql:page:2', 'urn:gql:page:3']);
+
+    const types = await gql('query($t: String!) { shells(tenant: $t, filter: { assetKind: Type }) { result { id } } }', { t: tenant });
+    expect(types.data.shells.result.map((s: { id: string }) => s.id)).toEqual(['urn:gql:page:0', 'urn:gql:page:1']);
+    const byAsset = await gql('query($t: String!) { shells(tenant: $t, filter: { assetIds: [{ name: "globalAssetId", value: "a3" }] }) { result { id } } }', { t: tenant });
+    expect(byAsset.data.shells.result).toEqual([{ id: 'urn:gql:page:3' }]);
+  });
+
+  it('has a mutation for every write', async () => {
+    const t = tenant;
+    const run = (q: string, v: Record<string, unknown> = {}) => gql(q, { t, ...v });
+    expect((await run('mutation($t: String!) { addSubmodelRef(tenant: $t, id: "urn:gql:1", reference: { type: "ModelReference", keys: [{ type: "Submodel", value: "urn:sm:two" }] }) { keys { value } } }')).data.addSubmodelRef).toEqual({ keys: [{ value: 'urn:sm:two' }] });
+    const refs = await run('query($t: String!) { shellSubmodelRefs(tenant: $t, id: "urn:gql:1", limit: 1) { result { keys { value } } pagingMetadata { cursor } } }');
+    expect(refs.data.shellSubmodelRefs.result).toEqual([{ keys: [{ value: 'urn:sm:gql' }] }]);
+    expect(refs.data.shellSubmodelRefs.pagingMetadata.cursor).toEqual(expect.any(String));
+    expect((await run('mutation($t: String!) { removeSubmodelRef(tenant: $t, id: "urn:gql:1", submodelId: "urn:sm:gql") }')).data.removeSubmodelRef).toBe(true);
+    const info = await run('mutation($t: String!) { replaceAssetInformation(tenant: $t, id: "urn:gql:1", assetInformation: { assetKind: "Type", globalAssetId: "urn:new" }) { assetKind globalAssetId } }');
+    expect(info.data.replaceAssetInformation).toEqual({ assetKind: 'Type', globalAssetId: 'urn:new' });
+    const replaced = await run('mutation($t: String!, $s: JSONObject!) { replaceShell(tenant: $t, id: "urn:gql:1", shell: $s) { idShort submodels { keys { value } } } }', { s: sampleShell('urn:gql:1', { idShort: 'Replaced' }) });
+    expect(replaced.data.replaceShell).toEqual({ idShort: 'Replaced', submodels: null });
+    expect((await run('mutation($t: String!) { deleteShell(tenant: $t, id: "urn:gql:1") }')).data.deleteShell).toBe(true);
+    expect((await run('query($t: String!) { shell(tenant: $t, id: "urn:gql:1") { id } }')).errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('reports bad input with codes and the model paths', async () => {
+    const bad = await gql('mutation($t: String!, $s: JSONObject!) { createShell(tenant: $t, shell: $s) { id } }', { t: tenant, s: { modelType: 'AssetAdministrationShell' } });
+    expect(bad.errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect(bad.errors[0].extensions.messages[0]).toMatch(/^\$/);
+    const limit = await gql('query($t: String!) { shells(tenant: $t, limit: 251) { result { id } } }', { t: tenant });
+    expect(limit.errors[0].extensions.code).toBe('BAD_REQUEST');
+    const cursor = await gql('query($t: String!) { shells(tenant: $t, cursor: "forged") { result { id } } }', { t: tenant });
+    expect(cursor.errors[0].extensions.code).toBe('BAD_REQUEST');
+    const tenantMissing = await gql('{ shells(tenant: "no-such-tenant") { result { id } } }');
+    expect(tenantMissing.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+});
