@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
+import { SessionQueue } from './session-queue';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -10,19 +12,41 @@ export interface EmbeddedDatabase {
 /**
  * Starts the embedded PostgreSQL (PGlite) with its data under `dataDir` and serves it on a loopback port,
  * so the `pg` driver and TypeORM take exactly the same code path as with a real server.
- * PGlite is one session: the socket server multiplexes connections and keeps a transaction on one
- * connection, so `maxConnections` must be at least the pool size.
+ *
+ * PGlite is one session. Connections are served by pglite-socket's protocol handler, but share the session
+ * through our SessionQueue instead of pglite-socket's own server queue (see there for why).
  */
 export async function startEmbeddedDatabase(dataDir: string, maxConnections: number): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create({ dataDir });
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
-  await server.start();
-  const port = Number(server.getServerConn().split(':').pop());
+  const queue = new SessionQueue(db);
+  const handlers = new Set<PGLiteSocketHandler>();
+  const server = net.createServer((socket) => {
+    if (handlers.size >= maxConnections) {
+      socket.end();
+      return;
+    }
+    const handler = new PGLiteSocketHandler({ queryQueue: queue as never, closeOnDetach: true });
+    handlers.add(handler);
+    const forget = () => handlers.delete(handler);
+    handler.addEventListener('close', forget);
+    handler.addEventListener('error', forget);
+    handler.attach(socket).catch(() => {
+      forget();
+      socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as net.AddressInfo;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async stop() {
-      await server.stop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([...handlers].map((h) => h.detach(true)));
+      await closed;
       await db.close();
     },
   };

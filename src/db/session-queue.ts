@@ -1,0 +1,104 @@
+import type { PGlite } from '@electric-sql/pglite';
+
+interface Pending {
+  handlerId: number;
+  message: Uint8Array;
+  onData: (data: Uint8Array) => void;
+  resolve: (bytes: number) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The byte PostgreSQL puts in ReadyForQuery ('Z') when the session is idle, outside any transaction. */
+const IDLE = 0x49; // 'I'
+const READY_FOR_QUERY = 0x5a; // 'Z'
+
+/** The transaction status of the last ReadyForQuery in a stream of backend messages, if there is one. */
+export function lastReadyStatus(output: Buffer): number | undefined {
+  let status: number | undefined;
+  let offset = 0;
+  while (offset + 5 <= output.length) {
+    const length = output.readInt32BE(offset + 1);
+    if (length < 4) break;
+    if (output[offset] === READY_FOR_QUERY && offset + 6 <= output.length) status = output[offset + 5];
+    offset += 1 + length;
+  }
+  return status;
+}
+
+/**
+ * Shares PGlite's single session between the connections of the embedded server.
+ *
+ * pglite-socket 0.2's own queue only keeps a connection's messages together inside a transaction, so the
+ * Parse/Bind/Execute/Sync messages of different connections interleave in the one session (wrong answers), and
+ * it stops for good after a failed message (a hang). Here a connection owns the session from its first message
+ * until PostgreSQL reports the session idle again (ReadyForQuery 'I'), as a real server's separate backends
+ * would behave; other connections' messages wait their turn.
+ */
+export class SessionQueue {
+  private readonly pending: Pending[] = [];
+  private owner: number | undefined;
+  private running = false;
+
+  constructor(private readonly db: PGlite) {}
+
+  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ handlerId, message, onData, resolve, reject });
+      void this.run();
+    });
+  }
+
+  getQueueLength(): number {
+    return this.pending.length;
+  }
+
+  clearQueueForHandler(handlerId: number): void {
+    for (let i = this.pending.length - 1; i >= 0; i--) {
+      if (this.pending[i].handlerId === handlerId) this.pending.splice(i, 1)[0].reject(new Error('connection closed'));
+    }
+  }
+
+  /** A connection that went away while owning the session gives it back, rolling back what it left open. */
+  async clearTransactionIfNeeded(handlerId: number): Promise<void> {
+    if (this.owner !== handlerId) return;
+    if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
+    this.owner = undefined;
+    void this.run();
+  }
+
+  private next(): Pending | undefined {
+    const index = this.owner === undefined ? 0 : this.pending.findIndex((p) => p.handlerId === this.owner);
+    return index < 0 ? undefined : this.pending.splice(index, 1)[0];
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (let item = this.next(); item; item = this.next()) {
+        const chunks: Uint8Array[] = [];
+        let bytes = 0;
+        try {
+          await this.db.runExclusive(() =>
+            this.db.execProtocolRawStream(item!.message, {
+              onRawData: (data) => {
+                bytes += data.length;
+                chunks.push(data);
+                item!.onData(data);
+              },
+            }),
+          );
+          const status = lastReadyStatus(Buffer.concat(chunks));
+          // Until the session is idle again (mid extended-query, or in a transaction) it stays this connection's.
+          this.owner = status === IDLE ? undefined : item.handlerId;
+          item.resolve(bytes);
+        } catch (err) {
+          this.owner = this.db.isInTransaction() ? item.handlerId : undefined;
+          item.reject(err);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}

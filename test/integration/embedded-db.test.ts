@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedDatabase, startEmbeddedDatabase } from '../../src/db/embedded';
+import { lastReadyStatus } from '../../src/db/session-queue';
+import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
+
+/**
+ * The embedded PostgreSQL is one PGlite session shared by many connections. These tests hold it to what a real
+ * server guarantees: concurrent connections see their own results, transactions are isolated, and a failing
+ * statement or a vanished client stalls no one. They always run on the embedded database.
+ */
+let dir: string;
+let db: EmbeddedDatabase;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-embedded-'));
+  db = await startEmbeddedDatabase(dir, 20);
+});
+afterAll(async () => {
+  await db?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('embedded PostgreSQL under concurrency', () => {
+  it('keeps the answers of parallel parameterized queries apart', async () => {
+    const pool = new Pool({ connectionString: db.url, max: 8 });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 400 }, (_, i) => pool.query('SELECT $1::text AS echo, $2::int * 2 AS twice', [`q${i}`, i])),
+      );
+      answers.forEach((res, i) => expect(res.rows[0]).toEqual({ echo: `q${i}`, twice: i * 2 }));
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('isolates transactions of different connections and survives failing statements', async () => {
+    const setup = new Client({ connectionString: db.url });
+    await setup.connect();
+    await setup.query('CREATE TABLE IF NOT EXISTS counters (id int PRIMARY KEY, n int NOT NULL)');
+    await setup.query('INSERT INTO counters VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET n = 0');
+    const pool = new Pool({ connectionString: db.url, max: 6 });
+    try {
+      await Promise.all(
+        Array.from({ length: 60 }, async (_, i) => {
+          const client = await pool.connect();
+          try {
+            await client.query('BEGIN');
+            const { rows } = await client.query('SELECT n FROM counters WHERE id = 1 FOR UPDATE');
+            if (i % 5 === 0) {
+              // A failing statement inside a transaction: it rolls back, nothing else is disturbed.
+              await expect(client.query('INSERT INTO counters VALUES (1, 0)')).rejects.toThrow(/duplicate key/);
+              await client.query('ROLLBACK');
+              return;
+            }
+            await client.query('UPDATE counters SET n = $1 WHERE id = 1', [rows[0].n + 1]);
+            await client.query('COMMIT');
+          } finally {
+            client.release();
+          }
+        }),
+      );
+      expect((await setup.query('SELECT n FROM counters WHERE id = 1')).rows[0].n).toBe(48);
+      await expect(setup.query('SELECT * FROM no_such_table')).rejects.toThrow(/does not exist/);
+      expect((await setup.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+    } finally {
+      await pool.end();
+      await setup.end();
+    }
+  });
+
+  it('rolls back and frees the session when a client disappears inside a transaction', async () => {
+    const quitter = new Client({ connectionString: db.url });
+    quitter.on('error', () => undefined); // its own connection is cut on purpose
+    await quitter.connect();
+    await quitter.query('CREATE TABLE IF NOT EXISTS left_open (id int)');
+    await quitter.query('BEGIN');
+    await quitter.query('INSERT INTO left_open VALUES (1)');
+    (quitter as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    const other = new Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      expect((await other.query('SELECT count(*)::int AS n FROM left_open')).rows[0].n).toBe(0);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('reads the transaction status from ReadyForQuery', () => {
+    const z = (status: string) => Buffer.from([0x5a, 0, 0, 0, 5, status.charCodeAt(0)]);
+    const complete = Buffer.from([0x43, 0, 0, 0, 10, ...Buffer.from('BEGIN'), 0]);
+    expect(lastReadyStatus(Buffer.concat([complete, z('T')]))).toBe('T'.charCodeAt(0));
+    expect(lastReadyStatus(Buffer.concat([z('T'), complete, z('I')]))).toBe('I'.charCodeAt(0));
+    expect(lastReadyStatus(complete)).toBeUndefined();
+  });
+});
+
+describe('the server on the embedded PostgreSQL under concurrent clients', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(db.url, { dbPoolSize: 4 });
+  });
+  afterAll(() => server?.close());
+
+  it('answers every request of parallel clients correctly', async () => {
+    const tenants = await Promise.all(Array.from({ length: 8 }, () => server.createTenant()));
+    const outcomes = await Promise.all(
+      tenants.map(async (tenant) => {
+        const api = server.api(tenant.name);
+        const seen: string[] = [];
+        for (let round = 0; round < 15; round++) {
+          const created = await fetch(`${api}/shells`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(sampleShell('urn:same')),
+          });
+          const got = await fetch(`${api}/shells/${b64('urn:same')}`);
+          const deleted = await fetch(`${api}/shells/${b64('urn:same')}`, { method: 'DELETE' });
+          seen.push(`${created.status},${got.status},${deleted.status}`);
+        }
+        return seen;
+      }),
+    );
+    expect(outcomes.flat().filter((s) => s !== '201,200,204')).toEqual([]);
+  });
+});
