@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import Router from '@koa/router';
 import { GraphQLSchema } from 'graphql';
@@ -98,8 +99,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const apollo = new ApolloServer<Context>({
     schema,
     introspection: true,
+    // The playground is our own offline GraphiQL at /graphiql, not Apollo's CDN-loaded landing page.
     plugins: [ApolloServerPluginLandingPageDisabled()],
-    formatError: (formatted) => formatted,
+    includeStacktraceInErrorResponses: false,
+    // Our errors carry a code and a message meant for clients; anything else is a bug whose text stays in the log.
+    formatError: (formatted, error) => {
+      if (formatted.extensions?.code !== 'INTERNAL_SERVER_ERROR') return formatted;
+      log.error({ err: unwrapResolverError(error) }, 'GraphQL operation failed');
+      return { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    },
   });
   await apollo.start();
   const graphqlBody = koaBody({ json: true, jsonLimit: config.bodyLimitBytes, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST] });

@@ -122,3 +122,28 @@ describe('GraphQL', () => {
     expect(tenantMissing.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 });
+
+describe('GraphQL failures', () => {
+  it('does not leak internal error texts to clients', async () => {
+    const other = await startTestServer(inject('databaseUrl'));
+    const name = (await other.createTenant()).name;
+    await other.dataSource.destroy(); // every query now fails inside the server
+    try {
+      const res = await json(
+        fetch(`${other.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: `{ shells(tenant: "${name}") { result { id } } }` }),
+        }),
+      );
+      expect(res.errors[0]).toMatchObject({ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+      expect(JSON.stringify(res)).not.toMatch(/stack|DataSource|Connection|pool/i);
+      const rest = await fetch(`${other.api(name)}/shells`);
+      expect(rest.status).toBe(500);
+      expect((await json(rest)).messages[0]).toMatchObject({ code: '500', messageType: 'Exception', text: 'Internal server error.' });
+    } finally {
+      await other.dataSource.initialize();
+      await other.close();
+    }
+  });
+});
