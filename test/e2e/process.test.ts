@@ -13,7 +13,12 @@ import { b64, json, sampleShell } from '../support/server';
  */
 const root = path.resolve(__dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-process-'));
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+const started: ChildProcess[] = [];
+afterAll(() => {
+  // A failed assertion must not leave a server running.
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -35,6 +40,7 @@ async function startProcess(): Promise<Proc> {
   delete env.DATABASE_URL;
   delete env.DEFAULT_TENANT_SHOWCASE;
   const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
   let out = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
