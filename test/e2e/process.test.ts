@@ -1,10 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { b64, json, sampleShell } from '../support/server';
+import { freePort } from '../support/free-port';
 
 /**
  * The no-setup path as a newcomer meets it: the server process with no DATABASE_URL runs the embedded
@@ -20,13 +20,6 @@ afterAll(() => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Proc {
   child: ChildProcess;

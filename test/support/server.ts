@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import pino from 'pino';
 import { Config, loadConfig } from '../../src/config';
 import { RunningServer, start } from '../../src/main';
 import { OrganizationEntity } from '../../src/management/organizations/organization.entity';
 import { TenantEntity } from '../../src/management/tenants/tenant.entity';
+import { freePort } from './free-port';
 
 export interface TestServer extends RunningServer {
   /** `{url}/tenants/{tenant}/api/v3.0` */
@@ -13,13 +13,6 @@ export interface TestServer extends RunningServer {
   createTenant(options?: { showcase?: boolean; eventsEnabled?: boolean; prefix?: string }): Promise<TenantEntity>;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Starts the real server in-process on a free loopback port, against `databaseUrl`. */
 export async function startTestServer(databaseUrl: string, overrides: Partial<Config> = {}): Promise<TestServer> {
