@@ -1,0 +1,302 @@
+import { ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { Readable } from 'node:stream';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { freePort } from '../support/free-port';
+import type { CannedResponse } from './bare-server';
+import { sampleShell } from './shells';
+
+/**
+ * `npm run bench`: starts the built server as a child process (on DATABASE_URL in a fresh database of its
+ * own, else on the embedded PostgreSQL in a fresh directory), loads 10,000 shells, measures the hot paths
+ * with autocannon and prints them beside a bare Node HTTP server answering the same bytes (DESIGN.md,
+ * "Performance"). Missed goals are reported, not failed; a broken run (start-up, non-2xx answers) exits 1.
+ *
+ * BENCH_SERVER_NODE_ARGS adds node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+ */
+
+const SHELLS = 10_000;
+const PAGE = 100;
+const DEEP_POSITION = 9_000;
+const CONNECTIONS = 10;
+const WARMUP_S = 2;
+const DURATION_S = 10;
+const LOG_LEVEL = 'warn';
+const BUILT = path.resolve(__dirname, '../..');
+/** Linux's USER_HZ, the unit of the CPU times in /proc/<pid>/stat: 100 on every mainstream architecture. */
+const CLOCK_TICKS = 100;
+
+interface Row {
+  name: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  /** CPU time the server process spent per request, in µs (NaN where /proc is not there). */
+  cpuUs: number;
+  failures: number;
+}
+
+/** A server under test: where it listens, and its process (for its CPU time). */
+interface Target {
+  url: string;
+  pid: number;
+}
+
+/** Cleanups run in reverse order at the end, on failure and on Ctrl-C alike. */
+const cleanups: (() => Promise<unknown>)[] = [];
+
+async function cleanUp(): Promise<void> {
+  while (cleanups.length) {
+    await cleanups.pop()!().catch((err) => console.error(`cleanup failed: ${(err as Error).message}`));
+  }
+}
+
+
+async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty database for this run: on the DATABASE_URL server, or the embedded one in a new directory. */
+async function freshDatabase(dataDir: string): Promise<{ env: NodeJS.ProcessEnv; description: string }> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) return { env: { DATABASE_URL: '' }, description: `embedded PostgreSQL (PGlite) in ${dataDir}` };
+  const name = `bench_${randomBytes(6).toString('hex')}`;
+  const version = await withClient(serverUrl, async (client) => {
+    await client.query(`CREATE DATABASE ${name}`);
+    return Number((await client.query('SHOW server_version_num')).rows[0].server_version_num);
+  });
+  cleanups.push(() => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name}${version >= 130000 ? ' WITH (FORCE)' : ''}`)));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { env: { DATABASE_URL: url.toString() }, description: `PostgreSQL ${Math.floor(version / 10000)} at ${url.host}, fresh database ${name}` };
+}
+
+/** Stops a child with SIGTERM and waits for it to exit (SIGKILL after a grace period). */
+function stop(child: ChildProcess, graceMs = 20_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** The server's log lines, counted by message and error: at level warn it says little, unless requests fail. */
+type LogCounts = Map<string, number>;
+
+function countLines(stream: Readable, counts: LogCounts): void {
+  readline.createInterface({ input: stream }).on('line', (line) => {
+    let key = line;
+    try {
+      const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+      key = `${entry.msg}${entry.err?.message ? `: ${entry.err.message}` : ''}`;
+    } catch {
+      // not pino's JSON: count the line as it is
+    }
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  });
+}
+
+const describeLog = (counts: LogCounts) => [...counts].map(([key, count]) => `  ${count} x ${key}`).join('\n');
+
+async function startServer(env: NodeJS.ProcessEnv): Promise<Target & { log: LogCounts }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(BUILT, 'src/main.js')], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, LOG_LEVEL, DEFAULT_TENANT_SHOWCASE: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanups.push(() => stop(child));
+  const log: LogCounts = new Map();
+  countLines(child.stdout!, log);
+  countLines(child.stderr!, log);
+
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} while starting:\n${describeLog(log)}`);
+    const status = await fetch(`${url}/health/ready`).then((res) => res.status, () => 0);
+    if (status === 200) return { url, pid: child.pid!, log };
+    if (Date.now() > deadline) throw new Error(`the server was not ready within 120 s:\n${describeLog(log)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function startBareServer(canned: CannedResponse): Promise<Target> {
+  const child = fork(path.join(__dirname, 'bare-server.js'), { stdio: 'inherit' });
+  cleanups.push(() => stop(child));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`the bare server exited with ${code}`)));
+    child.send(canned);
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid! };
+}
+
+interface ShellPage {
+  result: { id: string }[];
+  paging_metadata: { cursor?: string };
+}
+
+async function getPage(url: string): Promise<ShellPage> {
+  const res = await fetch(url);
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as ShellPage;
+}
+
+/** Walks the whole list page by page: every shell's id, and the cursor of the page at DEEP_POSITION. */
+async function walkPages(api: string): Promise<{ ids: string[]; deepCursor: string }> {
+  const ids: string[] = [];
+  let deepCursor: string | undefined;
+  let cursor: string | undefined;
+  do {
+    if (ids.length === DEEP_POSITION) deepCursor = cursor;
+    const page = await getPage(`${api}/shells?limit=${PAGE}${cursor ? `&cursor=${cursor}` : ''}`);
+    ids.push(...page.result.map((shell) => shell.id));
+    cursor = page.paging_metadata.cursor;
+  } while (cursor);
+  if (ids.length !== SHELLS || !deepCursor) throw new Error(`paging the list found ${ids.length} shells, not ${SHELLS}`);
+  return { ids, deepCursor };
+}
+
+/** User + system CPU time of a process in ms, from /proc (Linux); NaN elsewhere. */
+function cpuMs(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** A warm-up, then the measured run: req/s and latency percentiles of the 2xx answers (sub-ms precision). */
+async function measure(name: string, target: Target, request: autocannon.Request): Promise<Row> {
+  const options = { url: target.url, connections: CONNECTIONS, requests: [request] };
+  await autocannon({ ...options, duration: WARMUP_S });
+  const latencies: number[] = [];
+  const cpuBefore = cpuMs(target.pid);
+  const run = autocannon({ ...options, duration: DURATION_S });
+  run.on('response', (_client, status, _bytes, ms) => {
+    if (status < 300) latencies.push(ms);
+  });
+  const result = await run;
+  const cpuUs = ((cpuMs(target.pid) - cpuBefore) * 1000) / result.requests.total;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  const failures = result.non2xx + result.errors + result.timeouts;
+  if (failures) console.error(`  ${name}: ${failures} failed requests, status codes ${JSON.stringify(result.statusCodeStats)}`);
+  const row = { name, reqPerSec: result.requests.average, p50: at(0.5), p99: at(0.99), cpuUs, failures };
+  console.log(`  measured ${name}: ${Math.round(row.reqPerSec)} req/s`);
+  return row;
+}
+
+/** Requests that rotate over `paths`, so every request asks for another shell. */
+function rotating(paths: string[]): autocannon.Request {
+  let next = 0;
+  return { method: 'GET', setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) };
+}
+
+function printTable(rows: Row[], bare: Row): void {
+  const header = ['', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', 'CPU µs/req', 'failed'];
+  const lines = rows.map((r) => [r.name, r.reqPerSec.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), (r.reqPerSec / bare.reqPerSec).toFixed(3), Number.isFinite(r.cpuUs) ? r.cpuUs.toFixed(0) : '-', String(r.failures)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log(`\n${format(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const line of lines) console.log(format(line));
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-bench-'));
+  cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const database = await freshDatabase(dataDir);
+  console.log(`asset-platform bench: ${database.description}`);
+  console.log(`server log level ${LOG_LEVEL}; ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per measurement; node ${process.version}, ${os.availableParallelism()} cores`);
+
+  const server = await startServer({ ...database.env, DATA_DIR: dataDir });
+  const apiPath = '/tenants/default/api/v3.0';
+  const api = `${server.url}${apiPath}`;
+  const run = randomBytes(4).toString('hex');
+  let nextShell = 0;
+  const post: autocannon.Request = {
+    method: 'POST',
+    path: `${apiPath}/shells`,
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (req) => ({ ...req, body: JSON.stringify(sampleShell(run, nextShell++)) }),
+  };
+
+  const loadStarted = Date.now();
+  const load = await autocannon({ url: server.url, connections: CONNECTIONS, amount: SHELLS, requests: [post] });
+  let created = load.statusCodeStats['201']?.count ?? 0;
+  const loadFailures = SHELLS - created;
+  if (loadFailures) console.error(`  loading: ${loadFailures} POSTs failed (status codes ${JSON.stringify(load.statusCodeStats)}); topping up one at a time`);
+  if (created < 0.9 * SHELLS) throw new Error(`loading: only ${created} of ${SHELLS} shells created; the server log says:\n${describeLog(server.log)}`);
+  for (let tries = 0; created < SHELLS && tries < 2 * loadFailures; tries++) {
+    const body = JSON.stringify(sampleShell(run, nextShell++));
+    const res = await fetch(`${api}/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    if (res.status === 201) created++;
+  }
+  if (created < SHELLS) throw new Error(`loading: only ${created} of ${SHELLS} shells could be created`);
+  console.log(`loaded ${SHELLS} shells in ${((Date.now() - loadStarted) / 1000).toFixed(1)} s (${JSON.stringify(sampleShell(run, 0)).length} bytes each)`);
+
+  const { ids, deepCursor } = await walkPages(api);
+  const byIdPaths = ids.map((id) => `${apiPath}/shells/${Buffer.from(id).toString('base64url')}`);
+  const sample = await fetch(`${server.url}${byIdPaths[0]}`);
+  const canned: CannedResponse = {
+    status: sample.status,
+    // Hop-by-hop and per-response headers are the HTTP server's own business.
+    headers: Object.fromEntries([...sample.headers].filter(([name]) => !['connection', 'keep-alive', 'date', 'content-length', 'transfer-encoding'].includes(name))),
+    body: Buffer.from(await sample.arrayBuffer()).toString('base64'),
+  };
+  if (canned.status !== 200) throw new Error(`GET ${byIdPaths[0]}: ${canned.status}`);
+
+  const rows: Row[] = [];
+  rows.push(await measure('GET /shells/{id}', server, rotating(byIdPaths)));
+  rows.push(await measure('GET /shells?limit=100', server, { method: 'GET', path: `${apiPath}/shells?limit=${PAGE}` }));
+  rows.push(await measure(`GET /shells page @${DEEP_POSITION}`, server, { method: 'GET', path: `${apiPath}/shells?limit=${PAGE}&cursor=${deepCursor}` }));
+  // Last: it grows the set beyond SHELLS.
+  rows.push(await measure('POST /shells', server, post));
+  const bare = await measure('bare node:http, same bytes', await startBareServer(canned), rotating(byIdPaths));
+  rows.push(bare);
+
+  printTable(rows, bare);
+  console.log(`CPU µs/req: the server's process alone${process.env.DATABASE_URL ? '' : ', the embedded database included'}.`);
+  const [byId, first, deep] = rows;
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+  const byIdRatio = byId.reqPerSec / bare.reqPerSec;
+  const deepRatio = deep.reqPerSec / first.reqPerSec;
+  console.log(`\ngoal GET /shells/{id} >= 40% of bare: ${(byIdRatio * 100).toFixed(1)}% ${verdict(byIdRatio >= 0.4)}`);
+  console.log(`goal deep page ~ first page (>= 0.9): ${deepRatio.toFixed(3)} ${verdict(deepRatio >= 0.9)}`);
+  console.log(`(response: ${Buffer.from(canned.body, 'base64').length} bytes per shell; total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+
+  const failed = rows.filter((r) => r.failures > 0).map((r) => r.name);
+  if (loadFailures) failed.unshift('loading');
+  if (failed.length) throw new Error(`the server failed requests in: ${failed.join(', ')}; its log says:\n${describeLog(server.log)}`);
+}
+
+process.once('SIGINT', () => {
+  console.error('interrupted: stopping');
+  cleanUp().finally(() => process.exit(130));
+});
+
+main()
+  .catch((err: Error) => {
+    // Our own errors say what broke; anything else needs its stack.
+    console.error(`bench failed: ${err.constructor === Error ? err.message : err.stack}`);
+    process.exitCode = 1;
+  })
+  .finally(cleanUp);
