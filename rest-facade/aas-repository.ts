@@ -43,7 +43,7 @@ export const aasRepositoryRoutes: RouteSpec[] = [
     respond: (data, req) => ({
       status: 201,
       body: data.createShell.json,
-      headers: { Location: `${req.apiUrl}/shells/${encodeBase64Url(data.createShell.id)}` },
+      headers: { Location: `${req.apiUrl()}/shells/${encodeBase64Url(data.createShell.id)}` },
     }),
   },
   {

@@ -1,16 +1,18 @@
-import { DocumentNode, GraphQLError, GraphQLSchema, OperationDefinitionNode, execute, parse, validate } from 'graphql';
+import { ExecutionResult, GraphQLError, GraphQLSchema, OperationDefinitionNode, parse, validate } from 'graphql';
+import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/graphql/context';
 import { statusOfCode } from '../src/graphql/errors';
 import { FacadeError } from './facade-error';
 
 export interface PreparedOperation {
   name: string;
-  document: DocumentNode;
+  compiled: CompiledQuery;
 }
 
 /**
- * Runs the facade's GraphQL operations in-process. Every document is parsed and validated once, when the
- * routes are built; a request only executes (validation is ten times the cost of executing a small query).
+ * Runs the facade's GraphQL operations in-process. Every document is parsed, validated and compiled (graphql-jit)
+ * once, when the routes are built; a request only executes the compiled operation, against the same schema,
+ * resolvers and auth checker as /graphql.
  */
 export class OperationExecutor {
   constructor(private readonly schema: GraphQLSchema) {}
@@ -20,12 +22,14 @@ export class OperationExecutor {
     const errors = validate(this.schema, document);
     if (errors.length) throw new Error(`facade operation does not fit the schema: ${errors.map((e) => e.message).join('; ')}\n${source}`);
     const operation = document.definitions[0] as OperationDefinitionNode;
-    return { name: operation.name?.value ?? 'anonymous', document };
+    const compiled = compileQuery(this.schema, document);
+    if (!isCompiledQuery(compiled)) throw new Error(`facade operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+    return { name: operation.name?.value ?? 'anonymous', compiled };
   }
 
   /** The operation's data; a GraphQL error becomes a FacadeError with the status its code maps to. */
   async run<T>(op: PreparedOperation, variableValues: Record<string, unknown>, contextValue: Context): Promise<T> {
-    const result = await execute({ schema: this.schema, document: op.document, variableValues, contextValue });
+    const result = (await op.compiled.query(undefined, contextValue, variableValues)) as ExecutionResult;
     if (result.errors?.length) throw toFacadeError(result.errors, contextValue, !('data' in result));
     return result.data as T;
   }

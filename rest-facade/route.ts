@@ -11,7 +11,7 @@ export interface RouteRequest {
   /** Name of the tenant the request is addressed to. */
   tenant: string;
   /** Base URL of the tenant API (`{tenant_url}/api/v3.0`), for Location headers. */
-  apiUrl: string;
+  apiUrl(): string;
 }
 
 export interface RouteResponse {

@@ -85,7 +85,7 @@ function routeHandler(spec: RouteSpec, executor: OperationExecutor, options: Ten
       query: ctx.query as Query,
       body: ctx.request.body,
       tenant,
-      apiUrl: options.apiUrlOf(tenant),
+      apiUrl: () => options.apiUrlOf(tenant),
     };
     const data = await executor.run(operation, spec.variables(req), options.contextOf(ctx));
     const res = spec.respond(data, req);

@@ -80,6 +80,9 @@ describe('GraphQL', () => {
 
     const types = await gql('query($t: String!) { shells(tenant: $t, filter: { assetKind: Type }) { result { id } } }', { t: tenant });
     expect(types.data.shells.result.map((s: { id: string }) => s.id)).toEqual(['urn:gql:page:0', 'urn:gql:page:1']);
+    // An explicit null in a filter means no condition, as an absent field does.
+    const nulls = await gql('query($t: String!) { shells(tenant: $t, filter: { idShort: null, assetKind: null, assetIds: null }, limit: 250) { result { id } } }', { t: tenant });
+    expect(nulls.data.shells.result.map((s: { id: string }) => s.id)).toEqual(expect.arrayContaining(['urn:gql:page:0', 'urn:gql:page:4']));
     const byAsset = await gql('query($t: String!) { shells(tenant: $t, filter: { assetIds: [{ name: "globalAssetId", value: "a3" }] }) { result { id } } }', { t: tenant });
     expect(byAsset.data.shells.result).toEqual([{ id: 'urn:gql:page:3' }]);
   });

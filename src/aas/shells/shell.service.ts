@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
+import { readRows } from '../../db/read';
 import { recordChange } from '../../events/outbox';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
@@ -12,10 +13,11 @@ export interface AssetIdFilter {
   value: string;
 }
 
+/** Absent and null both mean "no condition" (GraphQL clients may send an explicit null). */
 export interface ShellFilter {
-  assetIds?: AssetIdFilter[];
-  idShort?: string;
-  assetKind?: string;
+  assetIds?: AssetIdFilter[] | null;
+  idShort?: string | null;
+  assetKind?: string | null;
 }
 
 export interface Page<T> {
@@ -78,14 +80,15 @@ export class ShellService {
     const params: unknown[] = [tenant.id];
     const where = ['tenant_id = $1'];
     if (after !== undefined) where.push(`seq > $${params.push(after)}`);
-    if (filter.idShort !== undefined) where.push(`id_short = $${params.push(filter.idShort)}`);
-    if (filter.assetKind !== undefined) where.push(`asset_kind = $${params.push(filter.assetKind)}`);
+    if (filter.idShort != null) where.push(`id_short = $${params.push(filter.idShort)}`);
+    if (filter.assetKind != null) where.push(`asset_kind = $${params.push(filter.assetKind)}`);
     if (filter.assetIds?.length) {
       const pairs = filter.assetIds.map(({ name, value }) => ({ name, value }));
       where.push(`asset_ids @> $${params.push(JSON.stringify(pairs))}::jsonb`);
     }
     // Keyset paging on the insertion order: one index range scan, as cheap on page 1,000 as on page 1.
-    const rows: { seq: string; doc: JsonObject }[] = await this.dataSource.query(
+    const rows = await readRows<{ seq: string; doc: JsonObject }>(
+      this.dataSource,
       `SELECT seq, doc FROM shells WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.push(limit + 1)}`,
       params,
     );
@@ -94,10 +97,10 @@ export class ShellService {
   }
 
   async get(tenant: TenantEntity, id: string): Promise<JsonObject> {
-    const rows: { doc: JsonObject }[] = await this.dataSource.query(
-      'SELECT doc FROM shells WHERE tenant_id = $1 AND id = $2',
-      [tenant.id, id],
-    );
+    const rows = await readRows<{ doc: JsonObject }>(this.dataSource, 'SELECT doc FROM shells WHERE tenant_id = $1 AND id = $2', [
+      tenant.id,
+      id,
+    ]);
     if (rows.length === 0) throw notFound(`Shell '${id}' not found.`);
     return rows[0].doc;
   }
