@@ -99,6 +99,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const apollo = new ApolloServer<Context>({
     schema,
     introspection: true,
+    // main.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it and re-raise the signal, killing the
+    // process before in-flight requests finish and the database closes.
+    stopOnTerminationSignals: false,
     // The playground is our own offline GraphiQL at /graphiql, not Apollo's CDN-loaded landing page.
     plugins: [ApolloServerPluginLandingPageDisabled()],
     includeStacktraceInErrorResponses: false,

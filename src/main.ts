@@ -73,9 +73,12 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     (closing ??= (async () => {
       log.info('shutting down: no new connections, finishing in-flight requests');
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections go as soon as they are idle: now, and as their in-flight responses finish.
       server.closeIdleConnections();
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await drained;
+      clearInterval(sweep);
       clearTimeout(timer);
       await app.apollo.stop();
       await dataSource.destroy();

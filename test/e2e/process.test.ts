@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -29,7 +30,8 @@ interface Proc {
 
 async function startProcess(): Promise<Proc> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  // As `npm start` and the Docker image run it: not under vitest's NODE_ENV=test, where libraries behave otherwise.
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete env.DATABASE_URL;
   delete env.DEFAULT_TENANT_SHOWCASE;
   const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -79,7 +81,25 @@ describe('the server process on the embedded database', () => {
     await vi.waitFor(() => {
       expect(first.lines().some((l) => l.msg === 'request' && l.requestId === 'trace-me-1' && l.status === 201)).toBe(true);
     });
-    expect(await stop(first, 'SIGTERM')).toBe(0);
+    // SIGTERM while a request's body is still arriving: the request completes, then the process exits cleanly.
+    const body = JSON.stringify(sampleShell('urn:process:inflight'));
+    let answered!: (status: number) => void;
+    const inflight = new Promise<number>((resolve) => (answered = resolve));
+    const req = http.request(`${api}/shells`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      answered(res.statusCode ?? 0);
+    });
+    req.on('error', () => answered(-1));
+    req.write(body.slice(0, 20));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exited = stop(first, 'SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    req.end(body.slice(20));
+    expect(await inflight).toBe(201);
+    const stoppedAt = Date.now();
+    expect(await exited).toBe(0);
+    // Keep-alive connections are closed with the last response, not left to time out.
+    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
     expect(first.lines().some((l) => l.msg === 'stopped')).toBe(true);
 
     const second = await startProcess();
@@ -87,6 +107,7 @@ describe('the server process on the embedded database', () => {
       const got = await fetch(`${second.url}/tenants/default/api/v3.0/shells/${b64('urn:process:1')}`);
       expect(got.status).toBe(200);
       expect((await json(got)).id).toBe('urn:process:1');
+      expect((await fetch(`${second.url}/tenants/default/api/v3.0/shells/${b64('urn:process:inflight')}`)).status).toBe(200);
       // Not a first start: nothing is bootstrapped or migrated again.
       expect(second.lines().some((l) => l.msg === 'first start: created the default organization and tenant')).toBe(false);
     } finally {
