@@ -7,6 +7,8 @@ export type Query = Record<string, string | string[] | undefined>;
 export function idParam(name: string, raw: string): string {
   const id = decodeBase64Url(raw);
   if (id === undefined) throw badParam(`Path parameter '${name}' is not a base64url-encoded identifier.`);
+  // AAS strings are XML-serializable: U+0000 can never be part of an identifier.
+  if (id.includes('\u0000')) throw badParam(`Path parameter '${name}' decodes to an identifier with a NUL character.`);
   return id;
 }
 

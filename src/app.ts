@@ -15,6 +15,7 @@ import { resultOf } from './common/result';
 import { Config } from './config';
 import { Context, Services, createContext } from './graphql/context';
 import { apolloKoa } from './graphql/koa-apollo';
+import { MAX_TOKENS, operationLimits } from './graphql/limits';
 
 export interface AppDeps {
   config: Config;
@@ -72,12 +73,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   });
 
-  const contextOf = (ctx: Koa.Context): Context => {
-    const header = ctx.get('authorization');
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    if (header && token === undefined) throw new FacadeError(401, 'The Authorization header must be "Bearer <token>".');
-    return createContext(services, ctx.state.requestId, ctx.state.log, token);
-  };
+  // The token is verified when an operation first needs the caller (never for showcase tenants).
+  const contextOf = (ctx: Koa.Context): Context =>
+    createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined);
 
   const health = new Router();
   health.get('/health/live', (ctx) => {
@@ -102,6 +100,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // main.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it and re-raise the signal, killing the
     // process before in-flight requests finish and the database closes.
     stopOnTerminationSignals: false,
+    validationRules: [operationLimits],
+    parseOptions: { maxTokens: MAX_TOKENS },
     // The playground is our own offline GraphiQL at /graphiql, not Apollo's CDN-loaded landing page.
     plugins: [ApolloServerPluginLandingPageDisabled()],
     includeStacktraceInErrorResponses: false,

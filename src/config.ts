@@ -25,6 +25,7 @@ export interface Config {
 export interface AuthConfig {
   issuer?: string;
   jwksUri?: string;
+  /** Required whenever an issuer is configured. */
   audience?: string;
   algorithms: string[];
   clockToleranceSec: number;
@@ -33,6 +34,7 @@ export interface AuthConfig {
 export class ConfigError extends Error {}
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 const ALLOWED_ALGORITHMS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512']);
 
 export function parseSize(text: string): number {
@@ -73,6 +75,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!ALLOWED_ALGORITHMS.has(a)) throw new ConfigError(`AUTH_ALGORITHMS: ${a} is not an asymmetric JWS algorithm`);
   }
   const issuer = env.AUTH_ISSUER || undefined;
+  const audience = env.AUTH_AUDIENCE || undefined;
+  // Without an audience check, any token the issuer mints for another application would be accepted here.
+  if (issuer && !audience) throw new ConfigError('AUTH_AUDIENCE must be set together with AUTH_ISSUER');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.has(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
   return {
     host: env.HOST || '0.0.0.0',
     port,
@@ -82,12 +89,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     dbPoolSize: int(env, 'DB_POOL_SIZE', databaseUrl ? 10 : 4, 1, 200),
     bodyLimitBytes: parseSize(env.BODY_LIMIT || '64mb'),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     auth: {
       issuer,
       jwksUri: env.AUTH_JWKS_URI || (issuer ? `${issuer.replace(/\/$/, '')}/.well-known/jwks.json` : undefined),
-      audience: env.AUTH_AUDIENCE || undefined,
+      audience,
       algorithms,
       clockToleranceSec: int(env, 'AUTH_CLOCK_TOLERANCE_SEC', 30, 0, 300),
     },

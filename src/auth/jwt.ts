@@ -42,6 +42,7 @@ export function createTokenVerifier(config: AuthConfig): TokenVerifier {
         jwt.verify(token, getKey, options, (err, decoded) => {
           if (err) return reject(new TokenError(err.message));
           const payload = decoded as JwtPayload;
+          if (typeof payload.exp !== 'number') return reject(new TokenError('token has no expiry (exp)'));
           if (typeof payload.sub !== 'string' || payload.sub === '') return reject(new TokenError('token has no subject'));
           const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
           resolve({ subject: payload.sub, issuer: payload.iss ?? issuer, roles: new Set(roles) });

@@ -7,22 +7,25 @@ import { TENANT_ROLES, TenantRole, roleSatisfies, tenantRoleOf } from './princip
  * The one access policy, applied by TypeGraphQL to every `@Authorized(role)` field, so GraphQL clients and
  * the REST facade obey the same rule. Tenant-scoped fields take a `tenant` argument (the tenant's name).
  *
- * - unknown tenant: 404; a tenant in showcase mode: everyone may do everything;
- * - no token: 401; a token without any role on the tenant: 404 (what a caller may not see does not exist);
+ * - a tenant in showcase mode: everyone may do everything;
+ * - no token (or an invalid one): 401, whether the tenant exists or not, so anonymous callers learn nothing;
+ * - an unknown tenant, or one on which the caller holds no role: 404 (what a caller may not see does not exist);
  * - a role too weak for the operation: 403.
  */
 export const authChecker: AuthChecker<Context, TenantRole> = async ({ args, context }, required) => {
   const name: unknown = args.tenant;
   if (typeof name !== 'string') throw new Error('an @Authorized field must take a tenant argument');
   const tenant = await context.services.tenants.byName(name);
-  if (!tenant) throw notFound(`Tenant '${name}' not found.`);
+  if (!tenant?.showcase) {
+    const principal = await context.principal();
+    if (!principal) throw unauthenticated('A bearer token is required.');
+    const held = tenant ? tenantRoleOf(principal) : undefined;
+    if (!tenant || !held) throw notFound(`Tenant '${name}' not found.`);
+    const needed = required.length ? required : [TENANT_ROLES[0]];
+    if (!needed.every((role) => roleSatisfies(held, role))) {
+      throw forbidden(`This operation needs the role '${needed.join("', '")}' on tenant '${name}'.`);
+    }
+  }
   context.authorizedTenants.set(name, tenant);
-  if (tenant.showcase) return true;
-  const principal = await context.principal();
-  if (!principal) throw unauthenticated('A bearer token is required.');
-  const held = tenantRoleOf(principal);
-  if (!held) throw notFound(`Tenant '${name}' not found.`);
-  const needed = required.length ? required : [TENANT_ROLES[0]];
-  if (needed.every((role) => roleSatisfies(held, role))) return true;
-  throw forbidden(`This operation needs the role '${needed.join("', '")}' on tenant '${name}'.`);
+  return true;
 };

@@ -1,6 +1,21 @@
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { badRequest } from '../graphql/errors';
+
+/** PostgreSQL errors caused by what a client sent (text it cannot store, a key too large to index). */
+const CLIENT_TEXT_ERRORS: Record<string, string> = {
+  '22021': 'The request contains a character PostgreSQL cannot store (such as U+0000).',
+  '22P05': 'The request contains a character PostgreSQL cannot store (such as U+0000).',
+  '54000': 'A value in the request is too large to be stored or looked up.',
+};
+
+/** Re-throws a database error caused by the client's text as a 400; anything else as it is. */
+export function rethrowClientError(err: unknown): never {
+  const code = (err as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (err as { code?: string }).code;
+  if (code !== undefined && Object.hasOwn(CLIENT_TEXT_ERRORS, code)) throw badRequest(CLIENT_TEXT_ERRORS[code]);
+  throw err;
+}
 
 /**
  * A single read statement straight on TypeORM's connection pool, for the hot paths (GET by id, list pages):
@@ -9,5 +24,5 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  */
 export function readRows<T>(dataSource: DataSource, sql: string, params: unknown[]): Promise<T[]> {
   const pool = (dataSource.driver as PostgresDriver).master as Pool;
-  return pool.query(sql, params).then((result) => result.rows as T[]);
+  return pool.query(sql, params).then((result) => result.rows as T[], rethrowClientError);
 }

@@ -30,7 +30,7 @@ export function createContext(
   services: Services,
   requestId: string,
   log: Logger,
-  bearerToken: string | undefined,
+  authorization: string | undefined,
 ): Context {
   let principal: Promise<Principal | null> | undefined;
   return {
@@ -39,11 +39,7 @@ export function createContext(
     services,
     authorizedTenants: new Map(),
     principal() {
-      principal ??= bearerToken === undefined
-        ? Promise.resolve(null)
-        : services.tokens.verify(bearerToken).catch((err: Error) => {
-            throw unauthenticated(`Invalid bearer token: ${err.message}`);
-          });
+      principal ??= verifyAuthorization(services, authorization);
       return principal;
     },
   };
@@ -54,4 +50,15 @@ export function tenantOf(context: Context, name: string): TenantEntity {
   const tenant = context.authorizedTenants.get(name);
   if (!tenant) throw new AppError('INTERNAL_SERVER_ERROR', 'field is missing its @Authorized rule');
   return tenant;
+}
+
+async function verifyAuthorization(services: Services, authorization: string | undefined): Promise<Principal | null> {
+  if (!authorization) return null;
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (token === undefined) throw unauthenticated('The Authorization header must be "Bearer <token>".');
+  try {
+    return await services.tokens.verify(token);
+  } catch (err) {
+    throw unauthenticated(`Invalid bearer token: ${(err as Error).message}`);
+  }
 }

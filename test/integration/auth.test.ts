@@ -56,6 +56,8 @@ describe('tenant API access', () => {
       `Bearer ${jwt.sign({ roles: ['contributor'], sub: 'x' }, 'secret', { algorithm: 'HS256', issuer: issuer.issuer, audience: issuer.audience })}`,
       `Bearer ${jwt.sign({ roles: ['contributor'], sub: 'x' }, '', { algorithm: 'none', issuer: issuer.issuer, audience: issuer.audience } as jwt.SignOptions)}`,
       `Bearer ${issuer.sign({ roles: ['contributor'] }, { keyid: 'unknown-kid' })}`,
+      // A token that never expires is not accepted.
+      `Bearer ${issuer.sign({ roles: ['contributor'] }, { expiresIn: undefined })}`,
     ];
     for (const authorization of rejected) {
       await expectResult(await fetch(`${secure}/shells`, { headers: { authorization } }), 401);
@@ -84,9 +86,16 @@ describe('tenant API access', () => {
     await expectResult(await fetch(`${server.api('Not_A_Valid_Name')}/shells`, { headers: contributor }), 404);
   });
 
-  it('needs no token on a showcase tenant', async () => {
+  it('tells anonymous callers nothing about which tenants exist', async () => {
+    await expectResult(await fetch(`${server.api('no-such-tenant')}/shells`), 401);
+    await expectResult(await fetch(`${secure}/shells`), 401);
+  });
+
+  it('needs no token on a showcase tenant, and ignores whatever Authorization header comes along', async () => {
     expect((await postShell(showcase, 'urn:auth:showcase', {})).status).toBe(201);
     expect((await fetch(`${showcase}/shells`)).status).toBe(200);
+    expect((await fetch(`${showcase}/shells`, { headers: { authorization: 'Basic dXNlcjpwYXNz' } })).status).toBe(200);
+    expect((await fetch(`${showcase}/shells`, { headers: bearer(issuer.forge()) })).status).toBe(200);
   });
 
   it('applies the same rule to GraphQL', async () => {
@@ -95,6 +104,7 @@ describe('tenant API access', () => {
     const read = `{ shells(tenant: "${secureName}") { result { id } } }`;
     const write = `mutation { deleteShell(tenant: "${secureName}", id: "urn:auth:contributor") }`;
     expect((await gql(read)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect((await gql(read, { authorization: 'Basic dXNlcjpwYXNz' })).errors[0].extensions.code).toBe('UNAUTHENTICATED');
     const reader = bearer(issuer.sign({ roles: ['reader'] }));
     expect((await gql(read, reader)).data.shells.result).toEqual([{ id: 'urn:auth:contributor' }]);
     expect((await gql(write, reader)).errors[0].extensions.code).toBe('FORBIDDEN');

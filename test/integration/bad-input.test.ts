@@ -40,6 +40,13 @@ describe('bad bodies', () => {
     expect((await json(fetch(`${api}/shells`))).result).toEqual([]);
   });
 
+  it('answers 400 to a body nested too deeply for the model, not a stack overflow', async () => {
+    let reference: Record<string, unknown> = { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'x' }] };
+    for (let i = 0; i < 3000; i++) reference = { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'x' }], referredSemanticId: reference };
+    const body = await expectResult(await send('POST', '/shells', JSON.stringify(sampleShell('urn:bad:deep', { derivedFrom: reference }))), 400);
+    expect(body.messages[0].text).toMatch(/nests deeper than/);
+  });
+
   it('names the JSON path of each violation', async () => {
     const body = await expectResult(await send('POST', '/shells', JSON.stringify(sampleShell('', { idShort: '1x' }))), 400);
     const texts = body.messages.map((m: { text: string }) => m.text);
@@ -89,6 +96,15 @@ describe('bad paths', () => {
       await expectResult(await fetch(`${api}/shells/${id}/asset-information`), 400);
     }
     await expectResult(await fetch(`${api}/shells/${b64('urn:x')}/submodel-refs/!!`, { method: 'DELETE' }), 400);
+  });
+
+  it('answers 400 to text PostgreSQL cannot store (U+0000), in paths, filters and asset ids', async () => {
+    const nulId = Buffer.from('a\u0000b').toString('base64url');
+    await expectResult(await fetch(`${api}/shells/${nulId}`), 400);
+    await expectResult(await fetch(`${api}/shells/${nulId}`, { method: 'DELETE' }), 400);
+    await expectResult(await fetch(`${api}/shells?idShort=a%00b`), 400);
+    const nulAssetId = Buffer.from(JSON.stringify({ name: 'serial', value: 'a\u0000b' })).toString('base64url');
+    await expectResult(await fetch(`${api}/shells?assetIds=${nulAssetId}`), 400);
   });
 
   it('answers 404 to an absent shell on every shell route', async () => {

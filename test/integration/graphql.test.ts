@@ -111,8 +111,38 @@ describe('GraphQL', () => {
     expect(limit.errors[0].extensions.code).toBe('BAD_REQUEST');
     const cursor = await gql('query($t: String!) { shells(tenant: $t, cursor: "forged") { result { id } } }', { t: tenant });
     expect(cursor.errors[0].extensions.code).toBe('BAD_REQUEST');
+    // Anonymous callers learn nothing about tenants that are not in showcase mode, not even whether they exist.
     const tenantMissing = await gql('{ shells(tenant: "no-such-tenant") { result { id } } }');
-    expect(tenantMissing.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(tenantMissing.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    const nul = await gql('query($t: String!) { shell(tenant: $t, id: "a\\u0000b") { id } }', { t: tenant });
+    expect(nul.errors[0].extensions.code).toBe('BAD_REQUEST');
+  });
+});
+
+describe('GraphQL limits', () => {
+  it('answers the introspection query the playground sends', async () => {
+    const { getIntrospectionQuery } = await import('graphql');
+    const res = await gql(getIntrospectionQuery());
+    expect(res.errors).toBeUndefined();
+    expect(res.data.__schema.queryType.name).toBe('Query');
+  });
+
+  it('refuses documents with too many root fields or selections before running them', async () => {
+    const roots = Array.from({ length: 21 }, (_, i) => `a${i}: shells(tenant: "${tenant}") { result { id } }`).join(' ');
+    const tooManyRoots = await gql(`{ ${roots} }`);
+    expect(tooManyRoots.data).toBeUndefined();
+    expect(tooManyRoots.errors[0].message).toMatch(/21 root fields/);
+    const aliases = Array.from({ length: 2500 }, (_, i) => `a${i}: id`).join(' ');
+    const tooBig = await gql(`{ shells(tenant: "${tenant}") { result { ${aliases} } } }`);
+    expect(tooBig.data).toBeUndefined();
+    expect(tooBig.errors[0].message).toMatch(/more than 2000 fields/);
+    // Fragments spread into each other multiply (here 30 x 30 x 4 selections); they are counted expanded.
+    const spreads = (name: string, times: number) => Array.from({ length: times }, () => `...${name}`).join(' ');
+    const fragments = `fragment A on Shell { id idShort category } fragment B on Shell { id ${spreads('A', 30)} } fragment C on Shell { ${spreads('B', 30)} }`;
+    const multiplied = await gql(`{ shells(tenant: "${tenant}") { result { ...C } } } ${fragments}`);
+    expect(multiplied.errors[0].message).toMatch(/more than 2000 fields/);
+    const rootsInFragment = await gql(`{ ...R } fragment R on Query { ${roots} }`);
+    expect(rootsInFragment.errors[0].message).toMatch(/21 root fields/);
   });
 });
 

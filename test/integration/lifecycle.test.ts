@@ -67,7 +67,8 @@ describe('tenants', () => {
       const viaHost = await hostGet(`${tenant.name}.aas.example.com:${port}`, `/api/v3.0/shells/${b64('urn:host:1')}`);
       expect(viaHost.status).toBe(200);
       expect(JSON.parse(viaHost.body).id).toBe('urn:host:1');
-      expect((await hostGet(`nope.aas.example.com:${port}`, '/api/v3.0/shells')).status).toBe(404);
+      // An unknown tenant host: anonymous callers get 401 as for any tenant that is not a showcase.
+      expect((await hostGet(`nope.aas.example.com:${port}`, '/api/v3.0/shells')).status).toBe(401);
       expect((await hostGet(`other.example.org:${port}`, '/api/v3.0/shells')).status).toBe(404);
     } finally {
       await server.close();

@@ -27,15 +27,13 @@ export async function startTestIssuer(audience = 'asset-platform'): Promise<Test
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `${base}/issuer`;
-  const defaults = (options?: jwt.SignOptions): jwt.SignOptions => ({
-    algorithm: 'RS256',
-    keyid: kid,
-    issuer,
-    audience,
-    subject: 'test-user',
-    expiresIn: 300,
-    ...options,
-  });
+  // An option given as undefined (e.g. `expiresIn: undefined`) leaves that claim out of the token.
+  const defaults = (options?: jwt.SignOptions): jwt.SignOptions =>
+    Object.fromEntries(
+      Object.entries({ algorithm: 'RS256', keyid: kid, issuer, audience, subject: 'test-user', expiresIn: 300, ...options }).filter(
+        ([, value]) => value !== undefined,
+      ),
+    ) as jwt.SignOptions;
   return {
     issuer,
     jwksUri: `${base}/jwks.json`,

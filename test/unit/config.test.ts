@@ -17,7 +17,8 @@ describe('config', () => {
   });
 
   it('derives the JWKS URI from the issuer', () => {
-    expect(loadConfig({ AUTH_ISSUER: 'https://id.example.com/' }).auth.jwksUri).toBe('https://id.example.com/.well-known/jwks.json');
+    const config = loadConfig({ AUTH_ISSUER: 'https://id.example.com/', AUTH_AUDIENCE: 'assets' });
+    expect(config.auth.jwksUri).toBe('https://id.example.com/.well-known/jwks.json');
   });
 
   it('parses sizes', () => {
@@ -34,5 +35,8 @@ describe('config', () => {
     expect(() => loadConfig({ AUTH_ALGORITHMS: 'none' })).toThrow(/AUTH_ALGORITHMS/);
     expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
     expect(() => loadConfig({ DEFAULT_TENANT_SHOWCASE: 'maybe' })).toThrow(/DEFAULT_TENANT_SHOWCASE/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    // Without an audience, tokens the issuer mints for other applications would be accepted.
+    expect(() => loadConfig({ AUTH_ISSUER: 'https://id.example.com' })).toThrow(/AUTH_AUDIENCE/);
   });
 });

@@ -6,6 +6,24 @@ export type JsonObject = Record<string, unknown>;
 /** At most this many constraint violations are reported for one document; the rest are counted. */
 const MAX_REPORTED = 50;
 
+/**
+ * The deepest nesting of JSON objects and arrays accepted. The metamodel library reads and verifies
+ * recursively; a document nested thousands deep would exhaust the stack. Real models stay far below this.
+ */
+export const MAX_DEPTH = 128;
+
+/** Whether `json` nests deeper than `max`; iterative, so it cannot overflow itself. */
+function nestsDeeperThan(json: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[json, 1]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > max) return true;
+    for (const inner of Object.values(value)) stack.push([inner, depth + 1]);
+  }
+  return false;
+}
+
 function jsonPath(path: string): string {
   if (path === '') return '$';
   return path.startsWith('.') || path.startsWith('[') ? `$${path}` : `$.${path}`;
@@ -23,6 +41,7 @@ export function parseVerified<T extends types.Class>(
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw badRequest(`The body must be a JSON object (${what}).`);
   }
+  if (nestsDeeperThan(json, MAX_DEPTH)) throw badRequest(`The ${what} nests deeper than ${MAX_DEPTH} levels.`);
   const parsed = parse(json as jsonization.JsonValue);
   if (parsed.error !== null) {
     const text = `${jsonPath(parsed.error.path.toString())}: ${parsed.error.message}`;

@@ -1,7 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
-import { readRows } from '../../db/read';
+import { readRows, rethrowClientError } from '../../db/read';
 import { recordChange } from '../../events/outbox';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
@@ -25,9 +25,7 @@ export interface Page<T> {
   cursor?: string;
 }
 
-/** PostgreSQL error codes that are the client's doing, not ours. */
 const PG_UNIQUE_VIOLATION = '23505';
-const PG_PROGRAM_LIMIT_EXCEEDED = '54000';
 
 type Change = { kind: 'created' | 'updated'; doc: JsonObject } | { kind: 'deleted' };
 
@@ -208,8 +206,7 @@ export class ShellService {
       const code = (err as { driverError?: { code?: string } }).driverError?.code;
       // Two creates of one id racing past the row check: the primary key decides.
       if (code === PG_UNIQUE_VIOLATION) throw conflict(`Shell '${id}' already exists.`);
-      if (code === PG_PROGRAM_LIMIT_EXCEEDED) throw badRequest('The identifier is too large to be stored.');
-      throw err;
+      rethrowClientError(err);
     }
   }
 

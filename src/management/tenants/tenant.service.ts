@@ -19,6 +19,8 @@ export interface NewTenant {
  * seconds. Changes made through this service evict at once; another replica sees them within the TTL.
  */
 const CACHE_TTL_MS = 5_000;
+/** Unknown names are cached too (a flood of them must not reach the database); the cache stays bounded. */
+const CACHE_MAX_ENTRIES = 1_000;
 
 export class TenantService {
   private readonly cache = new Map<string, { tenant: TenantEntity | null; until: number }>();
@@ -29,10 +31,13 @@ export class TenantService {
   ) {}
 
   async byName(name: string): Promise<TenantEntity | null> {
+    if (!TENANT_NAME.test(name)) return null;
     const hit = this.cache.get(name);
     const now = Date.now();
     if (hit && hit.until > now) return hit.tenant;
-    const tenant = TENANT_NAME.test(name) ? await this.dataSource.manager.findOneBy(TenantEntity, { name }) : null;
+    const tenant = await this.dataSource.manager.findOneBy(TenantEntity, { name });
+    this.cache.delete(name);
+    if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(name, { tenant, until: now + CACHE_TTL_MS });
     return tenant;
   }
