@@ -36,9 +36,11 @@ export class Init1763740000000 implements MigrationInterface {
         version integer NOT NULL DEFAULT 1,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (tenant_id, id)
+        PRIMARY KEY (tenant_id, seq)
       )`);
-    await q.query(`CREATE UNIQUE INDEX shells_page ON shells (tenant_id, seq)`);
+    // Identifiers may be 2,000 characters, up to 8,000 bytes: more than a B-tree entry holds. The unique key
+    // is their MD5; lookups compare the full id too, so a collision can only refuse a create, never mix shells.
+    await q.query(`CREATE UNIQUE INDEX shells_id ON shells (tenant_id, md5(id))`);
     await q.query(`CREATE INDEX shells_id_short ON shells (tenant_id, id_short, seq)`);
     await q.query(`CREATE INDEX shells_asset_kind ON shells (tenant_id, asset_kind, seq)`);
     await q.query(`CREATE INDEX shells_asset_ids ON shells USING gin (asset_ids jsonb_path_ops)`);

@@ -117,10 +117,16 @@ export const aasRepositoryRoutes: RouteSpec[] = [
     path: '/shells/:aasIdentifier/submodel-refs',
     body: true,
     operation: `mutation PostSubmodelRef($tenant: String!, $id: String!, $ref: JSONObject!) {
-      addSubmodelRef(tenant: $tenant, id: $id, reference: $ref) { json }
+      addSubmodelRef(tenant: $tenant, id: $id, reference: $ref) { json keys { value } }
     }`,
     variables: (req) => ({ tenant: req.tenant, id: aasId(req), ref: req.body }),
-    respond: (data) => ({ status: 201, body: data.addSubmodelRef.json }),
+    respond: (data, req) => ({
+      status: 201,
+      body: data.addSubmodelRef.json,
+      headers: {
+        Location: `${req.apiUrl()}/shells/${encodeBase64Url(aasId(req))}/submodel-refs/${encodeBase64Url(data.addSubmodelRef.keys[0].value)}`,
+      },
+    }),
   },
   {
     method: 'DELETE',

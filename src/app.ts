@@ -3,7 +3,7 @@ import { ApolloServer } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import Router from '@koa/router';
-import { GraphQLSchema } from 'graphql';
+import { GraphQLError, GraphQLSchema } from 'graphql';
 import Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Logger } from 'pino';
@@ -66,7 +66,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       if (ctx.status === 404 && ctx.body === undefined) throw new FacadeError(404, `No route for ${ctx.method} ${ctx.path}.`);
     } catch (err) {
       const { status, messages } = errorResponse(err);
-      if (status >= 500) ctx.state.log.error({ err }, 'request failed');
+      // A FacadeError 500 was logged with its cause where it arose.
+      if (status >= 500 && !(err instanceof FacadeError)) ctx.state.log.error({ err }, 'request failed');
       ctx.status = status;
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="asset-platform"');
       ctx.body = resultOf(status, messages, ctx.state.requestId);
@@ -102,15 +103,29 @@ export async function createApp(deps: AppDeps): Promise<App> {
     stopOnTerminationSignals: false,
     validationRules: [operationLimits],
     parseOptions: { maxTokens: MAX_TOKENS },
-    // The playground is our own offline GraphiQL at /graphiql, not Apollo's CDN-loaded landing page.
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    // The playground is our own offline GraphiQL at /graphiql, not Apollo's CDN-loaded landing page (plugins).
     includeStacktraceInErrorResponses: false,
     // Our errors carry a code and a message meant for clients; anything else is a bug whose text stays in the log.
-    formatError: (formatted, error) => {
-      if (formatted.extensions?.code !== 'INTERNAL_SERVER_ERROR') return formatted;
-      log.error({ err: unwrapResolverError(error) }, 'GraphQL operation failed');
-      return { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
-    },
+    formatError: (formatted) =>
+      formatted.extensions?.code === 'INTERNAL_SERVER_ERROR'
+        ? { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } }
+        : formatted,
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      {
+        async requestDidStart() {
+          return {
+            async didEncounterErrors({ contextValue, errors }) {
+              // Logged with the request's id: what a resolver threw that is not one of our coded GraphQL errors.
+              for (const error of errors) {
+                const cause = unwrapResolverError(error);
+                if (cause !== error && !(cause instanceof GraphQLError)) contextValue.log.error({ err: cause, path: error.path }, 'GraphQL operation failed');
+              }
+            },
+          };
+        },
+      },
+    ],
   });
   await apollo.start();
   const graphqlBody = koaBody({ json: true, jsonLimit: config.bodyLimitBytes, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST] });

@@ -77,7 +77,11 @@ describe('shell repository', () => {
     const id = b64('urn:test:refs');
     await post('/shells', sampleShell('urn:test:refs'));
     const ref = (n: number) => ({ type: 'ModelReference', keys: [{ type: 'Submodel', value: `urn:sm:${n}` }] });
-    for (let n = 0; n < 5; n++) expect((await post(`/shells/${id}/submodel-refs`, ref(n))).status).toBe(201);
+    for (let n = 0; n < 5; n++) {
+      const added = await post(`/shells/${id}/submodel-refs`, ref(n));
+      expect(added.status).toBe(201);
+      expect(added.headers.get('location')).toBe(`${api}/shells/${id}/submodel-refs/${b64(`urn:sm:${n}`)}`);
+    }
     expect((await post(`/shells/${id}/submodel-refs`, ref(0))).status).toBe(409);
     expect((await post(`/shells/${id}/submodel-refs`, { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'x' }] })).status).toBe(400);
 
@@ -197,5 +201,20 @@ describe('paging submodel references while they change', () => {
     const second = await json(fetch(`${api}/shells/${id}/submodel-refs?limit=2&cursor=${first.paging_metadata.cursor}`));
     expect(second.result).toEqual([ref('C'), ref('D')]);
     expect(second.paging_metadata).toEqual({});
+  });
+});
+
+describe('long identifiers', () => {
+  it('stores and finds shells whose 2,000-character id is far larger than a B-tree entry', async () => {
+    // Random CJK characters: 3 bytes each in UTF-8 and incompressible, about 6 KB of identifier.
+    let seed = 7;
+    const id = Array.from({ length: 2000 }, () => String.fromCodePoint(0x4e00 + ((seed = (seed * 48271) % 2147483647) % 20000))).join('');
+    const shell = (extra = {}) => sampleShell(id, { assetInformation: { assetKind: 'Instance', globalAssetId: 'urn:long' }, ...extra });
+    expect((await post('/shells', shell())).status).toBe(201);
+    expect((await post('/shells', shell())).status).toBe(409);
+    expect((await json(fetch(`${api}/shells/${b64(id)}`))).id).toBe(id);
+    expect((await put(`/shells/${b64(id)}`, shell({ idShort: 'Long' }))).status).toBe(204);
+    expect((await fetch(`${api}/shells/${b64(id)}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await fetch(`${api}/shells/${b64(id)}`)).status).toBe(404);
   });
 });

@@ -6,12 +6,13 @@ export class ShellEntity {
   @PrimaryColumn({ name: 'tenant_id', type: 'uuid' })
   tenantId: string;
 
-  @PrimaryColumn({ type: 'text' })
-  id: string;
-
   /** Insertion order; the keyset for paging. */
-  @Column({ type: 'bigint', insert: false, update: false })
+  @PrimaryColumn({ type: 'bigint', insert: false, update: false })
   seq: string;
+
+  /** The AAS identifier; unique per tenant through an index on its MD5 (see the migration). */
+  @Column({ type: 'text' })
+  id: string;
 
   @Column({ name: 'id_short', type: 'text', nullable: true })
   idShort: string | null;

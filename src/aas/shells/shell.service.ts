@@ -27,6 +27,9 @@ export interface Page<T> {
 
 const PG_UNIQUE_VIOLATION = '23505';
 
+/** One shell by id: the MD5 finds it in the unique index, the full comparison makes it exact. */
+const BY_ID = 'tenant_id = $1 AND md5(id) = md5($2) AND id = $2';
+
 type Change = { kind: 'created' | 'updated'; doc: JsonObject } | { kind: 'deleted' };
 
 function pageOf<T>(list: string, rows: T[], limit: number, keyOf: (row: T) => string | number): Page<T> {
@@ -95,10 +98,7 @@ export class ShellService {
   }
 
   async get(tenant: TenantEntity, id: string): Promise<JsonObject> {
-    const rows = await readRows<{ doc: JsonObject }>(this.dataSource, 'SELECT doc FROM shells WHERE tenant_id = $1 AND id = $2', [
-      tenant.id,
-      id,
-    ]);
+    const rows = await readRows<{ doc: JsonObject }>(this.dataSource, `SELECT doc FROM shells WHERE ${BY_ID}`, [tenant.id, id]);
     if (rows.length === 0) throw notFound(`Shell '${id}' not found.`);
     return rows[0].doc;
   }
@@ -189,17 +189,20 @@ export class ShellService {
   private async write(tenant: TenantEntity, id: string, decide: (current: JsonObject | null) => Change): Promise<void> {
     try {
       await this.dataSource.transaction(async (manager) => {
-        const rows: { doc: JsonObject }[] = await manager.query(
-          'SELECT doc FROM shells WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
-          [tenant.id, id],
-        );
+        const rows: { seq: string; doc: JsonObject }[] = await manager.query(`SELECT seq, doc FROM shells WHERE ${BY_ID} FOR UPDATE`, [
+          tenant.id,
+          id,
+        ]);
         const change = decide(rows[0]?.doc ?? null);
+        // Only a create may find no row; an update or delete addresses the row it locked, by primary key.
+        if (change.kind !== 'created' && rows.length !== 1) throw new Error(`shell ${change.kind} without its row`);
+        const key = { tenantId: tenant.id, seq: rows[0]?.seq };
         if (change.kind === 'deleted') {
-          await manager.delete(ShellEntity, { tenantId: tenant.id, id });
+          await manager.delete(ShellEntity, key);
           await recordChange(manager, tenant, 'deleted', 'AssetAdministrationShell', id, null);
           return;
         }
-        await this.store(manager, tenant, change.kind, change.doc);
+        await this.store(manager, key, change.kind, change.doc);
         await recordChange(manager, tenant, change.kind, 'AssetAdministrationShell', id, change.doc);
       });
     } catch (err) {
@@ -210,7 +213,7 @@ export class ShellService {
     }
   }
 
-  private async store(manager: EntityManager, tenant: TenantEntity, kind: 'created' | 'updated', doc: JsonObject) {
+  private async store(manager: EntityManager, key: { tenantId: string; seq?: string }, kind: 'created' | 'updated', doc: JsonObject) {
     const info = doc.assetInformation as { assetKind: string; globalAssetId?: string; specificAssetIds?: AssetIdFilter[] };
     const assetIds = (info.specificAssetIds ?? []).map(({ name, value }) => ({ name, value }));
     if (info.globalAssetId !== undefined) assetIds.unshift({ name: 'globalAssetId', value: info.globalAssetId });
@@ -222,9 +225,9 @@ export class ShellService {
       doc: doc as QueryDeepPartialEntity<ShellEntity['doc']>,
     };
     if (kind === 'created') {
-      await manager.insert(ShellEntity, { tenantId: tenant.id, id: doc.id as string, version: 1, ...columns });
+      await manager.insert(ShellEntity, { tenantId: key.tenantId, id: doc.id as string, version: 1, ...columns });
     } else {
-      await manager.update(ShellEntity, { tenantId: tenant.id, id: doc.id as string }, { ...columns, version: () => 'version + 1' });
+      await manager.update(ShellEntity, key, { ...columns, version: () => 'version + 1' });
     }
   }
 }
