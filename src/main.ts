@@ -9,6 +9,7 @@ import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { createDataSource, runMigrations } from './db/data-source';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
+import { scheduleAnalyze } from './db/maintenance';
 import { Services } from './graphql/context';
 import { buildAppSchema } from './graphql/schema';
 import { TenantService } from './management/tenants/tenant.service';
@@ -39,6 +40,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   await dataSource.initialize();
   const applied = await runMigrations(dataSource);
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
+  const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
 
   const services: Services = {
     tenants: new TenantService(dataSource, config),
@@ -81,6 +83,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       clearInterval(sweep);
       clearTimeout(timer);
       await app.apollo.stop();
+      await stopAnalyze?.();
       await dataSource.destroy();
       await embedded?.stop();
       log.info('stopped');

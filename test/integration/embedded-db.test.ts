@@ -3,7 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { createDataSource, runMigrations } from '../../src/db/data-source';
 import { EmbeddedDatabase, startEmbeddedDatabase } from '../../src/db/embedded';
+import { scheduleAnalyze } from '../../src/db/maintenance';
 import { lastReadyStatus } from '../../src/db/session-queue';
 import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
 
@@ -95,6 +98,33 @@ describe('embedded PostgreSQL under concurrency', () => {
     expect(lastReadyStatus(Buffer.concat([complete, z('T')]))).toBe('T'.charCodeAt(0));
     expect(lastReadyStatus(Buffer.concat([z('T'), complete, z('I')]))).toBe('I'.charCodeAt(0));
     expect(lastReadyStatus(complete)).toBeUndefined();
+  });
+});
+
+describe('planner statistics on the embedded PostgreSQL', () => {
+  it('are gathered by the scheduled ANALYZE, so a deep keyset page walks the index instead of sorting', async () => {
+    const dataSource = createDataSource(db.url, 2);
+    await dataSource.initialize();
+    try {
+      await runMigrations(dataSource);
+      const [{ id: org }] = await dataSource.query(`INSERT INTO organizations (name) VALUES ('plan') RETURNING id`);
+      const [{ id: tenant }] = await dataSource.query(`INSERT INTO tenants (organization_id, name) VALUES ($1, 'plan-test') RETURNING id`, [org]);
+      for (let i = 0; i < 3000; i++) {
+        await dataSource.query(`INSERT INTO shells (tenant_id, id, asset_kind, doc) VALUES ($1, $2, 'Instance', '{}')`, [tenant, `urn:plan:${i}`]);
+      }
+      const [{ seq }] = await dataSource.query('SELECT seq FROM shells WHERE tenant_id = $1 ORDER BY seq OFFSET 2500 LIMIT 1', [tenant]);
+      const plan = async () =>
+        (await dataSource.query('EXPLAIN SELECT seq, doc FROM shells WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [tenant, seq, 101]))
+          .map((row: Record<string, string>) => row['QUERY PLAN'])
+          .join('\n');
+      expect(await plan()).toMatch(/Sort/); // PGlite gathers no statistics by itself
+      const stop = scheduleAnalyze(dataSource, pino({ level: 'silent' }), 0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await stop();
+      expect(await plan()).toMatch(/^Limit.*\n\s*->\s+Index Scan using shells_pkey/);
+    } finally {
+      await dataSource.destroy();
+    }
   });
 });
 
