@@ -106,9 +106,7 @@ function categories(cases: ShellCase[]): Record<string, number> {
 
 /**
  * Requests go one at a time into a tenant of the test's own that each case leaves empty, as ids repeat across
- * corpus files. Sequential is as fast as 8 in flight on a 2-core machine (about 8 s for both tests), and the
- * embedded database (pglite-socket 0.2.x) mixes up concurrent connections, answering wrongly or hanging
- * (electric-sql/pglite#1046), which would hide what this test is about.
+ * corpus files. Sequential is as fast as 8 in flight on a 2-core machine (about 8 s for both tests).
  */
 let server: TestServer;
 const freshTenantApi = async () => server.api((await server.createTenant({ prefix: 'corpus' })).name);
