@@ -207,7 +207,7 @@ export class ShellService {
       });
     } catch (err) {
       const code = (err as { driverError?: { code?: string } }).driverError?.code;
-      // Two creates of one id racing past the row check: the primary key decides.
+      // Two creates of one id racing past the row check: the unique index on the id decides.
       if (code === PG_UNIQUE_VIOLATION) throw conflict(`Shell '${id}' already exists.`);
       rethrowClientError(err);
     }
