@@ -24,7 +24,7 @@ export interface TenantApiOptions {
 
 /**
  * The AAS API v3.0 of every tenant, at `/tenants/{tenant}/api/v3.0` and, host-based, at `/api/v3.0` on
- * `{tenant}.{TENANT_HOST_SUFFIX}`. Each route runs one pre-validated GraphQL operation in-process.
+ * `{tenant}.{TENANT_HOST_SUFFIX}`. Each route runs one GraphQL operation in-process, compiled at start-up.
  */
 export function createTenantApiRouter(options: TenantApiOptions): Router {
   const executor = new OperationExecutor(options.schema);

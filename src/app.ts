@@ -103,7 +103,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     stopOnTerminationSignals: false,
     validationRules: [operationLimits],
     parseOptions: { maxTokens: MAX_TOKENS },
-    // The playground is our own offline GraphiQL at /graphiql, not Apollo's CDN-loaded landing page (plugins).
     includeStacktraceInErrorResponses: false,
     // Our errors carry a code and a message meant for clients; anything else is a bug whose text stays in the log.
     formatError: (formatted) =>
@@ -111,6 +110,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         ? { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } }
         : formatted,
     plugins: [
+      // The playground is our own offline GraphiQL at /graphiql, not Apollo's CDN-loaded landing page.
       ApolloServerPluginLandingPageDisabled(),
       {
         async requestDidStart() {
