@@ -1,11 +1,10 @@
-import { ExecutionResult, GraphQLError, GraphQLSchema, OperationDefinitionNode, parse, validate } from 'graphql';
+import { ExecutionResult, GraphQLError, GraphQLSchema, parse, validate } from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/graphql/context';
 import { statusOfCode } from '../src/graphql/errors';
 import { FacadeError } from './facade-error';
 
 export interface PreparedOperation {
-  name: string;
   compiled: CompiledQuery;
 }
 
@@ -21,10 +20,9 @@ export class OperationExecutor {
     const document = parse(source);
     const errors = validate(this.schema, document);
     if (errors.length) throw new Error(`facade operation does not fit the schema: ${errors.map((e) => e.message).join('; ')}\n${source}`);
-    const operation = document.definitions[0] as OperationDefinitionNode;
     const compiled = compileQuery(this.schema, document);
     if (!isCompiledQuery(compiled)) throw new Error(`facade operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-    return { name: operation.name?.value ?? 'anonymous', compiled };
+    return { compiled };
   }
 
   /** The operation's data; a GraphQL error becomes a FacadeError with the status its code maps to. */

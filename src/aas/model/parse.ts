@@ -10,7 +10,7 @@ const MAX_REPORTED = 50;
  * The deepest nesting of JSON objects and arrays accepted. The metamodel library reads and verifies
  * recursively; a document nested thousands deep would exhaust the stack. Real models stay far below this.
  */
-export const MAX_DEPTH = 128;
+const MAX_DEPTH = 128;
 
 /** Whether `json` nests deeper than `max`; iterative, so it cannot overflow itself. */
 function nestsDeeperThan(json: unknown, max: number): boolean {
@@ -30,14 +30,15 @@ function jsonPath(path: string): string {
 }
 
 /**
- * Deserializes `json` with the official metamodel library and verifies every constraint, recursively.
+ * Deserializes `json` with the official metamodel library and verifies every constraint, recursively, and
+ * returns the canonical JSON of what was read: what is stored and what is returned.
  * Anything that fails is a 400 whose messages name the JSON path of each problem.
  */
 export function parseVerified<T extends types.Class>(
   what: string,
   parse: (json: jsonization.JsonValue) => common.Either<T, jsonization.DeserializationError>,
   json: unknown,
-): T {
+): JsonObject {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw badRequest(`The body must be a JSON object (${what}).`);
   }
@@ -49,7 +50,8 @@ export function parseVerified<T extends types.Class>(
   }
   const instance = parsed.mustValue();
   // The library ignores properties the metamodel does not have; the AAS JSON schema forbids them.
-  const unexpected = strayProperties(json, jsonization.toJsonable(instance), '$');
+  const canonical = jsonization.toJsonable(instance) as JsonObject;
+  const unexpected = strayProperties(json, canonical, '$');
   if (unexpected.length) throw badRequest(`Invalid ${what}: ${unexpected[0]}`, unexpected.slice(0, MAX_REPORTED));
   const messages: string[] = [];
   let count = 0;
@@ -61,7 +63,7 @@ export function parseVerified<T extends types.Class>(
     if (count > MAX_REPORTED) messages.push(`... and ${count - MAX_REPORTED} more violations`);
     throw badRequest(`Invalid ${what}: ${messages[0]}`, messages);
   }
-  return instance;
+  return canonical;
 }
 
 /**
@@ -83,15 +85,8 @@ function strayProperties(sent: unknown, canonical: unknown, path: string, found:
   return found;
 }
 
-/** The canonical JSON of a verified instance: what is stored and what is returned. */
-export function toJson(instance: types.Class): JsonObject {
-  return jsonization.toJsonable(instance) as JsonObject;
-}
-
 export const parseShell = (json: unknown) =>
   parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json);
 export const parseAssetInformation = (json: unknown) =>
   parseVerified('AssetInformation', jsonization.assetInformationFromJsonable, json);
 export const parseReference = (json: unknown) => parseVerified('Reference', jsonization.referenceFromJsonable, json);
-export const parseSpecificAssetId = (json: unknown) =>
-  parseVerified('SpecificAssetId', jsonization.specificAssetIdFromJsonable, json);

@@ -5,7 +5,7 @@ import { readRows, rethrowClientError } from '../../db/read';
 import { recordChange } from '../../events/outbox';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, parseAssetInformation, parseReference, parseShell, toJson } from '../model/parse';
+import { JsonObject, parseAssetInformation, parseReference, parseShell } from '../model/parse';
 import { ShellEntity } from './shell.entity';
 
 export interface AssetIdFilter {
@@ -113,7 +113,7 @@ export class ShellService {
   }
 
   async create(tenant: TenantEntity, json: unknown): Promise<JsonObject> {
-    const doc = toJson(parseShell(json));
+    const doc = parseShell(json);
     await this.write(tenant, doc.id as string, (current) => {
       if (current) throw conflict(`Shell '${doc.id}' already exists.`);
       return { kind: 'created', doc };
@@ -122,7 +122,7 @@ export class ShellService {
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown): Promise<JsonObject> {
-    const doc = toJson(parseShell(json));
+    const doc = parseShell(json);
     if (doc.id !== id) throw badRequest(`The shell's id '${doc.id}' differs from the id in the path '${id}'.`);
     await this.write(tenant, id, (current) => {
       if (!current) throw notFound(`Shell '${id}' not found.`);
@@ -139,14 +139,14 @@ export class ShellService {
   }
 
   async replaceAssetInformation(tenant: TenantEntity, id: string, json: unknown): Promise<JsonObject> {
-    const assetInformation = toJson(parseAssetInformation(json));
+    const assetInformation = parseAssetInformation(json);
     // Re-verify the whole shell: shell-level constraints may span the new asset information.
-    const doc = await this.update(tenant, id, (current) => toJson(parseShell({ ...current, assetInformation })));
+    const doc = await this.update(tenant, id, (current) => parseShell({ ...current, assetInformation }));
     return doc.assetInformation as JsonObject;
   }
 
   async addSubmodelRef(tenant: TenantEntity, id: string, json: unknown): Promise<JsonObject> {
-    const ref = toJson(parseReference(json));
+    const ref = parseReference(json);
     if (!isSubmodelReference(ref)) {
       throw badRequest('A submodel reference is a ModelReference with exactly one key, of type Submodel.');
     }
