@@ -1,4 +1,5 @@
 import { Init1763740000000 } from './1763740000000-Init';
+import { SubmodelsConceptDescriptions1763900000000 } from './1763900000000-SubmodelsConceptDescriptions';
 
 /** Every migration, in order. A landed migration is never edited; a schema change is a new file here. */
-export const migrations = [Init1763740000000];
+export const migrations = [Init1763740000000, SubmodelsConceptDescriptions1763900000000];

@@ -1,6 +1,6 @@
 import { encodeBase64Url } from '../src/common/base64url';
 import { Query, assetIdsParam, cursorParam, enumParam, idParam, limitParam, single } from './params';
-import { RouteSpec, json, pagedResult } from './route';
+import { RouteRequest, RouteSpec, etagHeader, json, pagedResult } from './route';
 
 /** AAS Repository Service, full profile (SSP-001), and the service description. */
 
@@ -16,6 +16,7 @@ const shellFilter = (req: { query: Query }) => ({
 });
 
 const aasId = (req: { params: Record<string, string> }) => idParam('aasIdentifier', req.params.aasIdentifier);
+const ifMatch = (req: RouteRequest) => req.header('if-match') ?? null;
 
 export const aasRepositoryRoutes: RouteSpec[] = [
   {
@@ -38,12 +39,12 @@ export const aasRepositoryRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/shells',
     body: true,
-    operation: `mutation PostShell($tenant: String!, $shell: JSONObject!) { createShell(tenant: $tenant, shell: $shell) { id json } }`,
+    operation: `mutation PostShell($tenant: String!, $shell: JSONObject!) { createShell(tenant: $tenant, shell: $shell) { id etag json } }`,
     variables: (req) => ({ tenant: req.tenant, shell: req.body }),
     respond: (data, req) => ({
       status: 201,
       body: data.createShell.json,
-      headers: { Location: `${req.apiUrl()}/shells/${encodeBase64Url(data.createShell.id)}` },
+      headers: { Location: `${req.apiUrl()}/shells/${encodeBase64Url(data.createShell.id)}`, ...etagHeader(data.createShell) },
     }),
   },
   {
@@ -58,25 +59,25 @@ export const aasRepositoryRoutes: RouteSpec[] = [
   {
     method: 'GET',
     path: '/shells/:aasIdentifier',
-    operation: `query GetShell($tenant: String!, $id: String!) { shell(tenant: $tenant, id: $id) { json } }`,
+    operation: `query GetShell($tenant: String!, $id: String!) { shell(tenant: $tenant, id: $id) { etag json } }`,
     variables: (req) => ({ tenant: req.tenant, id: aasId(req) }),
-    respond: (data) => ({ status: 200, body: data.shell.json }),
+    respond: (data) => ({ status: 200, body: data.shell.json, headers: etagHeader(data.shell) }),
   },
   {
     method: 'PUT',
     path: '/shells/:aasIdentifier',
     body: true,
-    operation: `mutation PutShell($tenant: String!, $id: String!, $shell: JSONObject!) {
-      replaceShell(tenant: $tenant, id: $id, shell: $shell) { id }
+    operation: `mutation PutShell($tenant: String!, $id: String!, $shell: JSONObject!, $ifMatch: String) {
+      replaceShell(tenant: $tenant, id: $id, shell: $shell, ifMatch: $ifMatch) { etag }
     }`,
-    variables: (req) => ({ tenant: req.tenant, id: aasId(req), shell: req.body }),
-    respond: () => ({ status: 204 }),
+    variables: (req) => ({ tenant: req.tenant, id: aasId(req), shell: req.body, ifMatch: ifMatch(req) }),
+    respond: (data) => ({ status: 204, headers: etagHeader(data.replaceShell) }),
   },
   {
     method: 'DELETE',
     path: '/shells/:aasIdentifier',
-    operation: `mutation DeleteShell($tenant: String!, $id: String!) { deleteShell(tenant: $tenant, id: $id) }`,
-    variables: (req) => ({ tenant: req.tenant, id: aasId(req) }),
+    operation: `mutation DeleteShell($tenant: String!, $id: String!, $ifMatch: String) { deleteShell(tenant: $tenant, id: $id, ifMatch: $ifMatch) }`,
+    variables: (req) => ({ tenant: req.tenant, id: aasId(req), ifMatch: ifMatch(req) }),
     respond: () => ({ status: 204 }),
   },
   {
@@ -89,19 +90,19 @@ export const aasRepositoryRoutes: RouteSpec[] = [
   {
     method: 'GET',
     path: '/shells/:aasIdentifier/asset-information',
-    operation: `query GetAssetInformation($tenant: String!, $id: String!) { shell(tenant: $tenant, id: $id) { assetInformation { json } } }`,
+    operation: `query GetAssetInformation($tenant: String!, $id: String!) { shell(tenant: $tenant, id: $id) { etag assetInformation { json } } }`,
     variables: (req) => ({ tenant: req.tenant, id: aasId(req) }),
-    respond: (data) => ({ status: 200, body: data.shell.assetInformation.json }),
+    respond: (data) => ({ status: 200, body: data.shell.assetInformation.json, headers: etagHeader(data.shell) }),
   },
   {
     method: 'PUT',
     path: '/shells/:aasIdentifier/asset-information',
     body: true,
-    operation: `mutation PutAssetInformation($tenant: String!, $id: String!, $info: JSONObject!) {
-      replaceAssetInformation(tenant: $tenant, id: $id, assetInformation: $info) { assetKind }
+    operation: `mutation PutAssetInformation($tenant: String!, $id: String!, $info: JSONObject!, $ifMatch: String) {
+      replaceAssetInformation(tenant: $tenant, id: $id, assetInformation: $info, ifMatch: $ifMatch) { etag }
     }`,
-    variables: (req) => ({ tenant: req.tenant, id: aasId(req), info: req.body }),
-    respond: () => ({ status: 204 }),
+    variables: (req) => ({ tenant: req.tenant, id: aasId(req), info: req.body, ifMatch: ifMatch(req) }),
+    respond: (data) => ({ status: 204, headers: etagHeader(data.replaceAssetInformation) }),
   },
   {
     method: 'GET',
@@ -116,10 +117,10 @@ export const aasRepositoryRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/shells/:aasIdentifier/submodel-refs',
     body: true,
-    operation: `mutation PostSubmodelRef($tenant: String!, $id: String!, $ref: JSONObject!) {
-      addSubmodelRef(tenant: $tenant, id: $id, reference: $ref) { json keys { value } }
+    operation: `mutation PostSubmodelRef($tenant: String!, $id: String!, $ref: JSONObject!, $ifMatch: String) {
+      addSubmodelRef(tenant: $tenant, id: $id, reference: $ref, ifMatch: $ifMatch) { json keys { value } }
     }`,
-    variables: (req) => ({ tenant: req.tenant, id: aasId(req), ref: req.body }),
+    variables: (req) => ({ tenant: req.tenant, id: aasId(req), ref: req.body, ifMatch: ifMatch(req) }),
     respond: (data, req) => ({
       status: 201,
       body: data.addSubmodelRef.json,
@@ -131,12 +132,13 @@ export const aasRepositoryRoutes: RouteSpec[] = [
   {
     method: 'DELETE',
     path: '/shells/:aasIdentifier/submodel-refs/:submodelIdentifier',
-    operation: `mutation DeleteSubmodelRef($tenant: String!, $id: String!, $submodelId: String!) {
-      removeSubmodelRef(tenant: $tenant, id: $id, submodelId: $submodelId)
+    operation: `mutation DeleteSubmodelRef($tenant: String!, $id: String!, $submodelId: String!, $ifMatch: String) {
+      removeSubmodelRef(tenant: $tenant, id: $id, submodelId: $submodelId, ifMatch: $ifMatch)
     }`,
     variables: (req) => ({
       tenant: req.tenant,
       id: aasId(req),
+      ifMatch: ifMatch(req),
       submodelId: idParam('submodelIdentifier', req.params.submodelIdentifier),
     }),
     respond: () => ({ status: 204 }),

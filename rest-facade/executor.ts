@@ -37,7 +37,7 @@ function toFacadeError(errors: readonly GraphQLError[], context: Context, reques
   const first = errors[0];
   // Without data, the request itself failed before execution: variables that do not fit their types.
   const status = requestError ? 400 : statusOfCode(first.extensions?.code);
-  if (status >= 500) {
+  if (status === 500) {
     context.log.error({ err: first.originalError ?? first, path: first.path }, 'operation failed');
     return new FacadeError(500, 'Internal server error.');
   }

@@ -65,3 +65,17 @@ export function assetIdsParam(query: Query): { name: string; value: string }[] |
     return { name, value };
   });
 }
+
+/** `extent`: the spec's spelling (`withBlobValue`) or the platform's (`WithBLOBValue`), as the GraphQL enum. */
+export function extentParam(query: Query): 'WithBLOBValue' | 'WithoutBLOBValue' | undefined {
+  const raw = single(query, 'extent');
+  if (raw === undefined) return undefined;
+  if (raw === 'withBlobValue' || raw === 'WithBLOBValue') return 'WithBLOBValue';
+  if (raw === 'withoutBlobValue' || raw === 'WithoutBLOBValue') return 'WithoutBLOBValue';
+  throw badParam(`Query parameter 'extent' must be withBlobValue or withoutBlobValue, got '${raw}'.`);
+}
+
+/** `level`, already checked against the route's allowed values. */
+export function levelParam(query: Query): 'deep' | 'core' | undefined {
+  return single(query, 'level') as 'deep' | 'core' | undefined;
+}

@@ -2,6 +2,8 @@ import type { Query } from './params';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+export type Level = 'deep' | 'core';
+
 export interface RouteRequest {
   /** Raw path parameters, as matched. */
   params: Record<string, string>;
@@ -12,6 +14,8 @@ export interface RouteRequest {
   tenant: string;
   /** Base URL of the tenant API (`{tenant_url}/api/v3.0`), for Location headers. */
   apiUrl(): string;
+  /** A request header, by lower-case name. */
+  header(name: string): string | undefined;
 }
 
 export interface RouteResponse {
@@ -26,8 +30,13 @@ export interface RouteSpec {
   path: string;
   /** The GraphQL document run for this route. */
   operation: string;
-  /** Whether the route takes a JSON body. */
-  body?: boolean;
+  /** Whether the route takes a JSON body: an object or array (`true`), or any JSON value (`'any'`, for `$value`). */
+  body?: boolean | 'any';
+  /**
+   * The modifiers the route takes (AAS Part 2): the `level` values it allows and whether it takes `extent`.
+   * A modifier the route does not take is a 400, not silently ignored.
+   */
+  modifiers?: { level?: readonly Level[]; extent?: boolean };
   variables(req: RouteRequest): Record<string, unknown>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shape fixed by `operation`
   respond(data: any, req: RouteRequest): RouteResponse;
@@ -40,3 +49,8 @@ export function pagedResult(page: { result: unknown[]; pagingMetadata: { cursor?
 }
 
 export const json = (item: { json: unknown }) => item.json;
+
+/** The entity tag of what a route returned, as a response header. */
+export function etagHeader(item: { etag?: string | null } | null | undefined): Record<string, string> {
+  return item?.etag ? { ETag: item.etag } : {};
+}

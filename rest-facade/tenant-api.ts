@@ -4,6 +4,8 @@ import type { Context as KoaContext, Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Context } from '../src/graphql/context';
 import { aasRepositoryRoutes } from './aas-repository';
+import { conceptDescriptionRoutes } from './concept-description-repository';
+import { submodelRepositoryRoutes } from './submodel-repository';
 import { OperationExecutor } from './executor';
 import { FacadeError } from './facade-error';
 import { Query } from './params';
@@ -29,14 +31,15 @@ export interface TenantApiOptions {
 export function createTenantApiRouter(options: TenantApiOptions): Router {
   const executor = new OperationExecutor(options.schema);
   const router = new Router();
-  const readJson = jsonBody(options.bodyLimitBytes);
+  const readJson = jsonBody(options.bodyLimitBytes, true);
+  const readAnyJson = jsonBody(options.bodyLimitBytes, false);
   const bases: [string, Middleware][] = [[`/tenants/:tenant/api/${API_VERSION}`, tenantFromPath]];
   if (options.tenantHostSuffix) bases.push([`/api/${API_VERSION}`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
-  for (const spec of aasRepositoryRoutes) {
+  for (const spec of [...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes]) {
     const handler = routeHandler(spec, executor, options);
     const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     for (const [base, tenant] of bases) {
-      if (spec.body) router[method](base + spec.path, tenant, readJson, handler);
+      if (spec.body) router[method](base + spec.path, tenant, spec.body === 'any' ? readAnyJson : readJson, handler);
       else router[method](base + spec.path, tenant, handler);
     }
   }
@@ -59,9 +62,12 @@ function tenantFromHost(suffix: string): Middleware {
   };
 }
 
-/** JSON bodies only: another media type is 415, a missing or malformed body 400, an oversized one 413. */
-function jsonBody(limit: number): Middleware {
-  const parse = koaBody({ json: true, jsonStrict: true, jsonLimit: limit, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH] });
+/**
+ * JSON bodies only: another media type is 415, a missing or malformed body 400, an oversized one 413. Strict
+ * bodies are objects or arrays; value-only bodies may be any JSON value (`"42"`, `true`).
+ */
+function jsonBody(limit: number, strict: boolean): Middleware {
+  const parse = koaBody({ json: true, jsonStrict: strict, jsonLimit: limit, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH] });
   return async (ctx, next) => {
     if (!ctx.request.length && !ctx.get('transfer-encoding')) throw new FacadeError(400, 'The request needs a JSON body.');
     if (!ctx.is('application/json')) throw new FacadeError(415, `Content-Type must be application/json, got '${ctx.get('content-type') || 'none'}'.`);
@@ -86,11 +92,25 @@ function routeHandler(spec: RouteSpec, executor: OperationExecutor, options: Ten
       body: ctx.request.body,
       tenant,
       apiUrl: () => options.apiUrlOf(tenant),
+      header: (name: string) => ctx.get(name) || undefined,
     };
+    checkModifiers(spec, req.query);
     const data = await executor.run(operation, spec.variables(req), options.contextOf(ctx));
     const res = spec.respond(data, req);
     ctx.status = res.status;
     if (res.headers) ctx.set(res.headers);
     if (res.body !== undefined) ctx.body = res.body;
   };
+}
+
+/** `level` and `extent` only where the route takes them, with the values it allows (AAS Part 2). */
+function checkModifiers(spec: RouteSpec, query: Query): void {
+  const level = query.level;
+  if (level !== undefined) {
+    const allowed = spec.modifiers?.level ?? [];
+    if (Array.isArray(level) || !(allowed as readonly string[]).includes(level)) {
+      throw new FacadeError(400, allowed.length ? `Query parameter 'level' must be one of ${allowed.join(', ')} here.` : `This route takes no 'level' parameter.`);
+    }
+  }
+  if (query.extent !== undefined && !spec.modifiers?.extent) throw new FacadeError(400, `This route takes no 'extent' parameter.`);
 }

@@ -3,7 +3,9 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import pino, { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { ConceptDescriptionService } from './aas/concept-descriptions/concept-description.service';
 import { ShellService } from './aas/shells/shell.service';
+import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
@@ -42,9 +44,12 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
   const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
 
+  const shells = new ShellService(dataSource);
   const services: Services = {
     tenants: new TenantService(dataSource, config),
-    shells: new ShellService(dataSource),
+    shells,
+    submodels: new SubmodelService(dataSource, shells),
+    conceptDescriptions: new ConceptDescriptionService(dataSource),
     tokens: createTokenVerifier(config.auth),
   };
   const created = await services.tenants.bootstrap(config.defaultTenantShowcase);

@@ -1,14 +1,19 @@
 import type { Logger } from 'pino';
+import type { ConceptDescriptionService } from '../aas/concept-descriptions/concept-description.service';
 import type { ShellService } from '../aas/shells/shell.service';
+import type { SubmodelService } from '../aas/submodels/submodel.service';
 import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { TenantService } from '../management/tenants/tenant.service';
 import { AppError, unauthenticated } from './errors';
+import { Loaders } from './loaders';
 
 export interface Services {
   tenants: TenantService;
   shells: ShellService;
+  submodels: SubmodelService;
+  conceptDescriptions: ConceptDescriptionService;
   tokens: TokenVerifier;
 }
 
@@ -24,6 +29,8 @@ export interface Context {
   services: Services;
   /** Tenants the auth checker has let this request into, by name. */
   authorizedTenants: Map<string, TenantEntity>;
+  /** Batched loads of related rows for this request: a field that loads rows goes through one of these. */
+  loaders: Loaders;
 }
 
 export function createContext(
@@ -38,6 +45,7 @@ export function createContext(
     log,
     services,
     authorizedTenants: new Map(),
+    loaders: new Loaders(services),
     principal() {
       principal ??= verifyAuthorization(services, authorization);
       return principal;

@@ -12,11 +12,13 @@ export const ERROR_STATUS = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL_SERVER_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -36,3 +38,6 @@ export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', message);
 export const forbidden = (message: string) => new AppError('FORBIDDEN', message);
+export const preconditionFailed = (message: string) => new AppError('PRECONDITION_FAILED', message);
+export const methodNotAllowed = (message: string) => new AppError('METHOD_NOT_ALLOWED', message);
+export const notImplemented = (message: string) => new AppError('NOT_IMPLEMENTED', message);

@@ -1,10 +1,15 @@
 import 'reflect-metadata';
 import { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { ConceptDescriptionResolver } from '../aas/concept-descriptions/concept-description.resolver';
+import { conceptDescriptionJsonResolvers } from '../aas/concept-descriptions/concept-description.types';
 import { DescriptionResolver } from '../aas/description/description.resolver';
 import { modelJsonResolvers } from '../aas/model/graphql-types';
 import { ShellResolver } from '../aas/shells/shell.resolver';
 import { shellJsonResolvers } from '../aas/shells/shell.types';
+import { ELEMENT_TYPES, elementJsonResolvers } from '../aas/submodels/element.types';
+import { SubmodelElementAtPathResolver, SubmodelResolver } from '../aas/submodels/submodel.resolver';
+import { submodelJsonResolvers } from '../aas/submodels/submodel.types';
 import { authChecker } from '../auth/policy';
 import { TenantResolver } from '../management/tenants/tenant.resolver';
 
@@ -15,11 +20,19 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
     resolvers: [
       ShellResolver,
+      SubmodelResolver,
+      SubmodelElementAtPathResolver,
+      ConceptDescriptionResolver,
       DescriptionResolver,
       TenantResolver,
       ...modelJsonResolvers,
       ...shellJsonResolvers,
+      ...submodelJsonResolvers,
+      ...elementJsonResolvers,
+      ...conceptDescriptionJsonResolvers,
     ] as unknown as [Function, ...Function[]],
+    // The element kinds are reached only through the SubmodelElement interface.
+    orphanedTypes: ELEMENT_TYPES,
     authChecker,
     authMode: 'error',
     validate: false,

@@ -39,7 +39,7 @@ describe('GraphQL', () => {
         derivedFrom { type keys { type value } }
         assetInformation { assetKind globalAssetId defaultThumbnail { path contentType }
           specificAssetIds { name value externalSubjectId { type keys { type value } } } }
-        submodels { type keys { type value } }
+        submodelRefs { type keys { type value } }
         reference { type keys { type value } }
         json
       } }`,
@@ -48,9 +48,10 @@ describe('GraphQL', () => {
     expect(res.errors).toBeUndefined();
     const shell = res.data.shell;
     // Every typed field carries what was sent (`modelType` is implied by the type).
-    const { modelType: _implied, ...typed } = richShell;
+    const { modelType: _implied, submodels, ...typed } = richShell;
     expect(shell).toMatchObject({
       ...typed,
+      submodelRefs: submodels,
       reference: { type: 'ModelReference', keys: [{ type: 'AssetAdministrationShell', value: 'urn:gql:1' }] },
     });
     expect(shell.json).toEqual(richShell);
@@ -95,10 +96,10 @@ describe('GraphQL', () => {
     expect(refs.data.shellSubmodelRefs.result).toEqual([{ keys: [{ value: 'urn:sm:gql' }] }]);
     expect(refs.data.shellSubmodelRefs.pagingMetadata.cursor).toEqual(expect.any(String));
     expect((await run('mutation($t: String!) { removeSubmodelRef(tenant: $t, id: "urn:gql:1", submodelId: "urn:sm:gql") }')).data.removeSubmodelRef).toBe(true);
-    const info = await run('mutation($t: String!) { replaceAssetInformation(tenant: $t, id: "urn:gql:1", assetInformation: { assetKind: "Type", globalAssetId: "urn:new" }) { assetKind globalAssetId } }');
-    expect(info.data.replaceAssetInformation).toEqual({ assetKind: 'Type', globalAssetId: 'urn:new' });
-    const replaced = await run('mutation($t: String!, $s: JSONObject!) { replaceShell(tenant: $t, id: "urn:gql:1", shell: $s) { idShort submodels { keys { value } } } }', { s: sampleShell('urn:gql:1', { idShort: 'Replaced' }) });
-    expect(replaced.data.replaceShell).toEqual({ idShort: 'Replaced', submodels: null });
+    const info = await run('mutation($t: String!) { replaceAssetInformation(tenant: $t, id: "urn:gql:1", assetInformation: { assetKind: "Type", globalAssetId: "urn:new" }) { assetInformation { assetKind globalAssetId } } }');
+    expect(info.data.replaceAssetInformation.assetInformation).toEqual({ assetKind: 'Type', globalAssetId: 'urn:new' });
+    const replaced = await run('mutation($t: String!, $s: JSONObject!) { replaceShell(tenant: $t, id: "urn:gql:1", shell: $s) { idShort submodelRefs { keys { value } } } }', { s: sampleShell('urn:gql:1', { idShort: 'Replaced' }) });
+    expect(replaced.data.replaceShell).toEqual({ idShort: 'Replaced', submodelRefs: null });
     expect((await run('mutation($t: String!) { deleteShell(tenant: $t, id: "urn:gql:1") }')).data.deleteShell).toBe(true);
     expect((await run('query($t: String!) { shell(tenant: $t, id: "urn:gql:1") { id } }')).errors[0].extensions.code).toBe('NOT_FOUND');
   });

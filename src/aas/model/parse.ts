@@ -43,7 +43,13 @@ export function parseVerified<T extends types.Class>(
     throw badRequest(`The body must be a JSON object (${what}).`);
   }
   if (nestsDeeperThan(json, MAX_DEPTH)) throw badRequest(`The ${what} nests deeper than ${MAX_DEPTH} levels.`);
-  const parsed = parse(json as jsonization.JsonValue);
+  let parsed: common.Either<T, jsonization.DeserializationError>;
+  try {
+    parsed = parse(json as jsonization.JsonValue);
+  } catch (err) {
+    // The library throws instead of reporting on some malformed values (a Blob whose base64 is cut short).
+    throw badRequest(`Invalid ${what}: ${(err as Error).message}`);
+  }
   if (parsed.error !== null) {
     const text = `${jsonPath(parsed.error.path.toString())}: ${parsed.error.message}`;
     throw badRequest(`Invalid ${what}: ${text}`, [text]);
@@ -90,3 +96,8 @@ export const parseShell = (json: unknown) =>
 export const parseAssetInformation = (json: unknown) =>
   parseVerified('AssetInformation', jsonization.assetInformationFromJsonable, json);
 export const parseReference = (json: unknown) => parseVerified('Reference', jsonization.referenceFromJsonable, json);
+export const parseSubmodel = (json: unknown) => parseVerified('Submodel', jsonization.submodelFromJsonable, json);
+export const parseSubmodelElement = (json: unknown) =>
+  parseVerified('SubmodelElement', jsonization.submodelElementFromJsonable, json);
+export const parseConceptDescription = (json: unknown) =>
+  parseVerified('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json);

@@ -4,8 +4,10 @@ import { DEFAULT_LIMIT } from '../../common/cursor';
 import { Context, tenantOf } from '../../graphql/context';
 import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
-import { Page } from './shell.service';
-import { AssetInformation, ReferencePage, Shell, ShellFilterInput, ShellPage } from './shell.types';
+import { Page, originOf } from '../store/identifiable-store';
+import { Submodel } from '../submodels/submodel.types';
+import { referencedSubmodelIds } from './shell.service';
+import { ReferencePage, Shell, ShellFilterInput, ShellPage } from './shell.types';
 
 const pageResult = <T>(page: Page<JsonObject>) => ({
   result: page.items as unknown as T[],
@@ -17,6 +19,24 @@ export class ShellResolver {
   @FieldResolver(() => Reference, { description: 'A ModelReference to this shell.' })
   reference(@Root() shell: JsonObject): JsonObject {
     return { type: 'ModelReference', keys: [{ type: 'AssetAdministrationShell', value: shell.id }] };
+  }
+
+  @FieldResolver(() => [Reference], { nullable: true, description: 'References to the submodels of the shell.' })
+  submodelRefs(@Root() shell: JsonObject): JsonObject[] | undefined {
+    return shell.submodels as JsonObject[] | undefined;
+  }
+
+  @FieldResolver(() => [Submodel], { description: 'The submodels the shell references and this tenant stores, in order (batched).' })
+  async submodels(@Root() shell: JsonObject, @Ctx() ctx: Context): Promise<JsonObject[]> {
+    const origin = originOf(shell);
+    if (!origin) return [];
+    const found = await ctx.loaders.submodel(origin.tenant).loadMany(referencedSubmodelIds(shell));
+    return found.filter((doc): doc is JsonObject => doc !== null && !(doc instanceof Error));
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'The entity tag, for If-Match.' })
+  etag(@Root() shell: JsonObject): string | undefined {
+    return originOf(shell)?.etag;
   }
 
   @Authorized('reader')
@@ -67,27 +87,34 @@ export class ShellResolver {
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<Shell> {
-    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell)) as unknown as Shell;
+    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch })) as unknown as Shell;
   }
 
   @Authorized('contributor')
   @Mutation(() => Boolean)
-  async deleteShell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<boolean> {
-    await ctx.services.shells.delete(tenantOf(ctx, tenant), id);
+  async deleteShell(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ): Promise<boolean> {
+    await ctx.services.shells.delete(tenantOf(ctx, tenant), id, { ifMatch });
     return true;
   }
 
   @Authorized('contributor')
-  @Mutation(() => AssetInformation)
+  @Mutation(() => Shell, { description: "Replaces the shell's asset information; returns the shell." })
   async replaceAssetInformation(
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
     @Arg('assetInformation', () => GraphQLJSONObject) assetInformation: JsonObject,
-  ): Promise<AssetInformation> {
-    const info = await ctx.services.shells.replaceAssetInformation(tenantOf(ctx, tenant), id, assetInformation);
-    return info as unknown as AssetInformation;
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ): Promise<Shell> {
+    const shell = await ctx.services.shells.replaceAssetInformation(tenantOf(ctx, tenant), id, assetInformation, { ifMatch });
+    return shell as unknown as Shell;
   }
 
   @Authorized('contributor')
@@ -97,8 +124,9 @@ export class ShellResolver {
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
     @Arg('reference', () => GraphQLJSONObject) reference: JsonObject,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<Reference> {
-    return (await ctx.services.shells.addSubmodelRef(tenantOf(ctx, tenant), id, reference)) as unknown as Reference;
+    return (await ctx.services.shells.addSubmodelRef(tenantOf(ctx, tenant), id, reference, { ifMatch })) as unknown as Reference;
   }
 
   @Authorized('contributor')
@@ -108,8 +136,9 @@ export class ShellResolver {
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
     @Arg('submodelId') submodelId: string,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<boolean> {
-    await ctx.services.shells.removeSubmodelRef(tenantOf(ctx, tenant), id, submodelId);
+    await ctx.services.shells.removeSubmodelRef(tenantOf(ctx, tenant), id, submodelId, { ifMatch });
     return true;
   }
 }

@@ -56,9 +56,6 @@ export class Shell {
   @Field(() => AssetInformation)
   assetInformation: AssetInformation;
 
-  @Field(() => [Reference], { nullable: true, description: 'References to the submodels of the shell.' })
-  submodels?: Reference[];
-
   @Field(() => [GraphQLJSONObject], { nullable: true })
   extensions?: JsonObject[];
 

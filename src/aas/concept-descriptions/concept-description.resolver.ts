@@ -1,0 +1,90 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Authorized, Ctx, Field, FieldResolver, InputType, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { DEFAULT_LIMIT } from '../../common/cursor';
+import { Context, tenantOf } from '../../graphql/context';
+import { JsonObject } from '../model/parse';
+import { referenceKeyOf } from '../model/reference-keys';
+import { originOf } from '../store/identifiable-store';
+import { ConceptDescription, ConceptDescriptionPage } from './concept-description.types';
+
+@InputType()
+export class ConceptDescriptionFilterInput {
+  @Field({ nullable: true })
+  idShort?: string;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'A Reference its `isCaseOf` contains (type and keys equal).' })
+  isCaseOf?: JsonObject;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'A Reference naming one of its embedded data specifications.' })
+  dataSpecificationRef?: JsonObject;
+}
+
+@Resolver(() => ConceptDescription)
+export class ConceptDescriptionResolver {
+  @FieldResolver(() => String, { nullable: true, description: 'The entity tag, for If-Match.' })
+  etag(@Root() cd: JsonObject): string | undefined {
+    return originOf(cd)?.etag;
+  }
+
+  @Authorized('reader')
+  @Query(() => ConceptDescriptionPage, { description: 'Concept descriptions of the tenant, in insertion order, paged.' })
+  async conceptDescriptions(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('filter', () => ConceptDescriptionFilterInput, { nullable: true }) filter: ConceptDescriptionFilterInput | null,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+  ) {
+    const page = await ctx.services.conceptDescriptions.list(
+      tenantOf(ctx, tenant),
+      {
+        idShort: filter?.idShort,
+        isCaseOfKey: referenceKeyOf(filter?.isCaseOf),
+        dataSpecificationKey: referenceKeyOf(filter?.dataSpecificationRef),
+      },
+      limit,
+      cursor,
+    );
+    return { result: page.items, pagingMetadata: { cursor: page.cursor } };
+  }
+
+  @Authorized('reader')
+  @Query(() => ConceptDescription)
+  conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string) {
+    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id);
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => ConceptDescription, { description: 'Creates a concept description from its AAS JSON; the id must be new.' })
+  createConceptDescription(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
+  ) {
+    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription);
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => ConceptDescription, { description: 'Replaces a concept description; the id in the body must equal `id`.' })
+  replaceConceptDescription(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch });
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Boolean)
+  async deleteConceptDescription(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ): Promise<boolean> {
+    await ctx.services.conceptDescriptions.delete(tenantOf(ctx, tenant), id, { ifMatch });
+    return true;
+  }
+}

@@ -1,0 +1,99 @@
+import { DataSource } from 'typeorm';
+import { badRequest, conflict, notFound } from '../../graphql/errors';
+import { TenantEntity } from '../../management/tenants/tenant.entity';
+import { JsonObject, parseConceptDescription } from '../model/parse';
+import { referenceKey } from '../model/reference-keys';
+import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';
+import { ConceptDescriptionEntity } from './concept-description.entity';
+
+/** Absent and null both mean "no condition"; the references are canonical keys (`model/reference-keys`). */
+export interface ConceptDescriptionFilter {
+  idShort?: string | null;
+  isCaseOfKey?: string | null;
+  dataSpecificationKey?: string | null;
+}
+
+export interface ConceptDescriptionWrite {
+  ifMatch?: string | null;
+}
+
+/** The Concept Description Repository. Every change goes through the store's one write path. */
+export class ConceptDescriptionService {
+  private readonly store: IdentifiableStore<ConceptDescriptionEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.store = new IdentifiableStore(dataSource, {
+      table: 'concept_descriptions',
+      entity: ConceptDescriptionEntity,
+      modelType: 'ConceptDescription',
+      columns: (doc) => ({
+        idShort: (doc.idShort as string | undefined) ?? null,
+        isCaseOf: ((doc.isCaseOf ?? []) as JsonObject[]).map(referenceKey),
+        dataSpecifications: ((doc.embeddedDataSpecifications ?? []) as JsonObject[]).map((eds) =>
+          referenceKey(eds.dataSpecification as JsonObject),
+        ),
+      }),
+    });
+  }
+
+  list(tenant: TenantEntity, filter: ConceptDescriptionFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
+    const conditions: Condition[] = [];
+    if (filter.idShort != null) conditions.push(['id_short = ?', filter.idShort]);
+    if (filter.isCaseOfKey != null) conditions.push(['is_case_of @> ARRAY[?::text]', filter.isCaseOfKey]);
+    if (filter.dataSpecificationKey != null) conditions.push(['data_specifications @> ARRAY[?::text]', filter.dataSpecificationKey]);
+    return this.store.page(tenant, conditions, limit, cursor);
+  }
+
+  async get(tenant: TenantEntity, id: string): Promise<JsonObject> {
+    const doc = await this.store.find(tenant, id);
+    if (!doc) throw notFound(`Concept description '${id}' not found.`);
+    return doc;
+  }
+
+  /** Concept descriptions by id, for DataLoaders. */
+  findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
+    return this.store.findMany(tenant, ids);
+  }
+
+  async create(tenant: TenantEntity, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {
+    const doc = parseConceptDescription(json);
+    const id = doc.id as string;
+    const stored = await this.store.write(
+      tenant,
+      id,
+      (current) => {
+        if (current) throw conflict(`Concept description '${id}' already exists.`);
+        return { kind: 'created', doc };
+      },
+      options,
+    );
+    return stored!;
+  }
+
+  async replace(tenant: TenantEntity, id: string, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {
+    const doc = parseConceptDescription(json);
+    if (doc.id !== id) throw badRequest(`The concept description's id '${String(doc.id)}' differs from the id in the path '${id}'.`);
+    const stored = await this.store.write(
+      tenant,
+      id,
+      (current) => {
+        if (!current) throw notFound(`Concept description '${id}' not found.`);
+        return { kind: 'updated', doc };
+      },
+      options,
+    );
+    return stored!;
+  }
+
+  async delete(tenant: TenantEntity, id: string, options: ConceptDescriptionWrite = {}): Promise<void> {
+    await this.store.write(
+      tenant,
+      id,
+      (current) => {
+        if (!current) throw notFound(`Concept description '${id}' not found.`);
+        return { kind: 'deleted' };
+      },
+      options,
+    );
+  }
+}

@@ -1,0 +1,191 @@
+import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
+import { etagOf, ifMatchAdmits } from '../../common/etag';
+import { readRows, rethrowClientError } from '../../db/read';
+import { recordChange } from '../../events/outbox';
+import { badRequest, conflict, preconditionFailed } from '../../graphql/errors';
+import { TenantEntity } from '../../management/tenants/tenant.entity';
+import { JsonObject } from '../model/parse';
+
+export interface Page<T> {
+  items: T[];
+  cursor?: string;
+}
+
+export type Change = { kind: 'created' | 'updated'; doc: JsonObject } | { kind: 'deleted' };
+
+export interface WriteOptions {
+  /** The request's `If-Match` header: the write happens only when it admits the current entity tag. */
+  ifMatch?: string | null;
+  /** Whether the change fires a change event (element-level changes do not). Default true. */
+  event?: boolean;
+  /** Join this transaction instead of opening one. */
+  manager?: EntityManager;
+}
+
+/** A filter condition: SQL with one `?` for its parameter. */
+export type Condition = [sql: string, value: unknown];
+
+export interface IdentifiableTable<E extends ObjectLiteral> {
+  table: string;
+  entity: EntityTarget<E>;
+  /** The AAS model type, for change events and messages (`Submodel`). */
+  modelType: string;
+  /** The entity columns pulled out of a document, beside the document itself. */
+  columns(doc: JsonObject): QueryDeepPartialEntity<E>;
+}
+
+/** Where a document a read or write returned came from: its tenant and entity tag. */
+export interface Origin {
+  tenant: TenantEntity;
+  etag: string;
+}
+
+/** A side table, so documents stay plain AAS JSON: resolvers of related fields find the tenant here. */
+const origins = new WeakMap<object, Origin>();
+
+function tagged(doc: JsonObject, tenant: TenantEntity, seq: string, version: number): JsonObject {
+  origins.set(doc, { tenant, etag: etagOf(seq, version) });
+  return doc;
+}
+
+export function originOf(doc: object): Origin | undefined {
+  return origins.get(doc);
+}
+
+const PG_UNIQUE_VIOLATION = '23505';
+
+/** One identifiable by id: the MD5 finds it in the unique index, the full comparison makes it exact. */
+const BY_ID = 'tenant_id = $1 AND md5(id) = md5($2) AND id = $2';
+
+export function assertLimit(limit: number): void {
+  const problem = checkLimit(limit);
+  if (problem) throw badRequest(problem);
+}
+
+/** The first `limit` items, and a cursor naming the last one when more follow. */
+export function pageOf<T>(list: string, rows: T[], limit: number, keyOf: (row: T) => string | number): Page<T> {
+  if (rows.length <= limit) return { items: rows };
+  const items = rows.slice(0, limit);
+  return { items, cursor: encodeCursor(list, keyOf(items[items.length - 1])) };
+}
+
+/**
+ * The stored identifiables of one kind (shells, submodels, concept descriptions): AAS JSON documents with
+ * their query columns, a version for entity tags, keyset paging, and the one write path, which locks the row,
+ * checks `If-Match`, applies the change and records the change event in one transaction.
+ */
+export class IdentifiableStore<E extends ObjectLiteral> {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly spec: IdentifiableTable<E>,
+  ) {}
+
+  /** The document, tagged with its entity tag, or null. */
+  async find(tenant: TenantEntity, id: string): Promise<JsonObject | null> {
+    const rows = await readRows<{ seq: string; version: number; doc: JsonObject }>(
+      this.dataSource,
+      `SELECT seq, version, doc FROM ${this.spec.table} WHERE ${BY_ID}`,
+      [tenant.id, id],
+    );
+    return rows.length ? tagged(rows[0].doc, tenant, rows[0].seq, rows[0].version) : null;
+  }
+
+  /** Several documents by id in one statement, for DataLoaders; absent ids are absent from the map. */
+  async findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
+    const rows = await readRows<{ id: string; seq: string; version: number; doc: JsonObject }>(
+      this.dataSource,
+      `SELECT id, seq, version, doc FROM ${this.spec.table}
+        WHERE tenant_id = $1 AND md5(id) = ANY (SELECT md5(x) FROM unnest($2::text[]) AS x) AND id = ANY ($2::text[])`,
+      [tenant.id, ids],
+    );
+    return new Map(rows.map((row) => [row.id, tagged(row.doc, tenant, row.seq, row.version)]));
+  }
+
+  /** A page in insertion order; one index range scan, as cheap on page 1,000 as on page 1. */
+  async page(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
+    assertLimit(limit);
+    const list = this.spec.table;
+    const params: unknown[] = [tenant.id];
+    const where = ['tenant_id = $1'];
+    if (cursor !== undefined && cursor !== null) {
+      const after = decodeCursor(list, cursor);
+      if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
+      where.push(`seq > $${params.push(after)}`);
+    }
+    for (const [sql, value] of conditions) where.push(sql.replace('?', `$${params.push(value)}`));
+    const rows = await readRows<{ seq: string; version: number; doc: JsonObject }>(
+      this.dataSource,
+      `SELECT seq, version, doc FROM ${list} WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.push(limit + 1)}`,
+      params,
+    );
+    const page = pageOf(list, rows, limit, (row) => Number(row.seq));
+    return { items: page.items.map((row) => tagged(row.doc, tenant, row.seq, row.version)), cursor: page.cursor };
+  }
+
+  /** Runs `work` in one transaction, for requests that change more than one identifiable. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /**
+   * The single write path: locks the row (or its absence), checks `If-Match`, lets `decide` turn the current
+   * document into a change, applies it and records the change event. Returns the stored document, tagged.
+   */
+  async write(
+    tenant: TenantEntity,
+    id: string,
+    decide: (current: JsonObject | null) => Change,
+    options: WriteOptions = {},
+  ): Promise<JsonObject | null> {
+    const { table, entity, modelType } = this.spec;
+    const run = async (manager: EntityManager): Promise<JsonObject | null> => {
+      const rows: { seq: string; version: number; doc: JsonObject }[] = await manager.query(
+        `SELECT seq, version, doc FROM ${table} WHERE ${BY_ID} FOR UPDATE`,
+        [tenant.id, id],
+      );
+      const row = rows[0];
+      if (row && options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(row.seq, row.version))) {
+        throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
+      }
+      const change = decide(row?.doc ?? null);
+      if (!row && options.ifMatch != null) throw preconditionFailed(`${modelType} '${id}' does not exist: If-Match cannot match.`);
+      // Only a create may find no row; an update or delete addresses the row it locked, by primary key.
+      if (change.kind !== 'created' && !row) throw new Error(`${modelType} ${change.kind} without its row`);
+      const event = options.event ?? true;
+      if (change.kind === 'deleted') {
+        await manager.delete(entity, { tenantId: tenant.id, seq: row.seq });
+        if (event) await recordChange(manager, tenant, 'deleted', modelType, id, null);
+        return null;
+      }
+      const doc = change.doc;
+      const columns = { ...this.spec.columns(doc), doc } as QueryDeepPartialEntity<E>;
+      let seq: string;
+      let version: number;
+      if (change.kind === 'created') {
+        const inserted = await manager
+          .createQueryBuilder()
+          .insert()
+          .into(entity)
+          .values({ tenantId: tenant.id, id, version: 1, ...columns } as QueryDeepPartialEntity<E>)
+          .returning('seq')
+          .execute();
+        [seq, version] = [(inserted.raw as { seq: string }[])[0].seq, 1];
+      } else {
+        await manager.update(entity, { tenantId: tenant.id, seq: row.seq }, { ...columns, version: () => 'version + 1' } as QueryDeepPartialEntity<E>);
+        [seq, version] = [row.seq, row.version + 1];
+      }
+      if (event) await recordChange(manager, tenant, change.kind, modelType, id, doc);
+      return tagged(doc, tenant, seq, version);
+    };
+    try {
+      return options.manager ? await run(options.manager) : await this.dataSource.transaction(run);
+    } catch (err) {
+      const code = (err as { driverError?: { code?: string } }).driverError?.code;
+      // Two creates of one id racing past the row check: the unique index on the id decides.
+      if (code === PG_UNIQUE_VIOLATION) throw conflict(`${modelType} '${id}' already exists.`);
+      rethrowClientError(err);
+    }
+  }
+}

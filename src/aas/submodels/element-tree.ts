@@ -1,0 +1,168 @@
+import { badRequest, notFound } from '../../graphql/errors';
+import { JsonObject } from '../model/parse';
+
+/**
+ * Navigation in a submodel's element tree, by idShortPath (`a.b[2].c`): the submodel's elements, a
+ * collection's, entity's and annotated relationship's children by idShort, a list's by index.
+ */
+
+export type Segment = { idShort: string } | { index: number };
+
+/** A step of an idShortPath: an idShort, then any number of `[n]` indices. */
+const STEP = /^([A-Za-z][A-Za-z0-9_-]*)((?:\[\d{1,9}\])*)$/;
+
+export function parseIdShortPath(raw: string): Segment[] {
+  if (raw === '') throw badRequest('The idShortPath is empty.');
+  const segments: Segment[] = [];
+  for (const step of raw.split('.')) {
+    const match = STEP.exec(step);
+    if (!match) throw badRequest(`The idShortPath '${raw}' is malformed at '${step}': expected idShort followed by optional [index] parts.`);
+    segments.push({ idShort: match[1] });
+    for (const index of match[2].matchAll(/\[(\d+)\]/g)) segments.push({ index: Number(index[1]) });
+  }
+  return segments;
+}
+
+export function formatIdShortPath(segments: Segment[]): string {
+  return segments.map((s, i) => ('index' in s ? `[${s.index}]` : i === 0 ? s.idShort : `.${s.idShort}`)).join('');
+}
+
+/** Which property of a node holds its child elements, and whether they are addressed by index. */
+interface Children {
+  key: string;
+  byIndex: boolean;
+}
+
+const CHILDREN: Record<string, Children> = {
+  Submodel: { key: 'submodelElements', byIndex: false },
+  SubmodelElementCollection: { key: 'value', byIndex: false },
+  SubmodelElementList: { key: 'value', byIndex: true },
+  Entity: { key: 'statements', byIndex: false },
+  AnnotatedRelationshipElement: { key: 'annotations', byIndex: false },
+};
+
+export function childrenOf(node: JsonObject): Children | undefined {
+  return CHILDREN[node.modelType as string];
+}
+
+export function childList(node: JsonObject): JsonObject[] {
+  const children = childrenOf(node);
+  return children ? ((node[children.key] ?? []) as JsonObject[]) : [];
+}
+
+/** An element found by its path: the element and where it sits. */
+export interface Located {
+  element: JsonObject;
+  parent: JsonObject;
+  /** Position in the parent's child list. */
+  position: number;
+  segments: Segment[];
+}
+
+/** The element at `segments`; 404 when there is none (a missing idShort, an index out of range, a leaf). */
+export function locate(submodel: JsonObject, segments: Segment[]): Located {
+  let parent: JsonObject | undefined;
+  let node = submodel;
+  let position = -1;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    const children = childrenOf(node);
+    const list = children ? ((node[children.key] ?? []) as JsonObject[]) : [];
+    if (!children || children.byIndex !== 'index' in segment) {
+      throw notFound(`No element at '${formatIdShortPath(segments.slice(0, i + 1))}': ${describe(node, i === 0)} has no ${'index' in segment ? 'indexed' : 'named'} children.`);
+    }
+    position = 'index' in segment ? segment.index : list.findIndex((child) => child.idShort === segment.idShort);
+    if (position < 0 || position >= list.length) {
+      throw notFound(`No element at '${formatIdShortPath(segments.slice(0, i + 1))}'.`);
+    }
+    parent = node;
+    node = list[position];
+  }
+  return { element: node, parent: parent!, position, segments };
+}
+
+function describe(node: JsonObject, isSubmodel: boolean): string {
+  return isSubmodel ? 'the submodel' : `${node.modelType} '${node.idShort ?? ''}'`;
+}
+
+/** The idShortPaths of `node`'s descendants (all levels, or only its children with `core`). */
+export function descendantPaths(node: JsonObject, prefix: Segment[], core: boolean, out: string[] = []): string[] {
+  const children = childrenOf(node);
+  if (!children) return out;
+  childList(node).forEach((child, i) => {
+    const segments = [...prefix, children.byIndex ? { index: i } : { idShort: child.idShort as string }];
+    out.push(formatIdShortPath(segments));
+    if (!core) descendantPaths(child, segments, false, out);
+  });
+  return out;
+}
+
+export type Level = 'deep' | 'core';
+
+/**
+ * Shapes a document for output, in place (reads get a fresh document per request): `core` keeps the
+ * node's direct children but drops theirs (with `depth` 1: drops the node's own children, for the items of a
+ * list that is itself the resource); without BLOB values, Blob elements keep only their content type.
+ */
+export function shapeForOutput(node: JsonObject, level: Level, withBlobValue: boolean, depth = 0): JsonObject {
+  const visit = (element: JsonObject, depth: number) => {
+    if (!withBlobValue && element.modelType === 'Blob') delete element.value;
+    const children = childrenOf(element);
+    if (!children || element[children.key] === undefined) return;
+    if (level === 'core' && depth >= 1) {
+      delete element[children.key];
+      return;
+    }
+    for (const child of element[children.key] as JsonObject[]) visit(child, depth + 1);
+  };
+  visit(node, depth);
+  return node;
+}
+
+/** Attributes every element's metadata has (Referable, HasSemantics, Qualifiable, HasDataSpecification). */
+const COMMON_METADATA = [
+  'modelType',
+  'extensions',
+  'category',
+  'idShort',
+  'displayName',
+  'description',
+  'semanticId',
+  'supplementalSemanticIds',
+  'qualifiers',
+  'embeddedDataSpecifications',
+];
+
+/** Per kind, the further metadata attributes (Part 2, `*Metadata` schemas); everything else is value. */
+const KIND_METADATA: Record<string, string[]> = {
+  Property: ['valueType'],
+  Range: ['valueType'],
+  SubmodelElementList: ['orderRelevant', 'semanticIdListElement', 'typeValueListElement', 'valueTypeListElement'],
+  BasicEventElement: ['direction', 'state', 'messageTopic', 'messageBroker', 'lastUpdate', 'minInterval', 'maxInterval'],
+};
+
+function isMetadataKey(node: JsonObject, key: string): boolean {
+  if (node.modelType === 'Submodel') return key !== 'submodelElements';
+  return COMMON_METADATA.includes(key) || (KIND_METADATA[node.modelType as string] ?? []).includes(key);
+}
+
+/** The metadata of a submodel or element: everything but its values and child elements. */
+export function metadataOf(node: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(node).filter(([key]) => isMetadataKey(node, key)));
+}
+
+/**
+ * `node` with the metadata attributes of `metadata` merged over its own (a patch: attributes not given stay);
+ * its values stay as they are. An attribute that is not metadata of the kind, or another modelType, is a 400.
+ */
+export function withMetadata(node: JsonObject, metadata: unknown): JsonObject {
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw badRequest('The metadata must be a JSON object.');
+  const body = metadata as JsonObject;
+  if (body.modelType !== undefined && body.modelType !== node.modelType) {
+    throw badRequest(`The metadata's modelType '${String(body.modelType)}' differs from the ${String(node.modelType)} it updates.`);
+  }
+  for (const key of Object.keys(body)) {
+    if (!isMetadataKey(node, key)) throw badRequest(`$.${key}: not a metadata attribute of ${String(node.modelType)}.`);
+  }
+  return { ...node, ...body };
+}

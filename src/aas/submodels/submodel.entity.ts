@@ -1,0 +1,40 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/** A submodel stored as its AAS JSON document, with the columns that queries filter on pulled out beside it. */
+@Entity('submodels')
+export class SubmodelEntity {
+  @PrimaryColumn({ name: 'tenant_id', type: 'uuid' })
+  tenantId: string;
+
+  /** Insertion order; the keyset for paging. */
+  @PrimaryColumn({ type: 'bigint', insert: false, update: false })
+  seq: string;
+
+  /** The AAS identifier; unique per tenant through an index on its MD5 (see the migration). */
+  @Column({ type: 'text' })
+  id: string;
+
+  @Column({ name: 'id_short', type: 'text', nullable: true })
+  idShort: string | null;
+
+  /** `Instance` or `Template` (absent in the document means Instance). */
+  @Column({ type: 'text' })
+  kind: string;
+
+  /** Filter keys of the semantic id (`model/reference-keys`). */
+  @Column({ name: 'semantic_keys', type: 'text', array: true })
+  semanticKeys: string[];
+
+  @Column({ type: 'jsonb' })
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- jsonb: any JSON document
+  doc: Record<string, any>;
+
+  @Column({ type: 'integer' })
+  version: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,402 @@
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Authorized, Ctx, Field, FieldResolver, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, registerEnumType } from 'type-graphql';
+import { DEFAULT_LIMIT } from '../../common/cursor';
+import { Context, tenantOf } from '../../graphql/context';
+import { methodNotAllowed, notImplemented } from '../../graphql/errors';
+import { ConceptDescription } from '../concept-descriptions/concept-description.types';
+import { PagingMetadata, Reference } from '../model/graphql-types';
+import { referenceKeyOf, valueKey } from '../model/reference-keys';
+import { JsonObject } from '../model/parse';
+import { Page, originOf } from '../store/identifiable-store';
+import { Level, childList, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
+import { SubmodelElement } from './element.types';
+import { ElementAt } from './submodel.service';
+import { ModellingKind, Submodel, SubmodelPage } from './submodel.types';
+import { elementValue, submodelValue } from './value-only';
+
+export enum Extent {
+  WithBLOBValue = 'WithBLOBValue',
+  WithoutBLOBValue = 'WithoutBLOBValue',
+}
+registerEnumType(Extent, { name: 'Extent', description: 'Whether Blob elements carry their value (base64) or only their content type.' });
+
+export enum LevelArg {
+  deep = 'deep',
+  core = 'core',
+}
+registerEnumType(LevelArg, { name: 'Level', description: '`core`: the direct children only, without theirs.' });
+
+@InputType()
+export class SubmodelFilterInput {
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'Submodels whose semantic id is this Reference (type and keys equal).' })
+  semanticId?: JsonObject;
+
+  @Field({ nullable: true, description: 'Submodels whose semantic id has a key with this value.' })
+  semanticIdValue?: string;
+
+  @Field({ nullable: true })
+  idShort?: string;
+
+  @Field(() => ModellingKind, { nullable: true, description: 'Instance or Template; absent means all kinds.' })
+  kind?: ModellingKind;
+}
+
+@ObjectType({ description: 'A submodel element with its place: its idShortPath in the submodel.' })
+export class SubmodelElementAtPath {
+  @Field()
+  idShortPath: string;
+
+  @Field(() => SubmodelElement)
+  element: JsonObject;
+}
+
+@ObjectType()
+export class SubmodelElementPage {
+  @Field(() => [SubmodelElementAtPath])
+  result: SubmodelElementAtPath[];
+
+  @Field(() => PagingMetadata)
+  pagingMetadata: PagingMetadata;
+}
+
+/** What the resolvers hand on for an element: the service's ElementAt, shaped. */
+interface ElementRoot {
+  submodel: JsonObject;
+  element: JsonObject;
+  idShortPath: string;
+  keys: { type: string; value: string }[];
+}
+
+const shape = (doc: JsonObject, level: LevelArg, extent: Extent, depth = 0) =>
+  shapeForOutput(doc, level as Level, extent === Extent.WithBLOBValue, depth);
+
+const pageResult = <T>(page: Page<T>) => ({ result: page.items, pagingMetadata: { cursor: page.cursor } });
+
+/** The key of each step of a path, for the element's ModelReference: idShorts, and list indices as text. */
+function elementRoot({ submodel, element, path }: ElementAt): ElementRoot {
+  const keys: { type: string; value: string }[] = [];
+  let node = submodel;
+  for (const segment of path) {
+    const list = childList(node);
+    node = 'index' in segment ? list[segment.index] : list.find((child) => child.idShort === segment.idShort)!;
+    keys.push({ type: node.modelType as string, value: 'index' in segment ? String(segment.index) : segment.idShort });
+  }
+  return { submodel, element, idShortPath: formatIdShortPath(path), keys };
+}
+
+function submodelReference(id: unknown) {
+  return { type: 'ModelReference', keys: [{ type: 'Submodel', value: id }] };
+}
+
+@Resolver(() => SubmodelElementAtPath)
+export class SubmodelElementAtPathResolver {
+  @FieldResolver(() => GraphQLJSON, { description: 'The value-only serialization (Part 2); a 400 for Operation and Capability.' })
+  value(@Root() root: ElementRoot): unknown {
+    return elementValue(root.element, { withBlobValue: true });
+  }
+
+  @FieldResolver(() => GraphQLJSONObject, { description: 'The element without its values and children.' })
+  metadata(@Root() root: ElementRoot): JsonObject {
+    return metadataOf(root.element);
+  }
+
+  @FieldResolver(() => [String], { description: 'The idShortPaths of the element and its descendants.' })
+  paths(@Root() root: ElementRoot): string[] {
+    const segments = root.keys.map((key, i) => (root.keys[i - 1]?.type === 'SubmodelElementList' ? { index: Number(key.value) } : { idShort: key.value }));
+    return [root.idShortPath, ...descendantPaths(root.element, segments, false)];
+  }
+
+  @FieldResolver(() => Reference, { description: 'A ModelReference to the element: the submodel, then one key per step.' })
+  reference(@Root() root: ElementRoot): JsonObject {
+    return { type: 'ModelReference', keys: [...submodelReference(root.submodel.id).keys, ...root.keys] };
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: "The entity tag of the submodel the element is in." })
+  etag(@Root() root: ElementRoot): string | undefined {
+    return originOf(root.submodel)?.etag;
+  }
+}
+
+@Resolver(() => Submodel)
+export class SubmodelResolver {
+  @FieldResolver(() => Reference, { description: 'A ModelReference to this submodel.' })
+  reference(@Root() submodel: JsonObject): JsonObject {
+    return submodelReference(submodel.id);
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'The entity tag, for If-Match.' })
+  etag(@Root() submodel: JsonObject): string | undefined {
+    return originOf(submodel)?.etag;
+  }
+
+  @FieldResolver(() => GraphQLJSONObject, { description: 'The value-only serialization (Part 2).' })
+  value(@Root() submodel: JsonObject): JsonObject {
+    return submodelValue(submodel, { withBlobValue: true });
+  }
+
+  @FieldResolver(() => GraphQLJSONObject, { description: 'The submodel without its elements.' })
+  metadata(@Root() submodel: JsonObject): JsonObject {
+    return metadataOf(submodel);
+  }
+
+  @FieldResolver(() => [String], { description: 'The idShortPaths of all its elements.' })
+  paths(@Root() submodel: JsonObject): string[] {
+    return descendantPaths(submodel, [], false);
+  }
+
+  @FieldResolver(() => ConceptDescription, { nullable: true, description: 'The concept description its semantic id names, if stored here.' })
+  async semanticConceptDescription(@Root() submodel: JsonObject, @Ctx() ctx: Context): Promise<JsonObject | null> {
+    const key = ((submodel.semanticId as JsonObject | undefined)?.keys as { value: string }[] | undefined)?.[0];
+    const origin = originOf(submodel);
+    if (!key || !origin) return null;
+    return ctx.loaders.conceptDescription(origin.tenant).load(key.value);
+  }
+
+  @Authorized('reader')
+  @Query(() => SubmodelPage, { description: 'Submodels of the tenant, in insertion order, paged.' })
+  async submodels(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('filter', () => SubmodelFilterInput, { nullable: true }) filter: SubmodelFilterInput | null,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+    @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+  ) {
+    const semanticKey = filter?.semanticIdValue != null ? valueKey(filter.semanticIdValue) : referenceKeyOf(filter?.semanticId);
+    const page = await ctx.services.submodels.list(tenantOf(ctx, tenant), { semanticKey, idShort: filter?.idShort, kind: filter?.kind }, limit, cursor);
+    return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
+  }
+
+  @Authorized('reader')
+  @Query(() => SubmodelPage, { description: 'The submodels a shell references, in the order of its references, paged.' })
+  async shellSubmodels(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('shellId') shellId: string,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+    @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+  ) {
+    const page = await ctx.services.submodels.ofShell(tenantOf(ctx, tenant), shellId, limit, cursor);
+    return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
+  }
+
+  @Authorized('reader')
+  @Query(() => Submodel, { description: 'One submodel; with `shellId`, only if that shell references it.' })
+  async submodel(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+    @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+  ) {
+    return shape(await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }), level, extent);
+  }
+
+  @Authorized('reader')
+  @Query(() => SubmodelElementPage, { description: "A submodel's top-level elements, paged." })
+  async submodelElements(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+    @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+  ) {
+    const page = await ctx.services.submodels.elements(tenantOf(ctx, tenant), submodelId, { shellId }, limit, cursor);
+    return pageResult({ ...page, items: page.items.map((at) => elementRoot({ ...at, element: shape(at.element, level, extent, 1) })) });
+  }
+
+  @Authorized('reader')
+  @Query(() => SubmodelElementAtPath, { description: 'The element at an idShortPath (`a.b[2].c`).' })
+  async submodelElement(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('idShortPath') idShortPath: string,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+    @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+  ) {
+    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId });
+    return elementRoot({ ...at, element: shape(at.element, level, extent) });
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Submodel, { description: 'Creates a submodel from its AAS JSON; the id must be new.' })
+  async createSubmodel(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
+  ) {
+    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel);
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Submodel, { description: 'Replaces a submodel; the id in the body must equal `id`.' })
+  async replaceSubmodel(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch });
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Submodel, { description: 'Updates a submodel (level core): the attributes given replace its own; the others stay.' })
+  async patchSubmodel(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return ctx.services.submodels.patch(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch });
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Submodel, { description: "Updates a submodel's metadata; its elements stay." })
+  async patchSubmodelMetadata(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('metadata', () => GraphQLJSONObject) metadata: JsonObject,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return ctx.services.submodels.patchMetadata(tenantOf(ctx, tenant), id, metadata, { shellId, ifMatch });
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Submodel, { description: "Sets a submodel's element values from their value-only serialization." })
+  async patchSubmodelValue(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('value', () => GraphQLJSON) value: unknown,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return ctx.services.submodels.patchValue(tenantOf(ctx, tenant), id, value, { shellId, ifMatch });
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Boolean, { description: 'Deletes a submodel; with `shellId`, also that shell\'s reference to it.' })
+  async deleteSubmodel(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ): Promise<boolean> {
+    await ctx.services.submodels.delete(tenantOf(ctx, tenant), id, { shellId, ifMatch });
+    return true;
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => SubmodelElementAtPath, { description: 'Adds an element to the submodel, or to the container at `idShortPath`.' })
+  async createSubmodelElement(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('idShortPath', () => String, { nullable: true }) idShortPath: string | null,
+    @Arg('element', () => GraphQLJSONObject) element: JsonObject,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return elementRoot(await ctx.services.submodels.createElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch }));
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => SubmodelElementAtPath)
+  async replaceSubmodelElement(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('idShortPath') idShortPath: string,
+    @Arg('element', () => GraphQLJSONObject) element: JsonObject,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return elementRoot(await ctx.services.submodels.replaceElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch }));
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => SubmodelElementAtPath, { description: 'Updates an element (level core): the attributes given replace its own; the others stay.' })
+  async patchSubmodelElement(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('idShortPath') idShortPath: string,
+    @Arg('element', () => GraphQLJSONObject) element: JsonObject,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return elementRoot(await ctx.services.submodels.patchElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch }));
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => SubmodelElementAtPath)
+  async patchSubmodelElementMetadata(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('idShortPath') idShortPath: string,
+    @Arg('metadata', () => GraphQLJSONObject) metadata: JsonObject,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return elementRoot(await ctx.services.submodels.patchElementMetadata(tenantOf(ctx, tenant), submodelId, idShortPath, metadata, { shellId, ifMatch }));
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => SubmodelElementAtPath, { description: "Sets an element's values from their value-only serialization." })
+  async patchSubmodelElementValue(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('idShortPath') idShortPath: string,
+    @Arg('value', () => GraphQLJSON) value: unknown,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ) {
+    return elementRoot(await ctx.services.submodels.patchElementValue(tenantOf(ctx, tenant), submodelId, idShortPath, value, { shellId, ifMatch }));
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Boolean)
+  async deleteSubmodelElement(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('idShortPath') idShortPath: string,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+  ): Promise<boolean> {
+    await ctx.services.submodels.deleteElement(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId, ifMatch });
+    return true;
+  }
+
+  @Authorized('contributor')
+  @Mutation(() => Boolean, { description: 'Operations are described, not executed, by this platform: always an error (501, or 405 for another kind).' })
+  async invokeOperation(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('idShortPath') idShortPath: string,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+  ): Promise<boolean> {
+    const { element } = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId });
+    if (element.modelType !== 'Operation') throw methodNotAllowed(`The element at '${idShortPath}' is a ${String(element.modelType)}; only an Operation can be invoked.`);
+    throw notImplemented('This platform stores Operations but does not execute them: there is no operation runtime behind it.');
+  }
+}

@@ -1,0 +1,292 @@
+import { DataSource } from 'typeorm';
+import { badRequest, conflict, notFound } from '../../graphql/errors';
+import { TenantEntity } from '../../management/tenants/tenant.entity';
+import { JsonObject, parseSubmodel, parseSubmodelElement } from '../model/parse';
+import { referenceFilterKeys } from '../model/reference-keys';
+import { ShellService, pageOfList, referencedSubmodelIds } from '../shells/shell.service';
+import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';
+import { Located, Segment, childrenOf, locate, parseIdShortPath, withMetadata } from './element-tree';
+import { SubmodelEntity } from './submodel.entity';
+import { applyElementValue, applySubmodelValue } from './value-only';
+
+/** Absent and null both mean "no condition". `semanticId` is a filter key (`model/reference-keys`). */
+export interface SubmodelFilter {
+  semanticKey?: string | null;
+  idShort?: string | null;
+  kind?: string | null;
+}
+
+/** Through which shell a submodel is addressed (`/shells/{id}/submodels/...`): it must reference it. */
+export interface Scope {
+  shellId?: string | null;
+}
+
+export interface SubmodelWrite extends Scope {
+  ifMatch?: string | null;
+}
+
+/** An element with its place: the submodel it is in (tagged with the submodel's entity tag) and its path. */
+export interface ElementAt {
+  submodel: JsonObject;
+  element: JsonObject;
+  path: Segment[];
+}
+
+/**
+ * The Submodel Repository: submodels and, inside them, their elements. Every change goes through the store's
+ * one write path; element-level changes fire no change event (platform spec, Events 4).
+ */
+export class SubmodelService {
+  private readonly store: IdentifiableStore<SubmodelEntity>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly shells: ShellService,
+  ) {
+    this.store = new IdentifiableStore(dataSource, {
+      table: 'submodels',
+      entity: SubmodelEntity,
+      modelType: 'Submodel',
+      columns: (doc) => ({
+        idShort: (doc.idShort as string | undefined) ?? null,
+        kind: (doc.kind as string | undefined) ?? 'Instance',
+        semanticKeys: referenceFilterKeys(doc.semanticId as JsonObject | undefined),
+      }),
+    });
+  }
+
+  list(tenant: TenantEntity, filter: SubmodelFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
+    const conditions: Condition[] = [];
+    if (filter.idShort != null) conditions.push(['id_short = ?', filter.idShort]);
+    if (filter.kind != null) conditions.push(['kind = ?', filter.kind]);
+    if (filter.semanticKey != null) conditions.push(['semantic_keys @> ARRAY[?::text]', filter.semanticKey]);
+    return this.store.page(tenant, conditions, limit, cursor);
+  }
+
+  async get(tenant: TenantEntity, id: string, scope: Scope = {}): Promise<JsonObject> {
+    await this.checkScope(tenant, id, scope);
+    const doc = await this.store.find(tenant, id);
+    if (!doc) throw notFound(`Submodel '${id}' not found.`);
+    return doc;
+  }
+
+  /** Submodels by id, for DataLoaders. */
+  findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
+    return this.store.findMany(tenant, ids);
+  }
+
+  /** The submodels a shell references, paged in the order of its references; dangling references are skipped. */
+  async ofShell(tenant: TenantEntity, shellId: string, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
+    const ids = referencedSubmodelIds(await this.shells.get(tenant, shellId));
+    const page = pageOfList('shell-submodels', ids, (id) => id, limit, cursor);
+    const found = await this.store.findMany(tenant, page.items);
+    return { items: page.items.flatMap((id): JsonObject[] => { const doc = found.get(id); return doc ? [doc] : []; }), cursor: page.cursor };
+  }
+
+  async create(tenant: TenantEntity, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
+    const doc = parseSubmodel(json);
+    const id = doc.id as string;
+    const stored = await this.store.write(
+      tenant,
+      id,
+      (current) => {
+        if (current) throw conflict(`Submodel '${id}' already exists.`);
+        return { kind: 'created', doc };
+      },
+      options,
+    );
+    return stored!;
+  }
+
+  async replace(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
+    const doc = parseSubmodel(json);
+    this.checkId(doc, id);
+    return this.update(tenant, id, options, () => doc);
+  }
+
+  /** PATCH (level core): the attributes the body has replace the submodel's; the others stay. */
+  async patch(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
+    const body = parseSubmodel(json);
+    this.checkId(body, id);
+    return this.update(tenant, id, options, (current) => parseSubmodel({ ...current, ...body }));
+  }
+
+  async patchMetadata(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
+    return this.update(tenant, id, options, (current) => {
+      const doc = parseSubmodel(withMetadata(current, json));
+      this.checkId(doc, id);
+      return doc;
+    });
+  }
+
+  async patchValue(tenant: TenantEntity, id: string, value: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
+    return this.update(tenant, id, options, (current) => parseSubmodel(applySubmodelValue(current, value)));
+  }
+
+  /** Deletes the submodel; through a shell, also the shell's reference to it, in the same transaction. */
+  async delete(tenant: TenantEntity, id: string, options: SubmodelWrite = {}): Promise<void> {
+    await this.checkScope(tenant, id, options);
+    await this.store.transaction(async (manager) => {
+      await this.store.write(
+        tenant,
+        id,
+        (current) => {
+          if (!current) throw notFound(`Submodel '${id}' not found.`);
+          return { kind: 'deleted' };
+        },
+        { ifMatch: options.ifMatch, manager },
+      );
+      if (options.shellId != null) await this.shells.removeSubmodelRef(tenant, options.shellId, id, { manager });
+    });
+  }
+
+  /** The submodel's top-level elements, paged. */
+  async elements(tenant: TenantEntity, id: string, scope: Scope, limit: number, cursor?: string | null): Promise<Page<ElementAt>> {
+    const submodel = await this.get(tenant, id, scope);
+    const elements = (submodel.submodelElements ?? []) as JsonObject[];
+    const page = pageOfList('submodel-elements', elements, (e) => e.idShort as string, limit, cursor);
+    return { items: page.items.map((element) => ({ submodel, element, path: [{ idShort: element.idShort as string }] })), cursor: page.cursor };
+  }
+
+  async element(tenant: TenantEntity, id: string, path: string, scope: Scope = {}): Promise<ElementAt> {
+    const segments = parseIdShortPath(path);
+    const submodel = await this.get(tenant, id, scope);
+    return { submodel, element: locate(submodel, segments).element, path: segments };
+  }
+
+  /** Adds an element to the submodel (no path) or to the collection, list, entity or relationship at `path`. */
+  async createElement(tenant: TenantEntity, id: string, path: string | null, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
+    const parentPath = path === null ? [] : parseIdShortPath(path);
+    const element = parseSubmodelElement(json);
+    let at: Segment[] = [];
+    const submodel = await this.updateTree(tenant, id, options, true, (doc) => {
+      const parent = parentPath.length ? locate(doc, parentPath).element : doc;
+      const children = childrenOf(parent);
+      if (!children) throw badRequest(`The ${String(parent.modelType)} at '${path}' cannot hold elements.`);
+      const list = ((parent[children.key] as JsonObject[] | undefined) ?? []);
+      if (children.byIndex) {
+        at = [...parentPath, { index: list.length }];
+      } else {
+        if (list.some((child) => child.idShort === element.idShort)) {
+          throw conflict(`An element '${String(element.idShort)}' already exists at '${path ?? ''}'.`);
+        }
+        at = [...parentPath, { idShort: element.idShort as string }];
+      }
+      parent[children.key] = [...list, element];
+    });
+    return { submodel, element: locate(submodel, at).element, path: at };
+  }
+
+  async replaceElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
+    const element = parseSubmodelElement(json);
+    return this.changeElement(tenant, id, path, options, true, (current, segments) => {
+      const last = segments[segments.length - 1];
+      if ('idShort' in last && element.idShort !== last.idShort) {
+        throw badRequest(`The element's idShort '${String(element.idShort)}' differs from the path's '${last.idShort}'.`);
+      }
+      return element;
+    });
+  }
+
+  /** PATCH (level core): the attributes the body has replace the element's; the others, children among them, stay. */
+  async patchElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
+    const body = parseSubmodelElement(json);
+    return this.changeElement(tenant, id, path, options, true, (current) => {
+      if (body.modelType !== current.modelType) {
+        throw badRequest(`The body is a ${String(body.modelType)}; the element at '${path}' is a ${String(current.modelType)}.`);
+      }
+      if (body.idShort !== current.idShort) throw badRequest(`The body's idShort differs from the element's.`);
+      return { ...current, ...body };
+    });
+  }
+
+  async patchElementMetadata(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
+    return this.changeElement(tenant, id, path, options, true, (current) => withMetadata(current, json));
+  }
+
+  /** Values only: the element's own constraints are verified; the tree's structure cannot change. */
+  async patchElementValue(tenant: TenantEntity, id: string, path: string, value: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
+    return this.changeElement(tenant, id, path, options, false, (current) => parseSubmodelElement(applyElementValue(current, value)));
+  }
+
+  async deleteElement(tenant: TenantEntity, id: string, path: string, options: SubmodelWrite = {}): Promise<void> {
+    const segments = parseIdShortPath(path);
+    await this.updateTree(tenant, id, options, true, (doc) => {
+      const { parent, position } = locate(doc, segments);
+      const children = childrenOf(parent)!;
+      const kept = (parent[children.key] as JsonObject[]).filter((_, i) => i !== position);
+      if (kept.length) parent[children.key] = kept;
+      else delete parent[children.key];
+    });
+  }
+
+  /** Replaces the element at `path` with what `change` makes of it. */
+  private async changeElement(
+    tenant: TenantEntity,
+    id: string,
+    path: string,
+    options: SubmodelWrite,
+    structural: boolean,
+    change: (current: JsonObject, segments: Segment[]) => JsonObject,
+  ): Promise<ElementAt> {
+    const segments = parseIdShortPath(path);
+    const submodel = await this.updateTree(tenant, id, options, structural, (doc) => {
+      const found: Located = locate(doc, segments);
+      const children = childrenOf(found.parent)!;
+      (found.parent[children.key] as JsonObject[])[found.position] = change(found.element, segments);
+    });
+    return { submodel, element: locate(submodel, segments).element, path: segments };
+  }
+
+  /**
+   * An element-level change: `mutate` edits the stored tree in place, under the submodel's row lock. After a
+   * structural change the whole submodel is verified again (idShorts unique among siblings, list constraints,
+   * template qualifiers); a value change has verified its element already and cannot break the rest.
+   */
+  private async updateTree(
+    tenant: TenantEntity,
+    id: string,
+    options: SubmodelWrite,
+    structural: boolean,
+    mutate: (doc: JsonObject) => void,
+  ): Promise<JsonObject> {
+    await this.checkScope(tenant, id, options);
+    const stored = await this.store.write(
+      tenant,
+      id,
+      (current) => {
+        if (!current) throw notFound(`Submodel '${id}' not found.`);
+        mutate(current);
+        return { kind: 'updated', doc: structural ? parseSubmodel(current) : current };
+      },
+      { ifMatch: options.ifMatch, event: false },
+    );
+    return stored!;
+  }
+
+  private async update(tenant: TenantEntity, id: string, options: SubmodelWrite, modify: (current: JsonObject) => JsonObject): Promise<JsonObject> {
+    await this.checkScope(tenant, id, options);
+    const stored = await this.store.write(
+      tenant,
+      id,
+      (current) => {
+        if (!current) throw notFound(`Submodel '${id}' not found.`);
+        return { kind: 'updated', doc: modify(current) };
+      },
+      { ifMatch: options.ifMatch },
+    );
+    return stored!;
+  }
+
+  private checkId(doc: JsonObject, id: string): void {
+    if (doc.id !== id) throw badRequest(`The submodel's id '${String(doc.id)}' differs from the id in the path '${id}'.`);
+  }
+
+  /** Through a shell, only the submodels it references exist. */
+  private async checkScope(tenant: TenantEntity, id: string, scope: Scope): Promise<void> {
+    if (scope.shellId == null) return;
+    const shell = await this.shells.get(tenant, scope.shellId);
+    if (!referencedSubmodelIds(shell).includes(id)) throw notFound(`Shell '${scope.shellId}' does not reference submodel '${id}'.`);
+  }
+}
+

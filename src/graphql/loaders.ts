@@ -1,0 +1,37 @@
+import DataLoader from 'dataloader';
+import type { JsonObject } from '../aas/model/parse';
+import type { TenantEntity } from '../management/tenants/tenant.entity';
+import type { Services } from './context';
+
+type ById = (tenant: TenantEntity, ids: readonly string[]) => Promise<Map<string, JsonObject>>;
+
+/**
+ * Per-request DataLoaders: every related load in one tick becomes one statement per kind and tenant, so a page
+ * of 100 shells with their submodels costs a constant number of queries.
+ */
+export class Loaders {
+  private readonly loaders = new Map<string, DataLoader<string, JsonObject | null>>();
+
+  constructor(private readonly services: Pick<Services, 'submodels' | 'conceptDescriptions'>) {}
+
+  submodel(tenant: TenantEntity): DataLoader<string, JsonObject | null> {
+    return this.loader('submodel', tenant, (t, ids) => this.services.submodels.findMany(t, ids));
+  }
+
+  conceptDescription(tenant: TenantEntity): DataLoader<string, JsonObject | null> {
+    return this.loader('concept-description', tenant, (t, ids) => this.services.conceptDescriptions.findMany(t, ids));
+  }
+
+  private loader(kind: string, tenant: TenantEntity, byId: ById): DataLoader<string, JsonObject | null> {
+    const key = `${kind}:${tenant.id}`;
+    let loader = this.loaders.get(key);
+    if (!loader) {
+      loader = new DataLoader(async (ids) => {
+        const found = await byId(tenant, ids);
+        return ids.map((id) => found.get(id) ?? null);
+      }, { maxBatchSize: 1000 });
+      this.loaders.set(key, loader);
+    }
+    return loader;
+  }
+}
