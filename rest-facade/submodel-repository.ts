@@ -176,9 +176,11 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
     listElements('', 'element { json }', (page) => pagedResult(page, (e) => e.element.json), { level: DEEP_CORE, extent: true }),
     postElement(''),
     listElements('/$metadata', 'metadata', (page) => pagedResult(page, (e) => e.metadata), {}),
-    listElements('/$value', 'element { idShort } value', (page) => ({
+    // One object for the page, `{ idShort: value }`, as GetSubmodelElementsValueResult has it; kinds without a
+    // value form (Operation, Capability) are left out, as inside a collection.
+    listElements('/$value', 'element { idShort } hasValue value(strict: false)', (page) => ({
       ...pagedResult(page, () => null),
-      result: Object.fromEntries(page.result.map((e) => [e.element.idShort, e.value])),
+      result: Object.fromEntries(page.result.filter((e) => e.hasValue).map((e) => [e.element.idShort, e.value])),
     }), { level: DEEP_CORE, extent: true }),
     listElements('/$reference', 'reference { json }', (page) => pagedResult(page, (e) => e.reference.json), { level: CORE }),
     listElements('/$path', 'paths', (page) => ({ ...pagedResult(page, () => null), result: page.result.flatMap((e) => e.paths) }), { level: DEEP_CORE }),

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { GraphQLSchema } from 'graphql';
+import { GraphQLInterfaceType, GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ConceptDescriptionResolver } from '../aas/concept-descriptions/concept-description.resolver';
 import { conceptDescriptionJsonResolvers } from '../aas/concept-descriptions/concept-description.types';
@@ -36,6 +36,17 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
     authChecker,
     authMode: 'error',
     validate: false,
-  });
+  }).then(withSyncTypeResolution);
   return built;
+}
+
+/**
+ * TypeGraphQL wraps every `resolveType` in an async function. graphql-js awaits it; graphql-jit, which runs
+ * the REST facade's operations, does not, and sees a Promise instead of a type name. The element kind is the
+ * document's `modelType`, known synchronously, so the interface resolves it directly.
+ */
+function withSyncTypeResolution(schema: GraphQLSchema): GraphQLSchema {
+  const elements = schema.getType('SubmodelElement') as GraphQLInterfaceType;
+  elements.resolveType = (element: { modelType?: unknown }) => element.modelType as string;
+  return schema;
 }

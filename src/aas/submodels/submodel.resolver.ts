@@ -12,7 +12,7 @@ import { Level, childList, descendantPaths, formatIdShortPath, metadataOf, shape
 import { SubmodelElement } from './element.types';
 import { ElementAt } from './submodel.service';
 import { ModellingKind, Submodel, SubmodelPage } from './submodel.types';
-import { elementValue, submodelValue } from './value-only';
+import { elementValue, hasValue, submodelValue } from './value-only';
 
 export enum Extent {
   WithBLOBValue = 'WithBLOBValue',
@@ -90,9 +90,18 @@ function submodelReference(id: unknown) {
 
 @Resolver(() => SubmodelElementAtPath)
 export class SubmodelElementAtPathResolver {
-  @FieldResolver(() => GraphQLJSON, { description: 'The value-only serialization (Part 2); a 400 for Operation and Capability.' })
-  value(@Root() root: ElementRoot): unknown {
+  @FieldResolver(() => GraphQLJSON, {
+    nullable: true,
+    description: 'The value-only serialization (Part 2). Operation and Capability have none: an error, or null when `strict` is false.',
+  })
+  value(@Root() root: ElementRoot, @Arg('strict', { defaultValue: true }) strict: boolean): unknown {
+    if (!strict && !hasValue(root.element)) return null;
     return elementValue(root.element, { withBlobValue: true });
+  }
+
+  @FieldResolver(() => Boolean, { description: 'Whether the element kind has a value-only serialization.' })
+  hasValue(@Root() root: ElementRoot): boolean {
+    return hasValue(root.element);
   }
 
   @FieldResolver(() => GraphQLJSONObject, { description: 'The element without its values and children.' })
