@@ -96,7 +96,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
     method,
     path: `${base}${suffix}`,
     body,
-    operation: `mutation WriteSubmodel($tenant: String!, $id: String!${shellVar}, $body: ${type}!, $ifMatch: String) {
+    operation: `mutation WriteSubmodel($tenant: String!, $id: String!${shellVar}, $body: ${type}, $ifMatch: String) {
       ${mutation}(tenant: $tenant, id: $id, ${arg}: $body${shellArg}, ifMatch: $ifMatch) { etag } }`,
     modifiers: allowed,
     variables: (req) => vars(req, { body: req.body, ifMatch: ifMatch(req) }),
@@ -126,7 +126,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
     method,
     path: `${base}/submodel-elements/:idShortPath${suffix}`,
     body,
-    operation: `mutation WriteElement($tenant: String!, $id: String!, $path: String!${shellVar}, $body: ${type}!, $ifMatch: String) {
+    operation: `mutation WriteElement($tenant: String!, $id: String!, $path: String!${shellVar}, $body: ${type}, $ifMatch: String) {
       ${mutation}(tenant: $tenant, submodelId: $id, idShortPath: $path, ${arg}: $body${shellArg}, ifMatch: $ifMatch) { etag } }`,
     modifiers: allowed,
     variables: (req) => vars(req, { path: path(req), body: req.body, ifMatch: ifMatch(req) }),
@@ -157,8 +157,8 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
 
   return [
     getSubmodel('', 'json', (s) => s.json, { level: DEEP_CORE, extent: true }),
-    writeSubmodel('PUT', '', 'replaceSubmodel', 'submodel', 'JSONObject', {}),
-    writeSubmodel('PATCH', '', 'patchSubmodel', 'submodel', 'JSONObject', { level: CORE }),
+    writeSubmodel('PUT', '', 'replaceSubmodel', 'submodel', 'JSONObject!', {}),
+    writeSubmodel('PATCH', '', 'patchSubmodel', 'submodel', 'JSONObject!', { level: CORE }),
     {
       method: 'DELETE',
       path: base,
@@ -168,7 +168,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
       respond: () => ({ status: 204 }),
     },
     getSubmodel('/$metadata', 'metadata', (s) => s.metadata, {}),
-    writeSubmodel('PATCH', '/$metadata', 'patchSubmodelMetadata', 'metadata', 'JSONObject', {}),
+    writeSubmodel('PATCH', '/$metadata', 'patchSubmodelMetadata', 'metadata', 'JSONObject!', {}),
     getSubmodel('/$value', 'value', (s) => s.value, { level: DEEP_CORE, extent: true }),
     writeSubmodel('PATCH', '/$value', 'patchSubmodelValue', 'value', 'JSON', { level: CORE }, 'any'),
     getSubmodel('/$reference', 'reference { json }', (s) => s.reference.json, {}),
@@ -186,8 +186,8 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
     listElements('/$path', 'paths', (page) => ({ ...pagedResult(page, () => null), result: page.result.flatMap((e) => e.paths) }), { level: DEEP_CORE }),
     getElement('', 'element { json }', (e) => e.element.json, { level: DEEP_CORE, extent: true }),
     postElement('/:idShortPath'),
-    writeElement('PUT', '', 'replaceSubmodelElement', 'element', 'JSONObject', { level: DEEP }),
-    writeElement('PATCH', '', 'patchSubmodelElement', 'element', 'JSONObject', { level: CORE }),
+    writeElement('PUT', '', 'replaceSubmodelElement', 'element', 'JSONObject!', { level: DEEP }),
+    writeElement('PATCH', '', 'patchSubmodelElement', 'element', 'JSONObject!', { level: CORE }),
     {
       method: 'DELETE',
       path: `${base}/submodel-elements/:idShortPath`,
@@ -197,7 +197,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
       respond: () => ({ status: 204 }),
     },
     getElement('/$metadata', 'metadata', (e) => e.metadata, {}),
-    writeElement('PATCH', '/$metadata', 'patchSubmodelElementMetadata', 'metadata', 'JSONObject', {}),
+    writeElement('PATCH', '/$metadata', 'patchSubmodelElementMetadata', 'metadata', 'JSONObject!', {}),
     getElement('/$value', 'value', (e) => e.value, { level: DEEP_CORE, extent: true }),
     writeElement('PATCH', '/$value', 'patchSubmodelElementValue', 'value', 'JSON', { level: CORE }, 'any'),
     getElement('/$reference', 'reference { json }', (e) => e.reference.json, {}),

@@ -291,7 +291,7 @@ export class SubmodelResolver {
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
-    @Arg('value', () => GraphQLJSON) value: unknown,
+    @Arg('value', () => GraphQLJSON, { nullable: true, description: 'null clears a value' }) value: unknown,
     @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ) {
@@ -374,7 +374,7 @@ export class SubmodelResolver {
     @Arg('tenant') tenant: string,
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
-    @Arg('value', () => GraphQLJSON) value: unknown,
+    @Arg('value', () => GraphQLJSON, { nullable: true, description: 'null clears a value' }) value: unknown,
     @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ) {
