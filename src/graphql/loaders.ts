@@ -29,7 +29,9 @@ export class Loaders {
       loader = new DataLoader(async (ids) => {
         const found = await byId(tenant, ids);
         return ids.map((id) => found.get(id) ?? null);
-      }, { maxBatchSize: 1000 });
+        // Batching without memoizing: a mutation document runs its fields in order, and each must see the
+        // writes of the ones before it; a memo would hand out rows from before them.
+      }, { maxBatchSize: 1000, cache: false });
       this.loaders.set(key, loader);
     }
     return loader;
