@@ -1,6 +1,6 @@
 import { encodeBase64Url } from '../src/common/base64url';
 import { badParam } from './facade-error';
-import { Query, cursorParam, idParam, limitParam, single } from './params';
+import { Query, base64Param, cursorParam, idParam, limitParam, single } from './params';
 import { RouteRequest, RouteSpec, etagHeader, json, pagedResult } from './route';
 
 /** Concept Description Repository Service, full profile (SSP-001). */
@@ -10,9 +10,8 @@ const ifMatch = (req: RouteRequest) => req.header('if-match') ?? null;
 
 /** A reference filter: base64url of a Reference in JSON. */
 function referenceParam(query: Query, name: string): unknown {
-  const raw = single(query, name);
-  if (raw === undefined) return undefined;
-  const text = idParam(name, raw);
+  const text = base64Param(query, name);
+  if (text === undefined) return undefined;
   try {
     const parsed = JSON.parse(text) as unknown;
     if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;

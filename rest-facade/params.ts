@@ -16,7 +16,18 @@ export function idParam(name: string, raw: string): string {
 export function single(query: Query, name: string): string | undefined {
   const value = query[name];
   if (Array.isArray(value)) throw badParam(`Query parameter '${name}' must be given at most once.`);
+  if (value?.includes('\u0000')) throw badParam(`Query parameter '${name}' contains a NUL character.`);
   return value;
+}
+
+/** A query parameter holding base64url-encoded text (a reference or a key value). */
+export function base64Param(query: Query, name: string): string | undefined {
+  const raw = single(query, name);
+  if (raw === undefined) return undefined;
+  const text = decodeBase64Url(raw);
+  if (text === undefined || text === '') throw badParam(`Query parameter '${name}' is not base64url-encoded text.`);
+  if (text.includes('\u0000')) throw badParam(`Query parameter '${name}' decodes to text with a NUL character.`);
+  return text;
 }
 
 /** `limit`: digits only; the range (1..250) is the GraphQL core's rule. Absent means the core's default. */

@@ -1,7 +1,6 @@
 import { encodeBase64Url } from '../src/common/base64url';
-import { Query, cursorParam, extentParam, idParam, levelParam, limitParam, single, enumParam } from './params';
+import { Query, base64Param, cursorParam, enumParam, extentParam, idParam, levelParam, limitParam, single } from './params';
 import { RouteRequest, RouteSpec, etagHeader, json, pagedResult } from './route';
-import { badParam } from './facade-error';
 
 /**
  * Submodel Repository Service, full profile (SSP-001), and the same submodel routes under a shell
@@ -30,16 +29,14 @@ const DEEP = ['deep'] as const;
  * base64url of anything else is taken as the value of a semantic id key.
  */
 function semanticIdFilter(query: Query): { semanticId?: unknown; semanticIdValue?: string } {
-  const raw = single(query, 'semanticId');
-  if (raw === undefined) return {};
-  const text = idParam('semanticId', raw);
+  const text = base64Param(query, 'semanticId');
+  if (text === undefined) return {};
   try {
     const parsed = JSON.parse(text) as unknown;
     if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return { semanticId: parsed };
   } catch {
     // not JSON: a key value
   }
-  if (text === '') throw badParam("Query parameter 'semanticId' is empty.");
   return { semanticIdValue: text };
 }
 

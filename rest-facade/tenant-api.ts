@@ -63,20 +63,29 @@ function tenantFromHost(suffix: string): Middleware {
 }
 
 /**
- * JSON bodies only: another media type is 415, a missing or malformed body 400, an oversized one 413. Strict
- * bodies are objects or arrays; value-only bodies may be any JSON value (`"42"`, `true`).
+ * JSON bodies only: another media type, charset or encoding is 415, a missing or malformed body 400, an
+ * oversized one 413. Strict bodies are objects; value-only bodies may be any JSON value (`"42"`, `true`).
  */
 function jsonBody(limit: number, strict: boolean): Middleware {
   const parse = koaBody({ json: true, jsonStrict: strict, jsonLimit: limit, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH] });
   return async (ctx, next) => {
     if (!ctx.request.length && !ctx.get('transfer-encoding')) throw new FacadeError(400, 'The request needs a JSON body.');
     if (!ctx.is('application/json')) throw new FacadeError(415, `Content-Type must be application/json, got '${ctx.get('content-type') || 'none'}'.`);
+    // JSON between systems is UTF-8 (RFC 8259 §8.1); another charset would be read as UTF-8 and mangled.
+    const charset = ctx.request.charset;
+    if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+      throw new FacadeError(415, `JSON bodies must be UTF-8, got charset '${charset}'.`);
+    }
     try {
       await parse(ctx, async () => undefined);
     } catch (err) {
       const e = err as { status?: number; type?: string; message?: string };
       if (e.status === 413 || e.type === 'entity.too.large') throw new FacadeError(413, `The body is larger than ${limit} bytes.`);
+      if (e.status === 415) throw new FacadeError(415, e.message ?? 'Unsupported content encoding.');
       throw new FacadeError(400, `The body is not valid JSON: ${e.message ?? 'parse error'}`);
+    }
+    if (strict && (ctx.request.body === null || typeof ctx.request.body !== 'object' || Array.isArray(ctx.request.body))) {
+      throw new FacadeError(400, 'The body must be a JSON object.');
     }
     return next();
   };

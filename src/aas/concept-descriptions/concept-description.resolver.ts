@@ -39,8 +39,8 @@ export class ConceptDescriptionResolver {
       tenantOf(ctx, tenant),
       {
         idShort: filter?.idShort,
-        isCaseOfKey: referenceKeyOf(filter?.isCaseOf),
-        dataSpecificationKey: referenceKeyOf(filter?.dataSpecificationRef),
+        isCaseOfKey: referenceKeyOf(filter?.isCaseOf, 'isCaseOf'),
+        dataSpecificationKey: referenceKeyOf(filter?.dataSpecificationRef, 'dataSpecificationRef'),
       },
       limit,
       cursor,

@@ -1,3 +1,4 @@
+import { AppError, badRequest } from '../../graphql/errors';
 import { JsonObject, parseReference } from './parse';
 
 /**
@@ -20,7 +21,14 @@ export function referenceFilterKeys(ref: JsonObject | undefined): string[] {
   return [referenceKey(ref), ...(ref.keys as { value: string }[]).map((key) => valueKey(key.value))];
 }
 
-/** The filter key of a Reference a client gave (verified first: a malformed one is a 400). */
-export function referenceKeyOf(ref: JsonObject | null | undefined): string | undefined {
-  return ref == null ? undefined : referenceKey(parseReference(ref));
+/** The filter key of a Reference a client gave as filter `name` (verified first: a malformed one is a 400). */
+export function referenceKeyOf(ref: JsonObject | null | undefined, name: string): string | undefined {
+  if (ref == null) return undefined;
+  try {
+    return referenceKey(parseReference(ref));
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    const messages = ((err.extensions.messages ?? [err.message]) as string[]).map((m) => `${name}: ${m}`);
+    throw badRequest(messages[0], messages);
+  }
 }

@@ -172,7 +172,7 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
-    const semanticKey = filter?.semanticIdValue != null ? valueKey(filter.semanticIdValue) : referenceKeyOf(filter?.semanticId);
+    const semanticKey = filter?.semanticIdValue != null ? valueKey(filter.semanticIdValue) : referenceKeyOf(filter?.semanticId, 'semanticId');
     const page = await ctx.services.submodels.list(tenantOf(ctx, tenant), { semanticKey, idShort: filter?.idShort, kind: filter?.kind }, limit, cursor);
     return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
   }
