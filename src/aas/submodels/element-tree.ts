@@ -99,6 +99,15 @@ export function descendantPaths(node: JsonObject, prefix: Segment[], core: boole
 
 export type Level = 'deep' | 'core';
 
+function operationVariables(operation: JsonObject): JsonObject[] {
+  return ['inputVariables', 'outputVariables', 'inoutputVariables'].flatMap((key) => (operation[key] ?? []) as JsonObject[]);
+}
+
+/** Removes every Blob value in an element's subtree, operation variables included. */
+function stripBlobs(element: JsonObject): void {
+  shapeForOutput(element, 'deep', false);
+}
+
 /**
  * Shapes a document for output, in place (reads get a fresh document per request): `core` keeps the
  * node's direct children but drops theirs (with `depth` 1: drops the node's own children, for the items of a
@@ -106,7 +115,11 @@ export type Level = 'deep' | 'core';
  */
 export function shapeForOutput(node: JsonObject, level: Level, withBlobValue: boolean, depth = 0): JsonObject {
   const visit = (element: JsonObject, depth: number) => {
-    if (!withBlobValue && element.modelType === 'Blob') delete element.value;
+    if (!withBlobValue) {
+      if (element.modelType === 'Blob') delete element.value;
+      // An Operation's variables are not path children, but a Blob among them is still a BLOB value.
+      if (element.modelType === 'Operation') for (const variable of operationVariables(element)) stripBlobs(variable.value as JsonObject);
+    }
     const children = childrenOf(element);
     if (!children || element[children.key] === undefined) return;
     if (level === 'core' && depth >= 1) {
