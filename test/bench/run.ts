@@ -10,12 +10,14 @@ import pg from 'pg';
 import { freePort } from '../support/free-port';
 import type { CannedResponse } from './bare-server';
 import { sampleShell } from './shells';
+import { benchSubmodels } from './submodels';
 
 /**
  * `npm run bench`: starts the built server as a child process (on DATABASE_URL in a fresh database of its
  * own, else on the embedded PostgreSQL in a fresh directory), loads 10,000 shells, measures the hot paths
  * with autocannon and prints them beside a bare Node HTTP server answering the same bytes (DESIGN.md,
- * "Performance"). Missed goals are reported, not failed; a broken run (start-up, non-2xx answers) exits 1.
+ * "Performance"); then the same for a submodel of 10,000 elements (`submodels.ts`). Missed goals are
+ * reported, not failed; a broken run (start-up, non-2xx answers) exits 1.
  *
  * BENCH_SERVER_NODE_ARGS adds node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
@@ -31,7 +33,7 @@ const BUILT = path.resolve(__dirname, '../..');
 /** Linux's USER_HZ, the unit of the CPU times in /proc/<pid>/stat: 100 on every mainstream architecture. */
 const CLOCK_TICKS = 100;
 
-interface Row {
+export interface Row {
   name: string;
   reqPerSec: number;
   p50: number;
@@ -42,7 +44,7 @@ interface Row {
 }
 
 /** A server under test: where it listens, and its process (for its CPU time). */
-interface Target {
+export interface Target {
   url: string;
   pid: number;
 }
@@ -147,6 +149,16 @@ async function startBareServer(canned: CannedResponse): Promise<Target> {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid! };
 }
 
+/** A response to replay from the bare server: status, headers and body as the server under test sent them. */
+async function cannedFrom(res: Response): Promise<CannedResponse> {
+  return {
+    status: res.status,
+    // Hop-by-hop and per-response headers are the HTTP server's own business.
+    headers: Object.fromEntries([...res.headers].filter(([name]) => !['connection', 'keep-alive', 'date', 'content-length', 'transfer-encoding'].includes(name))),
+    body: Buffer.from(await res.arrayBuffer()).toString('base64'),
+  };
+}
+
 interface ShellPage {
   result: { id: string }[];
   paging_metadata: { cursor?: string };
@@ -197,8 +209,11 @@ async function measure(name: string, target: Target, request: autocannon.Request
   const cpuUs = ((cpuMs(target.pid) - cpuBefore) * 1000) / result.requests.total;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  const failures = result.non2xx + result.errors + result.timeouts;
-  if (failures) console.error(`  ${name}: ${failures} failed requests, status codes ${JSON.stringify(result.statusCodeStats)}`);
+  // autocannon counts a timeout among the errors too.
+  const failures = result.non2xx + result.errors;
+  if (failures) {
+    console.error(`  ${name}: ${failures} failed requests (${result.non2xx} non-2xx; ${result.errors} errors, ${result.timeouts} of them timeouts), status codes ${JSON.stringify(result.statusCodeStats)}`);
+  }
   const row = { name, reqPerSec: result.requests.average, p50: at(0.5), p99: at(0.99), cpuUs, failures };
   console.log(`  measured ${name}: ${Math.round(row.reqPerSec)} req/s`);
   return row;
@@ -210,9 +225,10 @@ function rotating(paths: string[]): autocannon.Request {
   return { method: 'GET', setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) };
 }
 
-function printTable(rows: Row[], bare: Row): void {
-  const header = ['', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', 'CPU µs/req', 'failed'];
-  const lines = rows.map((r) => [r.name, r.reqPerSec.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), (r.reqPerSec / bare.reqPerSec).toFixed(3), Number.isFinite(r.cpuUs) ? r.cpuUs.toFixed(0) : '-', String(r.failures)]);
+/** The rows, with a ratio column: `ratio.of` says what each row's req/s is against. */
+function printTable(rows: Row[], ratio: { header: string; of: (row: Row) => string }): void {
+  const header = ['', 'req/s', 'p50 ms', 'p99 ms', ratio.header, 'CPU µs/req', 'failed'];
+  const lines = rows.map((r) => [r.name, r.reqPerSec.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), ratio.of(r), Number.isFinite(r.cpuUs) ? r.cpuUs.toFixed(0) : '-', String(r.failures)]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(`\n${format(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
@@ -255,13 +271,7 @@ async function main(): Promise<void> {
 
   const { ids, deepCursor } = await walkPages(api);
   const byIdPaths = ids.map((id) => `${apiPath}/shells/${Buffer.from(id).toString('base64url')}`);
-  const sample = await fetch(`${server.url}${byIdPaths[0]}`);
-  const canned: CannedResponse = {
-    status: sample.status,
-    // Hop-by-hop and per-response headers are the HTTP server's own business.
-    headers: Object.fromEntries([...sample.headers].filter(([name]) => !['connection', 'keep-alive', 'date', 'content-length', 'transfer-encoding'].includes(name))),
-    body: Buffer.from(await sample.arrayBuffer()).toString('base64'),
-  };
+  const canned = await cannedFrom(await fetch(`${server.url}${byIdPaths[0]}`));
   if (canned.status !== 200) throw new Error(`GET ${byIdPaths[0]}: ${canned.status}`);
 
   const rows: Row[] = [];
@@ -273,7 +283,7 @@ async function main(): Promise<void> {
   const bare = await measure('bare node:http, same bytes', await startBareServer(canned), rotating(byIdPaths));
   rows.push(bare);
 
-  printTable(rows, bare);
+  printTable(rows, { header: 'vs bare', of: (r) => (r.reqPerSec / bare.reqPerSec).toFixed(3) });
   console.log(`CPU µs/req: the server's process alone${process.env.DATABASE_URL ? '' : ', the embedded database included'}.`);
   const [byId, first, deep] = rows;
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
@@ -281,7 +291,10 @@ async function main(): Promise<void> {
   const deepRatio = deep.reqPerSec / first.reqPerSec;
   console.log(`\ngoal GET /shells/{id} >= 40% of bare: ${(byIdRatio * 100).toFixed(1)}% ${verdict(byIdRatio >= 0.4)}`);
   console.log(`goal deep page ~ first page (>= 0.9): ${deepRatio.toFixed(3)} ${verdict(deepRatio >= 0.9)}`);
-  console.log(`(response: ${Buffer.from(canned.body, 'base64').length} bytes per shell; total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  console.log(`(response: ${Buffer.from(canned.body, 'base64').length} bytes per shell)`);
+
+  rows.push(...(await benchSubmodels({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable }, run)));
+  console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 
   const failed = rows.filter((r) => r.failures > 0).map((r) => r.name);
   if (loadFailures) failed.unshift('loading');
