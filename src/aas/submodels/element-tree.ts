@@ -57,6 +57,13 @@ export interface Located {
   /** Position in the parent's child list. */
   position: number;
   segments: Segment[];
+  /** The modelType of each step. */
+  types: string[];
+}
+
+/** The steps of a path as `aas_locate` takes them: idShorts and list indices. */
+export function stepsOf(segments: Segment[]): (string | number)[] {
+  return segments.map((s) => ('index' in s ? s.index : s.idShort));
 }
 
 /** The element at `segments`; 404 when there is none (a missing idShort, an index out of range, a leaf). */
@@ -64,6 +71,7 @@ export function locate(submodel: JsonObject, segments: Segment[]): Located {
   let parent: JsonObject | undefined;
   let node = submodel;
   let position = -1;
+  const types: string[] = [];
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i];
     const children = childrenOf(node);
@@ -77,8 +85,9 @@ export function locate(submodel: JsonObject, segments: Segment[]): Located {
     }
     parent = node;
     node = list[position];
+    types.push(node.modelType as string);
   }
-  return { element: node, parent: parent!, position, segments };
+  return { element: node, parent: parent!, position, segments, types };
 }
 
 function describe(node: JsonObject, isSubmodel: boolean): string {

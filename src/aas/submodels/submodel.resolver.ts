@@ -8,7 +8,7 @@ import { PagingMetadata, Reference } from '../model/graphql-types';
 import { referenceKeyOf, valueKey } from '../model/reference-keys';
 import { JsonObject } from '../model/parse';
 import { Page, originOf } from '../store/identifiable-store';
-import { Level, childList, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
+import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
 import { ElementAt } from './submodel.service';
 import { ModellingKind, Submodel, SubmodelPage } from './submodel.types';
@@ -59,12 +59,9 @@ export class SubmodelElementPage {
   pagingMetadata: PagingMetadata;
 }
 
-/** What the resolvers hand on for an element: the service's ElementAt, shaped. */
-interface ElementRoot {
-  submodel: JsonObject;
-  element: JsonObject;
+/** What the resolvers hand on for an element: the service's ElementAt, with its path as text. */
+interface ElementRoot extends ElementAt {
   idShortPath: string;
-  keys: { type: string; value: string }[];
 }
 
 const shape = (doc: JsonObject, level: LevelArg, extent: Extent, depth = 0) =>
@@ -72,16 +69,8 @@ const shape = (doc: JsonObject, level: LevelArg, extent: Extent, depth = 0) =>
 
 const pageResult = <T>(page: Page<T>) => ({ result: page.items, pagingMetadata: { cursor: page.cursor } });
 
-/** The key of each step of a path, for the element's ModelReference: idShorts, and list indices as text. */
-function elementRoot({ submodel, element, path }: ElementAt): ElementRoot {
-  const keys: { type: string; value: string }[] = [];
-  let node = submodel;
-  for (const segment of path) {
-    const list = childList(node);
-    node = 'index' in segment ? list[segment.index] : list.find((child) => child.idShort === segment.idShort)!;
-    keys.push({ type: node.modelType as string, value: 'index' in segment ? String(segment.index) : segment.idShort });
-  }
-  return { submodel, element, idShortPath: formatIdShortPath(path), keys };
+function elementRoot(at: ElementAt): ElementRoot {
+  return { ...at, idShortPath: formatIdShortPath(at.path) };
 }
 
 function submodelReference(id: unknown) {
@@ -111,18 +100,18 @@ export class SubmodelElementAtPathResolver {
 
   @FieldResolver(() => [String], { description: 'The idShortPaths of the element and its descendants.' })
   paths(@Root() root: ElementRoot): string[] {
-    const segments = root.keys.map((key, i) => (root.keys[i - 1]?.type === 'SubmodelElementList' ? { index: Number(key.value) } : { idShort: key.value }));
-    return [root.idShortPath, ...descendantPaths(root.element, segments, false)];
+    return [root.idShortPath, ...descendantPaths(root.element, root.path, false)];
   }
 
-  @FieldResolver(() => Reference, { description: 'A ModelReference to the element: the submodel, then one key per step.' })
+  @FieldResolver(() => Reference, { description: 'A ModelReference to the element: the submodel, then one key per step (list items by index).' })
   reference(@Root() root: ElementRoot): JsonObject {
-    return { type: 'ModelReference', keys: [...submodelReference(root.submodel.id).keys, ...root.keys] };
+    const steps = root.path.map((segment, i) => ({ type: root.types[i], value: 'index' in segment ? String(segment.index) : segment.idShort }));
+    return { type: 'ModelReference', keys: [...submodelReference(root.submodelId).keys, ...steps] };
   }
 
-  @FieldResolver(() => String, { nullable: true, description: "The entity tag of the submodel the element is in." })
-  etag(@Root() root: ElementRoot): string | undefined {
-    return originOf(root.submodel)?.etag;
+  @FieldResolver(() => String, { description: 'The entity tag of the submodel the element is in.' })
+  etag(@Root() root: ElementRoot): string {
+    return root.etag;
   }
 }
 

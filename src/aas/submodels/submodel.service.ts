@@ -4,8 +4,8 @@ import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseSubmodel, parseSubmodelElement } from '../model/parse';
 import { referenceFilterKeys } from '../model/reference-keys';
 import { ShellService, pageOfList, referencedSubmodelIds } from '../shells/shell.service';
-import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';
-import { Located, Segment, childrenOf, locate, parseIdShortPath, withMetadata } from './element-tree';
+import { Condition, IdentifiableStore, Page, originOf } from '../store/identifiable-store';
+import { Located, Segment, childrenOf, locate, parseIdShortPath, stepsOf, withMetadata } from './element-tree';
 import { SubmodelEntity } from './submodel.entity';
 import { applyElementValue, applySubmodelValue } from './value-only';
 
@@ -25,11 +25,18 @@ export interface SubmodelWrite extends Scope {
   ifMatch?: string | null;
 }
 
-/** An element with its place: the submodel it is in (tagged with the submodel's entity tag) and its path. */
+/** An element with its place: the submodel it is in, that submodel's entity tag, its path and step kinds. */
 export interface ElementAt {
-  submodel: JsonObject;
+  submodelId: string;
+  etag: string;
   element: JsonObject;
   path: Segment[];
+  /** The modelType of each step of the path. */
+  types: string[];
+}
+
+function elementAt(submodel: JsonObject, found: Located): ElementAt {
+  return { submodelId: submodel.id as string, etag: originOf(submodel)!.etag, element: found.element, path: found.segments, types: found.types };
 }
 
 /**
@@ -145,13 +152,25 @@ export class SubmodelService {
     const submodel = await this.get(tenant, id, scope);
     const elements = (submodel.submodelElements ?? []) as JsonObject[];
     const page = pageOfList('submodel-elements', elements, (e) => e.idShort as string, limit, cursor);
-    return { items: page.items.map((element) => ({ submodel, element, path: [{ idShort: element.idShort as string }] })), cursor: page.cursor };
+    const etag = originOf(submodel)!.etag;
+    const items = page.items.map((element) => ({
+      submodelId: id,
+      etag,
+      element,
+      path: [{ idShort: element.idShort as string }],
+      types: [element.modelType as string],
+    }));
+    return { items, cursor: page.cursor };
   }
 
+  /** One element: located in the database, so only the element is read, whatever the submodel's size. */
   async element(tenant: TenantEntity, id: string, path: string, scope: Scope = {}): Promise<ElementAt> {
     const segments = parseIdShortPath(path);
-    const submodel = await this.get(tenant, id, scope);
-    return { submodel, element: locate(submodel, segments).element, path: segments };
+    await this.checkScope(tenant, id, scope);
+    const result = await this.store.findElement(tenant, id, stepsOf(segments));
+    if (!result) throw notFound(`Submodel '${id}' not found.`);
+    if (!result.found) throw notFound(`No element at '${path}'.`);
+    return { submodelId: id, etag: result.etag, element: result.found.element, path: segments, types: result.found.types };
   }
 
   /** Adds an element to the submodel (no path) or to the collection, list, entity or relationship at `path`. */
@@ -159,7 +178,7 @@ export class SubmodelService {
     const parentPath = path === null ? [] : parseIdShortPath(path);
     const element = parseSubmodelElement(json);
     let at: Segment[] = [];
-    const submodel = await this.updateTree(tenant, id, options, true, (doc) => {
+    const submodel = await this.updateTree(tenant, id, options, (doc) => {
       const parent = parentPath.length ? locate(doc, parentPath).element : doc;
       const children = childrenOf(parent);
       if (!children) throw badRequest(`The ${String(parent.modelType)} at '${path}' cannot hold elements.`);
@@ -174,12 +193,12 @@ export class SubmodelService {
       }
       parent[children.key] = [...list, element];
     });
-    return { submodel, element: locate(submodel, at).element, path: at };
+    return elementAt(submodel, locate(submodel, at));
   }
 
   async replaceElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
     const element = parseSubmodelElement(json);
-    return this.changeElement(tenant, id, path, options, true, (current, segments) => {
+    return this.changeElement(tenant, id, path, options, (current, segments) => {
       const last = segments[segments.length - 1];
       if ('idShort' in last && element.idShort !== last.idShort) {
         throw badRequest(`The element's idShort '${String(element.idShort)}' differs from the path's '${last.idShort}'.`);
@@ -191,7 +210,7 @@ export class SubmodelService {
   /** PATCH (level core): the attributes the body has replace the element's; the others, children among them, stay. */
   async patchElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
     const body = parseSubmodelElement(json);
-    return this.changeElement(tenant, id, path, options, true, (current) => {
+    return this.changeElement(tenant, id, path, options, (current) => {
       if (body.modelType !== current.modelType) {
         throw badRequest(`The body is a ${String(body.modelType)}; the element at '${path}' is a ${String(current.modelType)}.`);
       }
@@ -201,17 +220,32 @@ export class SubmodelService {
   }
 
   async patchElementMetadata(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    return this.changeElement(tenant, id, path, options, true, (current) => withMetadata(current, json));
+    return this.changeElement(tenant, id, path, options, (current) => withMetadata(current, json));
   }
 
-  /** Values only: the element's own constraints are verified; the tree's structure cannot change. */
+  /**
+   * Values only: the element's own constraints are verified; the tree's structure cannot change, so the rest
+   * of the submodel needs no check and stays in the database (one `jsonb_set`).
+   */
   async patchElementValue(tenant: TenantEntity, id: string, path: string, value: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    return this.changeElement(tenant, id, path, options, false, (current) => parseSubmodelElement(applyElementValue(current, value)));
+    const segments = parseIdShortPath(path);
+    await this.checkScope(tenant, id, options);
+    const stored = await this.store.writeElement(
+      tenant,
+      id,
+      stepsOf(segments),
+      (current) => {
+        if (!current) throw notFound(`No element at '${path}'.`);
+        return parseSubmodelElement(applyElementValue(current.element, value));
+      },
+      { ifMatch: options.ifMatch },
+    );
+    return { submodelId: id, etag: stored.etag, element: stored.element, path: segments, types: stored.types };
   }
 
   async deleteElement(tenant: TenantEntity, id: string, path: string, options: SubmodelWrite = {}): Promise<void> {
     const segments = parseIdShortPath(path);
-    await this.updateTree(tenant, id, options, true, (doc) => {
+    await this.updateTree(tenant, id, options, (doc) => {
       const { parent, position } = locate(doc, segments);
       const children = childrenOf(parent)!;
       const kept = (parent[children.key] as JsonObject[]).filter((_, i) => i !== position);
@@ -226,30 +260,23 @@ export class SubmodelService {
     id: string,
     path: string,
     options: SubmodelWrite,
-    structural: boolean,
     change: (current: JsonObject, segments: Segment[]) => JsonObject,
   ): Promise<ElementAt> {
     const segments = parseIdShortPath(path);
-    const submodel = await this.updateTree(tenant, id, options, structural, (doc) => {
+    const submodel = await this.updateTree(tenant, id, options, (doc) => {
       const found: Located = locate(doc, segments);
       const children = childrenOf(found.parent)!;
       (found.parent[children.key] as JsonObject[])[found.position] = change(found.element, segments);
     });
-    return { submodel, element: locate(submodel, segments).element, path: segments };
+    return elementAt(submodel, locate(submodel, segments));
   }
 
   /**
-   * An element-level change: `mutate` edits the stored tree in place, under the submodel's row lock. After a
-   * structural change the whole submodel is verified again (idShorts unique among siblings, list constraints,
-   * template qualifiers); a value change has verified its element already and cannot break the rest.
+   * A structural element-level change: `mutate` edits the stored tree in place, under the submodel's row lock,
+   * and the whole submodel is verified again (idShorts unique among siblings, list constraints, template
+   * qualifiers). Element-level: no change event.
    */
-  private async updateTree(
-    tenant: TenantEntity,
-    id: string,
-    options: SubmodelWrite,
-    structural: boolean,
-    mutate: (doc: JsonObject) => void,
-  ): Promise<JsonObject> {
+  private async updateTree(tenant: TenantEntity, id: string, options: SubmodelWrite, mutate: (doc: JsonObject) => void): Promise<JsonObject> {
     await this.checkScope(tenant, id, options);
     const stored = await this.store.write(
       tenant,
@@ -257,7 +284,7 @@ export class SubmodelService {
       (current) => {
         if (!current) throw notFound(`Submodel '${id}' not found.`);
         mutate(current);
-        return { kind: 'updated', doc: structural ? parseSubmodel(current) : current };
+        return { kind: 'updated', doc: parseSubmodel(current) };
       },
       { ifMatch: options.ifMatch, event: false },
     );
