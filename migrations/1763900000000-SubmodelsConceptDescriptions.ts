@@ -16,6 +16,7 @@ export class SubmodelsConceptDescriptions1763900000000 implements MigrationInter
         id_short text,
         kind text NOT NULL,
         semantic_keys text[] NOT NULL DEFAULT '{}',
+        has_blobs boolean NOT NULL DEFAULT false,
         doc jsonb NOT NULL,
         version integer NOT NULL DEFAULT 1,
         created_at timestamptz NOT NULL DEFAULT now(),

@@ -21,6 +21,8 @@ export interface RouteRequest {
 export interface RouteResponse {
   status: number;
   body?: unknown;
+  /** A body that is JSON text already, sent as it is. */
+  jsonText?: string;
   headers?: Record<string, string>;
 }
 

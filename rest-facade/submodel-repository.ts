@@ -153,7 +153,15 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
   });
 
   return [
-    getSubmodel('', 'json', (s) => s.json, { level: DEEP_CORE, extent: true }),
+    {
+      method: 'GET',
+      path: base,
+      operation: `query GetSubmodelJson($tenant: String!, $id: String!${shellVar}, $level: Level, $extent: Extent) {
+        submodelJson(tenant: $tenant, id: $id${shellArg}, level: $level, extent: $extent) { etag text } }`,
+      modifiers: { level: DEEP_CORE, extent: true },
+      variables: (req) => vars(req, modifiers(req)),
+      respond: (data) => ({ status: 200, jsonText: data.submodelJson.text, headers: etagHeader(data.submodelJson) }),
+    },
     writeSubmodel('PUT', '', 'replaceSubmodel', 'submodel', 'JSONObject!', {}),
     writeSubmodel('PATCH', '', 'patchSubmodel', 'submodel', 'JSONObject!', { level: CORE }),
     {

@@ -108,7 +108,10 @@ function routeHandler(spec: RouteSpec, executor: OperationExecutor, options: Ten
     const res = spec.respond(data, req);
     ctx.status = res.status;
     if (res.headers) ctx.set(res.headers);
-    if (typeof res.body === 'object' && res.body !== null) ctx.body = res.body;
+    if (res.jsonText !== undefined) {
+      ctx.type = 'application/json';
+      ctx.body = res.jsonText;
+    } else if (typeof res.body === 'object' && res.body !== null) ctx.body = res.body;
     else if (res.body !== undefined) {
       // A value-only body may be a bare string or null; Koa would send a string as text and null as 204.
       ctx.type = 'application/json';

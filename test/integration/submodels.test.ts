@@ -955,3 +955,35 @@ describe('concurrent element writes', () => {
     expect(new Set(responses.map((r) => r.headers.get('etag'))).size).toBe(20);
   });
 });
+
+describe('whole-submodel reads passed through from the database', () => {
+  const blob = (idShort: string) => ({ modelType: 'Blob', idShort, contentType: 'text/plain', value: 'aGVsbG8=' });
+
+  it('answers the stored document as JSON, equal to the parsed read', async () => {
+    const id = uid('passthrough');
+    const doc = { modelType: 'Submodel', id, submodelElements: [property('P', '1'), { modelType: 'SubmodelElementCollection', idShort: 'C', value: [property('Q', 'x')] }] };
+    expect((await post('/submodels', doc)).status).toBe(201);
+    const res = await get(sm(id));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('etag')).toMatch(/^"\d+-1"$/);
+    expect(await json(res)).toEqual(doc);
+    const core = await json(get(`${sm(id)}?level=core`));
+    expect(core.submodelElements[1]).toEqual({ modelType: 'SubmodelElementCollection', idShort: 'C' });
+  });
+
+  it('still leaves out Blob values once a Blob arrives by an element write, inside an operation too', async () => {
+    const id = uid('blob-later');
+    expect((await post('/submodels', { modelType: 'Submodel', id, submodelElements: [property('P', '1')] })).status).toBe(201);
+    expect((await post(`${sm(id)}/submodel-elements`, blob('B'))).status).toBe(201);
+    let read = await json(get(sm(id)));
+    expect(read.submodelElements[1]).toEqual({ modelType: 'Blob', idShort: 'B', contentType: 'text/plain' });
+    expect((await json(get(`${sm(id)}?extent=withBlobValue`))).submodelElements[1]).toEqual(blob('B'));
+
+    expect((await del(el(id, 'B'))).status).toBe(204);
+    const operation = { modelType: 'Operation', idShort: 'Op', inputVariables: [{ value: blob('In') }] };
+    expect((await post(`${sm(id)}/submodel-elements`, operation)).status).toBe(201);
+    read = await json(get(sm(id)));
+    expect(read.submodelElements[1].inputVariables[0].value).toEqual({ modelType: 'Blob', idShort: 'In', contentType: 'text/plain' });
+  });
+});

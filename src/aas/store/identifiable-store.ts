@@ -112,6 +112,19 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     return rows.length ? tagged(rows[0].doc, tenant, rows[0].seq, rows[0].version) : null;
   }
 
+  /**
+   * The document as JSON text, straight from PostgreSQL, without parsing it here; `text` is null when the row
+   * fails `usable` (SQL over the row's columns), e.g. because the document needs shaping first. Null when absent.
+   */
+  async findText(tenant: TenantEntity, id: string, usable = 'true'): Promise<{ etag: string; text: string | null } | null> {
+    const rows = await readRows<{ seq: string; version: number; text: string | null }>(
+      this.dataSource,
+      `SELECT seq, version, CASE WHEN ${usable} THEN doc::text END AS text FROM ${this.spec.table} WHERE ${BY_ID}`,
+      [tenant.id, id],
+    );
+    return rows.length ? { etag: etagOf(rows[0].seq, rows[0].version), text: rows[0].text } : null;
+  }
+
   /** Several documents by id in one statement, for DataLoaders; absent ids are absent from the map. */
   async findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
     const rows = await readRows<{ id: string; seq: string; version: number; doc: JsonObject }>(

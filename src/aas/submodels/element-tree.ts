@@ -117,6 +117,13 @@ function stripBlobs(element: JsonObject): void {
   shapeForOutput(element, 'deep', false);
 }
 
+/** Whether a Blob element is anywhere in the tree, operation variables included. */
+export function containsBlob(node: JsonObject): boolean {
+  if (node.modelType === 'Blob') return true;
+  if (node.modelType === 'Operation' && operationVariables(node).some((v) => containsBlob(v.value as JsonObject))) return true;
+  return childList(node).some(containsBlob);
+}
+
 /**
  * Shapes a document for output, in place (reads get a fresh document per request): `core` keeps the
  * node's direct children but drops theirs (with `depth` 1: drops the node's own children, for the items of a

@@ -25,6 +25,10 @@ export class SubmodelEntity {
   @Column({ name: 'semantic_keys', type: 'text', array: true })
   semanticKeys: string[];
 
+  /** Whether any Blob element is in the document: without one, no output needs BLOB values removed. */
+  @Column({ name: 'has_blobs', type: 'boolean' })
+  hasBlobs: boolean;
+
   @Column({ type: 'jsonb' })
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- jsonb: any JSON document
   doc: Record<string, any>;

@@ -50,6 +50,15 @@ export class SubmodelElementAtPath {
   element: JsonObject;
 }
 
+@ObjectType({ description: 'A submodel serialized: its AAS JSON as text, and its entity tag.' })
+export class SubmodelJson {
+  @Field({ description: 'The AAS JSON of the submodel, as text.' })
+  text: string;
+
+  @Field()
+  etag: string;
+}
+
 @ObjectType()
 export class SubmodelElementPage {
   @Field(() => [SubmodelElementAtPath])
@@ -192,6 +201,21 @@ export class SubmodelResolver {
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
     return shape(await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }), level, extent);
+  }
+
+  @Authorized('reader')
+  @Query(() => SubmodelJson, {
+    description: 'One submodel as AAS JSON text: a stored document that needs no shaping is passed through unparsed (fast for large submodels).',
+  })
+  async submodelJson(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('id') id: string,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+    @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+  ): Promise<SubmodelJson> {
+    return ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue);
   }
 
   @Authorized('reader')

@@ -5,7 +5,7 @@ import { JsonObject, parseSubmodel, parseSubmodelElement } from '../model/parse'
 import { referenceFilterKeys } from '../model/reference-keys';
 import { ShellService, pageOfList, referencedSubmodelIds } from '../shells/shell.service';
 import { Condition, IdentifiableStore, Page, originOf } from '../store/identifiable-store';
-import { Located, Segment, childrenOf, locate, parseIdShortPath, stepsOf, withMetadata } from './element-tree';
+import { Level, Located, Segment, childrenOf, containsBlob, locate, parseIdShortPath, shapeForOutput, stepsOf, withMetadata } from './element-tree';
 import { SubmodelEntity } from './submodel.entity';
 import { applyElementValue, applySubmodelValue } from './value-only';
 
@@ -58,6 +58,7 @@ export class SubmodelService {
         idShort: (doc.idShort as string | undefined) ?? null,
         kind: (doc.kind as string | undefined) ?? 'Instance',
         semanticKeys: referenceFilterKeys(doc.semanticId as JsonObject | undefined),
+        hasBlobs: containsBlob(doc),
       }),
     });
   }
@@ -75,6 +76,22 @@ export class SubmodelService {
     const doc = await this.store.find(tenant, id);
     if (!doc) throw notFound(`Submodel '${id}' not found.`);
     return doc;
+  }
+
+  /**
+   * The submodel as JSON text, shaped by `level` and BLOB values. A deep read that needs no Blob value removed
+   * passes the stored document through as PostgreSQL writes it: a large submodel is not parsed and serialized
+   * again here.
+   */
+  async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean): Promise<{ text: string; etag: string }> {
+    await this.checkScope(tenant, id, scope);
+    if (level === 'deep') {
+      const stored = await this.store.findText(tenant, id, withBlobValue ? 'true' : 'NOT has_blobs');
+      if (!stored) throw notFound(`Submodel '${id}' not found.`);
+      if (stored.text !== null) return { text: stored.text, etag: stored.etag };
+    }
+    const doc = shapeForOutput(await this.get(tenant, id), level, withBlobValue);
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag };
   }
 
   /** Submodels by id, for DataLoaders. */
