@@ -93,8 +93,9 @@ export function pageOf<T>(list: string, rows: T[], limit: number, keyOf: (row: T
 
 /**
  * The stored identifiables of one kind (shells, submodels, concept descriptions): AAS JSON documents with
- * their query columns, a version for entity tags, keyset paging, and the one write path, which locks the row,
- * checks `If-Match`, applies the change and records the change event in one transaction.
+ * their query columns, a version for entity tags, keyset paging, and the write path, which locks the row,
+ * checks `If-Match`, applies the change and records the change event in one transaction (`write`; for one
+ * element's values inside a document, `writeElement`, which keeps the rest of the document in the database).
  */
 export class IdentifiableStore<E extends ObjectLiteral> {
   constructor(

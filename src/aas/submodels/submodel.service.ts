@@ -9,7 +9,7 @@ import { Level, Located, Segment, childrenOf, containsBlob, locate, parseIdShort
 import { SubmodelEntity } from './submodel.entity';
 import { applyElementValue, applySubmodelValue } from './value-only';
 
-/** Absent and null both mean "no condition". `semanticId` is a filter key (`model/reference-keys`). */
+/** Absent and null both mean "no condition". `semanticKey` is a filter key (`model/reference-keys`). */
 export interface SubmodelFilter {
   semanticKey?: string | null;
   idShort?: string | null;
@@ -40,8 +40,9 @@ function elementAt(submodel: JsonObject, found: Located): ElementAt {
 }
 
 /**
- * The Submodel Repository: submodels and, inside them, their elements. Every change goes through the store's
- * one write path; element-level changes fire no change event (platform spec, Events 4).
+ * The Submodel Repository: submodels and, inside them, their elements. Every change goes through the store,
+ * under the submodel's row lock and `If-Match`: whole documents through `write`, element values through
+ * `writeElement`. Element-level changes fire no change event (platform spec, Events 4).
  */
 export class SubmodelService {
   private readonly store: IdentifiableStore<SubmodelEntity>;
