@@ -17,7 +17,7 @@ export interface ConceptDescriptionWrite {
   ifMatch?: string | null;
 }
 
-/** The Concept Description Repository. Every change goes through the store's one write path. */
+/** The Concept Description Repository. Every change goes through the store's write path. */
 export class ConceptDescriptionService {
   private readonly store: IdentifiableStore<ConceptDescriptionEntity>;
 

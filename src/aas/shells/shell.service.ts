@@ -1,9 +1,8 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { decodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseAssetInformation, parseReference, parseShell } from '../model/parse';
-import { Condition, IdentifiableStore, Page, assertLimit, pageOf } from '../store/identifiable-store';
+import { Condition, IdentifiableStore, Page, pageOfList } from '../store/identifiable-store';
 import { ShellEntity } from './shell.entity';
 
 export type { Page } from '../store/identifiable-store';
@@ -40,29 +39,7 @@ export function referencedSubmodelIds(shell: JsonObject): string[] {
   return ((shell.submodels ?? []) as JsonObject[]).filter(isSubmodelReference).map(submodelIdOf);
 }
 
-/**
- * Where a page of an ordered list resumes: after the item the cursor names (`index:key`), found again even when
- * items before it were removed meanwhile; at its old position when it was removed itself.
- */
-export function resumeAfter(list: string, keys: string[], cursor: string | null | undefined): number {
-  if (cursor === undefined || cursor === null) return 0;
-  const key = decodeCursor(list, cursor);
-  const match = typeof key === 'string' ? /^(\d+):(.*)$/s.exec(key) : null;
-  if (!match) throw badRequest('The cursor is not one this server issued for this list.');
-  const found = keys.indexOf(match[2]);
-  return found >= 0 ? found + 1 : Number(match[1]);
-}
-
-/** One page of an ordered in-document list, keyed for `resumeAfter`. */
-export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => string, limit: number, cursor?: string | null): Page<T> {
-  assertLimit(limit);
-  const start = resumeAfter(list, items.map(keyOf), cursor);
-  const rows = items.slice(start, start + limit + 1).map((item, i) => ({ item, index: start + i }));
-  const page = pageOf(list, rows, limit, (row) => `${row.index}:${keyOf(row.item)}`);
-  return { items: page.items.map((row) => row.item), cursor: page.cursor };
-}
-
-/** The AAS Repository's shells. Every change to a shell goes through the store's one write path. */
+/** The AAS Repository's shells. Every change to a shell goes through the store's write path. */
 export class ShellService {
   private readonly store: IdentifiableStore<ShellEntity>;
 

@@ -92,6 +92,28 @@ export function pageOf<T>(list: string, rows: T[], limit: number, keyOf: (row: T
 }
 
 /**
+ * Where a page of an ordered list resumes: after the item the cursor names (`index:key`), found again even when
+ * items before it were removed meanwhile; at its old position when it was removed itself.
+ */
+export function resumeAfter(list: string, keys: string[], cursor: string | null | undefined): number {
+  if (cursor === undefined || cursor === null) return 0;
+  const key = decodeCursor(list, cursor);
+  const match = typeof key === 'string' ? /^(\d+):(.*)$/s.exec(key) : null;
+  if (!match) throw badRequest('The cursor is not one this server issued for this list.');
+  const found = keys.indexOf(match[2]);
+  return found >= 0 ? found + 1 : Number(match[1]);
+}
+
+/** One page of an ordered in-document list, keyed for `resumeAfter`. */
+export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => string, limit: number, cursor?: string | null): Page<T> {
+  assertLimit(limit);
+  const start = resumeAfter(list, items.map(keyOf), cursor);
+  const rows = items.slice(start, start + limit + 1).map((item, i) => ({ item, index: start + i }));
+  const page = pageOf(list, rows, limit, (row) => `${row.index}:${keyOf(row.item)}`);
+  return { items: page.items.map((row) => row.item), cursor: page.cursor };
+}
+
+/**
  * The stored identifiables of one kind (shells, submodels, concept descriptions): AAS JSON documents with
  * their query columns, a version for entity tags, keyset paging, and the write path, which locks the row,
  * checks `If-Match`, applies the change and records the change event in one transaction (`write`; for one
