@@ -25,12 +25,12 @@ export interface ShellWrite {
   manager?: EntityManager;
 }
 
-export function isSubmodelReference(ref: JsonObject): boolean {
+function isSubmodelReference(ref: JsonObject): boolean {
   const keys = ref.keys as { type: string }[];
   return ref.type === 'ModelReference' && keys.length === 1 && keys[0].type === 'Submodel';
 }
 
-export function submodelIdOf(ref: JsonObject): string {
+function submodelIdOf(ref: JsonObject): string {
   return (ref.keys as { value: string }[])[0].value;
 }
 

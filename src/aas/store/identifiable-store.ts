@@ -13,7 +13,7 @@ export interface Page<T> {
   cursor?: string;
 }
 
-export type Change = { kind: 'created' | 'updated'; doc: JsonObject } | { kind: 'deleted' };
+type Change = { kind: 'created' | 'updated'; doc: JsonObject } | { kind: 'deleted' };
 
 export interface WriteOptions {
   /** The request's `If-Match` header: the write happens only when it admits the current entity tag. */
@@ -76,16 +76,21 @@ interface LocatedRow {
   element: JsonObject | null;
 }
 
+/** Steps as an idShortPath, for messages: `a.b[2]`. */
+function pathText(steps: Step[]): string {
+  return steps.map((step, i) => (typeof step === 'number' ? `[${step}]` : i ? `.${step}` : step)).join('');
+}
+
 /** One identifiable by id: the MD5 finds it in the unique index, the full comparison makes it exact. */
 const BY_ID = 'tenant_id = $1 AND md5(id) = md5($2) AND id = $2';
 
-export function assertLimit(limit: number): void {
+function assertLimit(limit: number): void {
   const problem = checkLimit(limit);
   if (problem) throw badRequest(problem);
 }
 
 /** The first `limit` items, and a cursor naming the last one when more follow. */
-export function pageOf<T>(list: string, rows: T[], limit: number, keyOf: (row: T) => string | number): Page<T> {
+function pageOf<T>(list: string, rows: T[], limit: number, keyOf: (row: T) => string | number): Page<T> {
   if (rows.length <= limit) return { items: rows };
   const items = rows.slice(0, limit);
   return { items, cursor: encodeCursor(list, keyOf(items[items.length - 1])) };
@@ -95,7 +100,7 @@ export function pageOf<T>(list: string, rows: T[], limit: number, keyOf: (row: T
  * Where a page of an ordered list resumes: after the item the cursor names (`index:key`), found again even when
  * items before it were removed meanwhile; at its old position when it was removed itself.
  */
-export function resumeAfter(list: string, keys: string[], cursor: string | null | undefined): number {
+function resumeAfter(list: string, keys: string[], cursor: string | null | undefined): number {
   if (cursor === undefined || cursor === null) return 0;
   const key = decodeCursor(list, cursor);
   const match = typeof key === 'string' ? /^(\d+):(.*)$/s.exec(key) : null;
@@ -193,14 +198,14 @@ export class IdentifiableStore<E extends ObjectLiteral> {
 
   /**
    * The write path for one element's values: under the document's row lock and `If-Match`, `change` turns the
-   * element (null: nothing there) into its replacement, which one `jsonb_set` puts in place. The rest of the
-   * document never leaves the database. Element-level: no change event (platform spec, Events 4).
+   * element into its replacement, which one `jsonb_set` puts in place. The rest of the document never leaves
+   * the database. Element-level: no change event (platform spec, Events 4). 404 when nothing is at `steps`.
    */
   async writeElement(
     tenant: TenantEntity,
     id: string,
     steps: Step[],
-    change: (current: StoredElement | null) => JsonObject,
+    change: (current: StoredElement) => JsonObject,
     options: WriteOptions = {},
   ): Promise<StoredElement> {
     const { table, modelType } = this.spec;
@@ -212,14 +217,15 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(row.seq, row.version))) {
           throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
         }
-        const current = row.path ? { etag: etagOf(row.seq, row.version), element: row.element!, types: row.types! } : null;
+        if (!row.path) throw notFound(`No element at '${pathText(steps)}' in ${modelType} '${id}'.`);
+        const current = { etag: etagOf(row.seq, row.version), element: row.element!, types: row.types! };
         const element = change(current);
         await manager.query(
           `UPDATE ${table} SET doc = jsonb_set(doc, $3::text[], $4::jsonb), version = version + 1, updated_at = now()
             WHERE tenant_id = $1 AND seq = $2`,
           [tenant.id, row.seq, row.path, JSON.stringify(element)],
         );
-        return { etag: etagOf(row.seq, row.version + 1), element, types: current!.types };
+        return { etag: etagOf(row.seq, row.version + 1), element, types: current.types };
       });
     } catch (err) {
       rethrowClientError(err);
@@ -239,7 +245,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   }
 
   /**
-   * The single write path: locks the row (or its absence), checks `If-Match`, lets `decide` turn the current
+   * The write path for whole documents: locks the row (or its absence), checks `If-Match`, lets `decide` turn the current
    * document into a change, applies it and records the change event. Returns the stored document, tagged.
    */
   async write(

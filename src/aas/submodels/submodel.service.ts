@@ -252,10 +252,7 @@ export class SubmodelService {
       tenant,
       id,
       stepsOf(segments),
-      (current) => {
-        if (!current) throw notFound(`No element at '${path}'.`);
-        return parseSubmodelElement(applyElementValue(current.element, value));
-      },
+      (current) => parseSubmodelElement(applyElementValue(current.element, value)),
       { ifMatch: options.ifMatch },
     );
     return { submodelId: id, etag: stored.etag, element: stored.element, path: segments, types: stored.types };
