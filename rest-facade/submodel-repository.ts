@@ -149,6 +149,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
     operation: `mutation Invoke($tenant: String!, $id: String!, $path: String!${shellVar}) {
       invokeOperation(tenant: $tenant, submodelId: $id, idShortPath: $path${shellArg}) }`,
     variables: (req) => vars(req, { path: path(req) }),
+    // invokeOperation always fails (501, or 405 for another kind), so this is never reached.
     respond: () => ({ status: 501 }),
   });
 
