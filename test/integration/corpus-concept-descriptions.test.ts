@@ -1,8 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { bodyOf, brief, categories, expectedItems, notAResult, requireCorpus, send, unexpectedOnlyItems } from '../support/corpus';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /**
@@ -10,8 +9,6 @@ import { TestServer, b64, startTestServer } from '../support/server';
  * concept description is accepted and read back unchanged, every invalid one is rejected with 400 and leaves
  * nothing behind.
  */
-
-const CORPUS = path.resolve(__dirname, '../../../shared/testdata/aas-core3.0-testgen/Json/ContainedInEnvironment');
 
 /** Counts observed in the corpus; the selection must not silently shrink below them. */
 const MIN_EXPECTED_CONCEPT_DESCRIPTIONS = 12;
@@ -25,27 +22,9 @@ interface ConceptDescriptionCase {
   conceptDescription: Json;
 }
 
-function jsonFilesUnder(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? jsonFilesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)]))
-    .filter((file) => file.endsWith('.json'))
-    .sort();
-}
-
-function readEnvironments(kind: 'Expected' | 'Unexpected'): { file: string; env: Record<string, unknown> }[] {
-  return jsonFilesUnder(path.join(CORPUS, kind)).map((file) => ({
-    file: path.relative(CORPUS, file),
-    env: JSON.parse(fs.readFileSync(file, 'utf8')),
-  }));
-}
-
 /** Every Expected environment is valid as a whole, so each of its concept descriptions is valid. */
 function expectedConceptDescriptions(): ConceptDescriptionCase[] {
-  return readEnvironments('Expected').flatMap(({ file, env }) => {
-    const list = env.conceptDescriptions;
-    return Array.isArray(list) ? list.map((conceptDescription: Json) => ({ file, conceptDescription })) : [];
-  });
+  return expectedItems('conceptDescriptions').map(({ file, item }) => ({ file, conceptDescription: item }));
 }
 
 /**
@@ -53,11 +32,7 @@ function expectedConceptDescriptions(): ConceptDescriptionCase[] {
  * there is nowhere else for it to be. Not by asking the metamodel library, which the server asks too.
  */
 function unexpectedConceptDescriptions(): ConceptDescriptionCase[] {
-  return readEnvironments('Unexpected').flatMap(({ file, env }) => {
-    const list = env.conceptDescriptions;
-    const onlyOne = Object.keys(env).length === 1 && Array.isArray(list) && list.length === 1;
-    return onlyOne ? [{ file, conceptDescription: list[0] }] : [];
-  });
+  return unexpectedOnlyItems('conceptDescriptions').map(({ file, item }) => ({ file, conceptDescription: item }));
 }
 
 /**
@@ -70,59 +45,12 @@ function canonical(conceptDescription: Json): Json {
   return isDeepStrictEqual(written, conceptDescription) ? conceptDescription : written;
 }
 
-const send = (method: string, url: string, body?: unknown) =>
-  fetch(url, {
-    method,
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-
-/** The parsed JSON body, or the raw text when it is not JSON (which is itself a finding). */
-async function bodyOf(res: Response): Promise<unknown> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-const brief = (value: unknown) => JSON.stringify(value)?.slice(0, 300);
-
-/** Why `body` of `res` is not an AAS Result object with `status`, or undefined when it is one. */
-function notAResult(res: Response, body: unknown, status: number): string | undefined {
-  const messages = (body as { messages?: unknown })?.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return `no Result messages in ${brief(body)}`;
-  const wellFormed = messages.every(
-    (m) =>
-      m?.code === String(status) &&
-      m.messageType === 'Error' &&
-      typeof m.text === 'string' &&
-      m.text.length > 0 &&
-      typeof m.timestamp === 'string' &&
-      m.correlationId === res.headers.get('x-request-id'),
-  );
-  return wellFormed ? undefined : `malformed Result ${brief(body)}`;
-}
-
-/** Number of cases per category: `<Class>` for Expected, `<kind>/<violation>` for Unexpected. */
-function categories(cases: ConceptDescriptionCase[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const { file } of cases) {
-    const [kind, ...folders] = file.split(path.sep);
-    const key = folders.slice(0, kind === 'Expected' ? 1 : 2).join('/');
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts;
-}
-
 /** The corpus has a few dozen concept descriptions: one tenant per test, cases one after the other. */
 let server: TestServer;
 const freshTenantApi = async () => server.api((await server.createTenant({ prefix: 'corpus-cd' })).name);
 
 beforeAll(async () => {
-  if (!fs.existsSync(CORPUS)) {
-    throw new Error(`The aas-core3.0-testgen corpus is missing at ${CORPUS} (CI checks it out beside the repository).`);
-  }
+  requireCorpus();
   server = await startTestServer(inject('databaseUrl'));
 });
 afterAll(() => server?.close());

@@ -1,15 +1,12 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { bodyOf, brief, categories, expectedItems, requireCorpus, unexpectedOnlyItems } from '../support/corpus';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /**
  * Conformance of the shell repository against the aas-core3.0-testgen corpus: every valid shell is accepted
  * and read back unchanged, every invalid shell is rejected with 400 and leaves nothing behind.
  */
-
-const CORPUS = path.resolve(__dirname, '../../../shared/testdata/aas-core3.0-testgen/Json/ContainedInEnvironment');
 
 /** Counts observed in the corpus; the selection must not silently shrink below them. */
 const MIN_EXPECTED_SHELLS = 751;
@@ -21,27 +18,9 @@ interface ShellCase {
   shell: unknown;
 }
 
-function jsonFilesUnder(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? jsonFilesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)]))
-    .filter((file) => file.endsWith('.json'))
-    .sort();
-}
-
-function readEnvironments(kind: 'Expected' | 'Unexpected'): { file: string; env: Record<string, unknown> }[] {
-  return jsonFilesUnder(path.join(CORPUS, kind)).map((file) => ({
-    file: path.relative(CORPUS, file),
-    env: JSON.parse(fs.readFileSync(file, 'utf8')),
-  }));
-}
-
 /** Every Expected environment is valid as a whole, so each of its shells is a valid shell. */
 function expectedShells(): ShellCase[] {
-  return readEnvironments('Expected').flatMap(({ file, env }) => {
-    const shells = env.assetAdministrationShells;
-    return Array.isArray(shells) ? shells.map((shell) => ({ file, shell })) : [];
-  });
+  return expectedItems('assetAdministrationShells').map(({ file, item }) => ({ file, shell: item }));
 }
 
 /**
@@ -55,27 +34,11 @@ function expectedShells(): ShellCase[] {
  * would be circular (and the library accepts the UnexpectedAdditionalProperty cases).
  */
 function unexpectedShells(): ShellCase[] {
-  return readEnvironments('Unexpected').flatMap(({ file, env }) => {
-    const shells = env.assetAdministrationShells;
-    const onlyOneShell = Object.keys(env).length === 1 && Array.isArray(shells) && shells.length === 1;
-    return onlyOneShell ? [{ file, shell: shells[0] }] : [];
-  });
+  return unexpectedOnlyItems('assetAdministrationShells').map(({ file, item }) => ({ file, shell: item }));
 }
 
 const post = (api: string, shell: unknown) =>
   fetch(`${api}/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shell) });
-
-/** The parsed JSON body, or the raw text when it is not JSON (which is itself a finding). */
-async function bodyOf(res: Response): Promise<unknown> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-const brief = (value: unknown) => JSON.stringify(value)?.slice(0, 300);
 
 /** Why `body` is not an AAS Result object for a 400, or undefined when it is one. */
 function notA400Result(body: unknown): string | undefined {
@@ -93,17 +56,6 @@ function notA400Result(body: unknown): string | undefined {
   return wellFormed ? undefined : `malformed Result ${brief(body)}`;
 }
 
-/** Number of cases per category: `<Class>` for Expected, `<kind>/<violation>` for Unexpected. */
-function categories(cases: ShellCase[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const { file } of cases) {
-    const [kind, ...folders] = file.split(path.sep);
-    const key = folders.slice(0, kind === 'Expected' ? 1 : 2).join('/');
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts;
-}
-
 /**
  * Requests go one at a time into a tenant of the test's own that each case leaves empty, as ids repeat across
  * corpus files. Sequential is as fast as 8 in flight on a 2-core machine (about 8 s for both tests).
@@ -112,9 +64,7 @@ let server: TestServer;
 const freshTenantApi = async () => server.api((await server.createTenant({ prefix: 'corpus' })).name);
 
 beforeAll(async () => {
-  if (!fs.existsSync(CORPUS)) {
-    throw new Error(`The aas-core3.0-testgen corpus is missing at ${CORPUS} (CI checks it out beside the repository).`);
-  }
+  requireCorpus();
   server = await startTestServer(inject('databaseUrl'));
 });
 afterAll(() => server?.close());
