@@ -1,42 +1,15 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ObjectType } from 'type-graphql';
 import {
-  AdministrativeInformation,
-  LangString,
+  Identifiable,
   PagingMetadata,
   Reference,
   jsonFieldResolver,
 } from '../model/graphql-types';
-import { JsonObject } from '../model/parse';
 
-@ObjectType('ConceptDescription', { description: 'A concept description, as its AAS JSON serialization.' })
-export class ConceptDescription {
-  @Field()
-  id: string;
-
-  @Field({ nullable: true })
-  idShort?: string;
-
-  @Field({ nullable: true })
-  category?: string;
-
-  @Field(() => [LangString], { nullable: true })
-  displayName?: LangString[];
-
-  @Field(() => [LangString], { nullable: true })
-  description?: LangString[];
-
-  @Field(() => AdministrativeInformation, { nullable: true })
-  administration?: AdministrativeInformation;
-
+@ObjectType('ConceptDescription', { implements: Identifiable, description: 'A concept description, as its AAS JSON serialization.' })
+export class ConceptDescription extends Identifiable {
   @Field(() => [Reference], { nullable: true })
   isCaseOf?: Reference[];
-
-  @Field(() => [GraphQLJSONObject], { nullable: true })
-  embeddedDataSpecifications?: JsonObject[];
-
-  @Field(() => [GraphQLJSONObject], { nullable: true })
-  extensions?: JsonObject[];
 }
 
 @ObjectType('ConceptDescriptionPage')

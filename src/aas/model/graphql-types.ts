@@ -1,5 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ClassType, Field, FieldResolver, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
+import { ClassType, Field, FieldResolver, InterfaceType, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import { JsonObject } from './parse';
 
 /**
@@ -130,6 +130,34 @@ export class AdministrativeInformation {
 
   @Field({ nullable: true })
   templateId?: string;
+}
+
+/** The attributes every identifiable (shell, submodel, concept description) has; their types implement it. */
+@InterfaceType({ description: 'An identifiable of the AAS metamodel: a shell, a submodel or a concept description.' })
+export abstract class Identifiable {
+  @Field()
+  id: string;
+
+  @Field({ nullable: true })
+  idShort?: string;
+
+  @Field({ nullable: true })
+  category?: string;
+
+  @Field(() => [LangString], { nullable: true })
+  displayName?: LangString[];
+
+  @Field(() => [LangString], { nullable: true })
+  description?: LangString[];
+
+  @Field(() => AdministrativeInformation, { nullable: true })
+  administration?: AdministrativeInformation;
+
+  @Field(() => [GraphQLJSONObject], { nullable: true })
+  extensions?: JsonObject[];
+
+  @Field(() => [GraphQLJSONObject], { nullable: true })
+  embeddedDataSpecifications?: JsonObject[];
 }
 
 @ObjectType({ description: 'Paging information; `cursor` is absent on the last page.' })

@@ -1,16 +1,13 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, ObjectType } from 'type-graphql';
 import {
-  AdministrativeInformation,
+  Identifiable,
   AssetKind,
-  LangString,
   PagingMetadata,
   Reference,
   Resource,
   SpecificAssetId,
   jsonFieldResolver,
 } from '../model/graphql-types';
-import { JsonObject } from '../model/parse';
 
 @ObjectType()
 export class AssetInformation {
@@ -30,37 +27,13 @@ export class AssetInformation {
   defaultThumbnail?: Resource;
 }
 
-@ObjectType({ description: 'An Asset Administration Shell.' })
-export class Shell {
-  @Field()
-  id: string;
-
-  @Field({ nullable: true })
-  idShort?: string;
-
-  @Field({ nullable: true })
-  category?: string;
-
-  @Field(() => [LangString], { nullable: true })
-  displayName?: LangString[];
-
-  @Field(() => [LangString], { nullable: true })
-  description?: LangString[];
-
-  @Field(() => AdministrativeInformation, { nullable: true })
-  administration?: AdministrativeInformation;
-
+@ObjectType({ implements: Identifiable, description: 'An Asset Administration Shell.' })
+export class Shell extends Identifiable {
   @Field(() => Reference, { nullable: true })
   derivedFrom?: Reference;
 
   @Field(() => AssetInformation)
   assetInformation: AssetInformation;
-
-  @Field(() => [GraphQLJSONObject], { nullable: true })
-  extensions?: JsonObject[];
-
-  @Field(() => [GraphQLJSONObject], { nullable: true })
-  embeddedDataSpecifications?: JsonObject[];
 }
 
 @ObjectType()

@@ -1,5 +1,5 @@
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Authorized, Ctx, Field, FieldResolver, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, registerEnumType } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, registerEnumType } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
 import { Context, tenantOf } from '../../graphql/context';
 import { methodNotAllowed, notImplemented } from '../../graphql/errors';
@@ -25,6 +25,16 @@ export enum LevelArg {
   core = 'core',
 }
 registerEnumType(LevelArg, { name: 'Level', description: '`core`: the direct children only, without theirs.' });
+
+/** Where a submodel write goes: through which shell, if any, and under which `If-Match`. */
+@ArgsType()
+class WriteScope {
+  @Field(() => String, { nullable: true, description: 'Address the submodel through this shell; it must reference it.' })
+  shellId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The If-Match header: the write happens only when it matches the current entity tag.' })
+  ifMatch?: string | null;
+}
 
 @InputType()
 export class SubmodelFilterInput {
@@ -266,8 +276,7 @@ export class SubmodelResolver {
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ) {
     return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch });
   }
@@ -279,8 +288,7 @@ export class SubmodelResolver {
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ) {
     return ctx.services.submodels.patch(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch });
   }
@@ -292,8 +300,7 @@ export class SubmodelResolver {
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
     @Arg('metadata', () => GraphQLJSONObject) metadata: JsonObject,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ) {
     return ctx.services.submodels.patchMetadata(tenantOf(ctx, tenant), id, metadata, { shellId, ifMatch });
   }
@@ -305,8 +312,7 @@ export class SubmodelResolver {
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
     @Arg('value', () => GraphQLJSON, { nullable: true, description: 'null clears a value' }) value: unknown,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ) {
     return ctx.services.submodels.patchValue(tenantOf(ctx, tenant), id, value, { shellId, ifMatch });
   }
@@ -317,8 +323,7 @@ export class SubmodelResolver {
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ): Promise<boolean> {
     await ctx.services.submodels.delete(tenantOf(ctx, tenant), id, { shellId, ifMatch });
     return true;
@@ -332,8 +337,7 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath', () => String, { nullable: true }) idShortPath: string | null,
     @Arg('element', () => GraphQLJSONObject) element: JsonObject,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ) {
     return elementRoot(await ctx.services.submodels.createElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch }));
   }
@@ -346,8 +350,7 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
     @Arg('element', () => GraphQLJSONObject) element: JsonObject,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ) {
     return elementRoot(await ctx.services.submodels.replaceElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch }));
   }
@@ -360,8 +363,7 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
     @Arg('element', () => GraphQLJSONObject) element: JsonObject,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ) {
     return elementRoot(await ctx.services.submodels.patchElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch }));
   }
@@ -374,8 +376,7 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
     @Arg('metadata', () => GraphQLJSONObject) metadata: JsonObject,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ) {
     return elementRoot(await ctx.services.submodels.patchElementMetadata(tenantOf(ctx, tenant), submodelId, idShortPath, metadata, { shellId, ifMatch }));
   }
@@ -388,8 +389,7 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
     @Arg('value', () => GraphQLJSON, { nullable: true, description: 'null clears a value' }) value: unknown,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ) {
     return elementRoot(await ctx.services.submodels.patchElementValue(tenantOf(ctx, tenant), submodelId, idShortPath, value, { shellId, ifMatch }));
   }
@@ -401,8 +401,7 @@ export class SubmodelResolver {
     @Arg('tenant') tenant: string,
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Args() { shellId, ifMatch }: WriteScope,
   ): Promise<boolean> {
     await ctx.services.submodels.deleteElement(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId, ifMatch });
     return true;

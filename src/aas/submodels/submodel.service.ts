@@ -216,7 +216,7 @@ export class SubmodelService {
 
   async replaceElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
     const element = parseSubmodelElement(json);
-    return this.changeElement(tenant, id, path, options, (current, segments) => {
+    return this.changeElement(tenant, id, path, options, (_current, segments) => {
       const last = segments[segments.length - 1];
       if ('idShort' in last && element.idShort !== last.idShort) {
         throw badRequest(`The element's idShort '${String(element.idShort)}' differs from the path's '${last.idShort}'.`);

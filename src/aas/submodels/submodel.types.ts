@@ -1,13 +1,10 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import {
-  AdministrativeInformation,
-  LangString,
+  Identifiable,
   PagingMetadata,
   Reference,
   jsonFieldResolver,
 } from '../model/graphql-types';
-import { JsonObject } from '../model/parse';
 import { Qualifier, SubmodelElement } from './element.types';
 
 export enum ModellingKind {
@@ -16,26 +13,8 @@ export enum ModellingKind {
 }
 registerEnumType(ModellingKind, { name: 'ModellingKind' });
 
-@ObjectType('Submodel', { description: 'A submodel, as its AAS JSON serialization.' })
-export class Submodel {
-  @Field()
-  id: string;
-
-  @Field({ nullable: true })
-  idShort?: string;
-
-  @Field({ nullable: true })
-  category?: string;
-
-  @Field(() => [LangString], { nullable: true })
-  displayName?: LangString[];
-
-  @Field(() => [LangString], { nullable: true })
-  description?: LangString[];
-
-  @Field(() => AdministrativeInformation, { nullable: true })
-  administration?: AdministrativeInformation;
-
+@ObjectType('Submodel', { implements: Identifiable, description: 'A submodel, as its AAS JSON serialization.' })
+export class Submodel extends Identifiable {
   @Field(() => ModellingKind, { nullable: true, description: 'Absent in the document means Instance.' })
   kind?: ModellingKind;
 
@@ -47,12 +26,6 @@ export class Submodel {
 
   @Field(() => [Qualifier], { nullable: true })
   qualifiers?: Qualifier[];
-
-  @Field(() => [GraphQLJSONObject], { nullable: true })
-  embeddedDataSpecifications?: JsonObject[];
-
-  @Field(() => [GraphQLJSONObject], { nullable: true })
-  extensions?: JsonObject[];
 
   @Field(() => [SubmodelElement], { nullable: true })
   submodelElements?: SubmodelElement[];
