@@ -619,7 +619,7 @@ describe('submodel elements', () => {
     expect(after.description).toEqual(doc.description);
   });
 
-  it('answers an element $value as JSON whatever its type: a string is a JSON string, no value is null', async () => {
+  it('answers an element $value as JSON whatever its type: a string is a JSON string, no Property value null, no language strings []', async () => {
     const id = uid('value-json');
     await created(id, {
       modelType: 'Submodel',
@@ -633,8 +633,8 @@ describe('submodel elements', () => {
       ],
     });
     // The submodel's $value has them all, as JSON.
-    expect(await json(get(`${sm(id)}/$value`))).toEqual({ S: 'a', H: '<b>hi</b>', N: null, M: null, L: ['a'] });
-    for (const [path, value] of [['S', 'a'], ['H', '<b>hi</b>'], ['N', null], ['M', null], ['L[0]', 'a']] as const) {
+    expect(await json(get(`${sm(id)}/$value`))).toEqual({ S: 'a', H: '<b>hi</b>', N: null, M: [], L: ['a'] });
+    for (const [path, value] of [['S', 'a'], ['H', '<b>hi</b>'], ['N', null], ['M', []], ['L[0]', 'a']] as const) {
       const res = await get(`${el(id, path)}/$value`);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
@@ -652,6 +652,30 @@ describe('submodel elements', () => {
     const res = await patch(`${el(id, 'S')}/$value`, null);
     expect(res.status).toBe(204);
     expect(await json(get(el(id, 'S')))).toEqual({ modelType: 'Property', idShort: 'S', valueType: 'xs:string' });
+  });
+
+  it('answers [] for a MultiLanguageProperty without language strings, in collections too, and takes [] back', async () => {
+    const id = uid('mlp-empty');
+    const mlp = (idShort: string, texts?: string) => ({
+      modelType: 'MultiLanguageProperty',
+      idShort,
+      ...(texts !== undefined && { value: [{ language: 'en', text: texts }] }),
+    });
+    const doc = { modelType: 'Submodel', id, submodelElements: [mlp('M'), { modelType: 'SubmodelElementCollection', idShort: 'C', value: [mlp('Empty'), mlp('Full', 'hi')] }] };
+    await created(id, doc);
+    expect(await json(get(`${sm(id)}/$value`))).toEqual({ M: [], C: { Empty: [], Full: [{ en: 'hi' }] } });
+    expect(await json(get(`${el(id, 'C')}/$value`))).toEqual({ Empty: [], Full: [{ en: 'hi' }] });
+    // PATCH back what GET gave: nothing changes.
+    expect((await patch(`${sm(id)}/$value`, await json(get(`${sm(id)}/$value`)))).status).toBe(204);
+    expect(await json(get(sm(id)))).toEqual(doc);
+    // [] clears language strings, through the submodel and through the element, and leaves an empty one empty.
+    expect((await patch(`${el(id, 'C')}/$value`, { Full: [], Empty: [] })).status).toBe(204);
+    expect(await json(get(el(id, 'C.Full')))).toEqual(mlp('Full'));
+    expect((await patch(`${el(id, 'M')}/$value`, [{ de: 'Hallo' }])).status).toBe(204);
+    expect(await json(get(`${el(id, 'M')}/$value`))).toEqual([{ de: 'Hallo' }]);
+    expect((await patch(`${el(id, 'M')}/$value`, [])).status).toBe(204);
+    expect(await json(get(el(id, 'M')))).toEqual(mlp('M'));
+    expect(await json(get(`${sm(id)}/$value`))).toEqual({ M: [], C: { Empty: [], Full: [] } });
   });
 
   it('PATCH element $metadata and $value, then GET shows the change', async () => {

@@ -123,7 +123,40 @@ describe('MultiLanguageProperty', () => {
   it('reads one single-key object per language string, in order', () => {
     expect(elementValue(mlp, WITH)).toEqual([{ en: 'Motor' }, { de: 'Motor (de)' }]);
     expect(roundTrip(mlp)).toEqual(mlp);
-    expect(elementValue({ idShort: 'N', modelType: 'MultiLanguageProperty' }, WITH)).toBeNull();
+  });
+
+  it('reads no language strings as [], never null (MultiLanguagePropertyValue is an array), and takes [] back', () => {
+    const empty = deepFreeze({ idShort: 'N', modelType: 'MultiLanguageProperty', valueId: ref('urn:n') });
+    expect(elementValue(empty, WITH)).toStrictEqual([]);
+    expect(roundTrip(empty)).toStrictEqual(empty);
+    const nested = deepFreeze({
+      id: 'urn:sm:mlp',
+      modelType: 'Submodel',
+      submodelElements: [
+        empty,
+        { idShort: 'C', modelType: 'SubmodelElementCollection', value: [{ idShort: 'M', modelType: 'MultiLanguageProperty' }] },
+        { idShort: 'L', modelType: 'SubmodelElementList', typeValueListElement: 'MultiLanguageProperty', value: [{ modelType: 'MultiLanguageProperty' }, mlp] },
+        {
+          idShort: 'A',
+          modelType: 'AnnotatedRelationshipElement',
+          first: ref('urn:a'),
+          second: ref('urn:b'),
+          annotations: [{ idShort: 'M', modelType: 'MultiLanguageProperty' }],
+        },
+      ],
+    });
+    const value = submodelValue(nested, WITH);
+    expect(value).toStrictEqual({
+      N: [],
+      C: { M: [] },
+      L: [[], [{ en: 'Motor' }, { de: 'Motor (de)' }]],
+      A: { first: ref('urn:a'), second: ref('urn:b'), annotations: [{ M: [] }] },
+    });
+    expect(applySubmodelValue(nested, JSON.parse(JSON.stringify(value)))).toStrictEqual(nested);
+    // [] clears the language strings of the one that has them, and leaves the others without any.
+    const cleared = applySubmodelValue(nested, { L: [[], []] }).submodelElements as JsonObject[];
+    const { value: _texts, ...mlpWithoutTexts } = mlp;
+    expect(cleared[2].value).toStrictEqual([{ modelType: 'MultiLanguageProperty' }, mlpWithoutTexts]);
   });
 
   it('replaces the language strings; null or [] clears them', () => {

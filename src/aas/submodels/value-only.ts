@@ -100,10 +100,9 @@ export function elementValue(element: JsonObject, options: ValueOptions): unknow
   switch (element.modelType) {
     case 'Property':
       return typedValue(element.value, element.valueType);
-    case 'MultiLanguageProperty': {
-      const texts = objects(element.value);
-      return texts.length ? texts.map((text) => ({ [text.language as string]: text.text })) : null;
-    }
+    case 'MultiLanguageProperty':
+      // Always an array (MultiLanguagePropertyValue): no language strings is [], which writing takes back as "none".
+      return objects(element.value).map((text) => ({ [text.language as string]: text.text }));
     case 'Range': {
       const range: JsonObject = {};
       if (typeof element.min === 'string') range.min = typedValue(element.min, element.valueType);
