@@ -1,7 +1,7 @@
 import { ExecutionResult, GraphQLError, GraphQLSchema, parse, validate } from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/graphql/context';
-import { statusOfCode } from '../src/graphql/errors';
+import { errorCodeOf, statusOfCode } from '../src/graphql/errors';
 import { FacadeError } from './facade-error';
 
 export interface PreparedOperation {
@@ -36,10 +36,14 @@ export class OperationExecutor {
 function toFacadeError(errors: readonly GraphQLError[], context: Context, requestError: boolean): FacadeError {
   const first = errors[0];
   // Without data, the request itself failed before execution: variables that do not fit their types.
-  const status = requestError ? 400 : statusOfCode(first.extensions?.code);
+  const status = requestError ? 400 : statusOfCode(errorCodeOf(first));
   if (status === 500) {
     context.log.error({ err: first.originalError ?? first, path: first.path }, 'operation failed');
     return new FacadeError(500, 'Internal server error.');
+  }
+  if (status === 503) {
+    context.log.warn({ err: first.originalError ?? first }, 'database unavailable');
+    return new FacadeError(503, 'The database is unavailable; try again shortly.');
   }
   const messages = errors.flatMap((e) => (Array.isArray(e.extensions?.messages) ? (e.extensions.messages as string[]) : [e.message]));
   return new FacadeError(status, first.message, messages);

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { GraphQLSchema } from 'graphql';
 import type { Context as KoaContext, Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/common/json-depth';
 import type { Context } from '../src/graphql/context';
 import { aasRepositoryRoutes } from './aas-repository';
 import { conceptDescriptionRoutes } from './concept-description-repository';
@@ -84,6 +85,8 @@ function jsonBody(limit: number, strict: boolean): Middleware {
       if (e.status === 415) throw new FacadeError(415, e.message ?? 'Unsupported content encoding.');
       throw new FacadeError(400, `The body is not valid JSON: ${e.message ?? 'parse error'}`);
     }
+    // Nested thousands deep, a body would overflow the stack of whatever walks it later (value-only, the model).
+    if (nestsDeeperThan(ctx.request.body)) throw new FacadeError(400, `The body nests JSON deeper than ${MAX_JSON_DEPTH} levels.`);
     if (strict && (ctx.request.body === null || typeof ctx.request.body !== 'object' || Array.isArray(ctx.request.body))) {
       throw new FacadeError(400, 'The body must be a JSON object.');
     }

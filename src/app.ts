@@ -14,8 +14,13 @@ import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { resultOf } from './common/result';
 import { Config } from './config';
 import { Context, Services, createContext } from './graphql/context';
+import { errorCodeOf } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
-import { MAX_TOKENS, operationLimits } from './graphql/limits';
+import { MAX_TOKENS, costError, operationLimits, stringArgumentLimits, stringVariableProblem } from './graphql/limits';
+import { stringifyWithin } from './graphql/response-size';
+import { withReadBudget } from './db/read-budget';
+import { isDatabaseUnavailable } from './db/unavailable';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
 
 export interface AppDeps {
   config: Config;
@@ -31,6 +36,9 @@ export interface App {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const DATABASE_UNAVAILABLE = 'The database is unavailable; try again shortly.';
+/** What a 503 tells clients to wait before retrying: the pool reconnects by itself as soon as the database is back. */
+const RETRY_AFTER_S = 5;
 
 declare module 'koa' {
   interface DefaultState {
@@ -64,12 +72,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new FacadeError(404, `No route for ${ctx.method} ${ctx.path}.`);
+      // The router answers a method a path does not take (405, with Allow) or no route takes at all (501).
+      if (ctx.status === 405 && ctx.body === undefined) throw new FacadeError(405, `Method ${ctx.method} is not allowed here; allowed: ${ctx.response.get('Allow')}.`);
+      if (ctx.status === 501 && ctx.body === undefined) throw new FacadeError(501, `Method ${ctx.method} is not supported by this server.`);
     } catch (err) {
       const { status, messages } = errorResponse(err);
       // A FacadeError 500 was logged with its cause where it arose.
-      if (status >= 500 && !(err instanceof FacadeError)) ctx.state.log.error({ err }, 'request failed');
+      if (status >= 500 && status !== 503 && !(err instanceof FacadeError)) ctx.state.log.error({ err }, 'request failed');
+      if (status === 503) ctx.state.log.warn({ err: err instanceof FacadeError ? undefined : err }, 'database unavailable');
       ctx.status = status;
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="asset-platform"');
+      if (status === 503) ctx.set('Retry-After', String(RETRY_AFTER_S));
       ctx.body = resultOf(status, messages, ctx.state.requestId);
     }
   });
@@ -92,6 +105,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       ctx.body = { status: 'DOWN', database: 'DOWN' };
     }
   });
+  // Every request reads stored documents under one budget (RESPONSE_LIMIT), GraphQL and REST alike.
+  koa.use((ctx, next) => withReadBudget(config.responseLimitBytes, next));
   koa.use(health.routes());
   koa.use(createConsoleRouter().routes());
 
@@ -101,20 +116,37 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // main.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it and re-raise the signal, killing the
     // process before in-flight requests finish and the database closes.
     stopOnTerminationSignals: false,
-    validationRules: [operationLimits],
+    validationRules: [operationLimits, stringArgumentLimits],
     parseOptions: { maxTokens: MAX_TOKENS },
     includeStacktraceInErrorResponses: false,
     // Our errors carry a code and a message meant for clients; anything else is a bug whose text stays in the log.
-    formatError: (formatted) =>
-      formatted.extensions?.code === 'INTERNAL_SERVER_ERROR'
-        ? { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } }
-        : formatted,
+    formatError: (formatted, error) => {
+      if (formatted.extensions?.code !== 'INTERNAL_SERVER_ERROR') return formatted;
+      if (error instanceof GraphQLError && errorCodeOf(error) === 'SERVICE_UNAVAILABLE') {
+        return { message: DATABASE_UNAVAILABLE, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+      }
+      return { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    },
+    // The answer is serialized under the same byte budget as the reads behind it: aliases of one large document
+    // would otherwise multiply it without reading anything more.
+    stringifyResult: (result) => stringifyWithin(result, config.responseLimitBytes),
     plugins: [
       // The playground is our own offline GraphiQL at /graphiql, not Apollo's CDN-loaded landing page.
       ApolloServerPluginLandingPageDisabled(),
       {
         async requestDidStart() {
           return {
+            // The cost depends on the variables (a `limit` may be one), so it is checked here, before execution.
+            async didResolveOperation({ document, operation, request }) {
+              if (!operation) return;
+              const cost = costError(schema, document, operation, request.variables);
+              if (cost) throw cost;
+              if (nestsDeeperThan(request.variables, MAX_JSON_DEPTH)) {
+                throw new GraphQLError(`The variables nest deeper than ${MAX_JSON_DEPTH} levels.`, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+              }
+              const tooLong = stringVariableProblem(schema, operation, request.variables);
+              if (tooLong) throw new GraphQLError(tooLong, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+            },
             async didEncounterErrors({ contextValue, errors }) {
               // Logged with the request's id: what a resolver threw that is not one of our coded GraphQL errors.
               for (const error of errors) {
@@ -132,9 +164,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const graphql = apolloKoa(apollo, contextOf);
   koa.use(async (ctx, next) => {
     if (ctx.path !== '/graphql') return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') {
+      ctx.set('Allow', 'GET, POST');
+      throw new FacadeError(405, `Method ${ctx.method} is not allowed on /graphql.`);
+    }
     // Browsers asking for the endpoint get the playground.
     if (ctx.method === 'GET' && ctx.accepts('text/html', 'application/json') === 'text/html') return ctx.redirect('/graphiql');
-    return graphqlBody(ctx, () => graphql(ctx, next));
+    return graphqlBody(ctx, () => {
+      // Variables nested thousands deep would overflow the stack of whatever walks them later.
+      if (nestsDeeperThan(ctx.request.body, MAX_JSON_DEPTH + 2)) throw new FacadeError(400, `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels.`);
+      return graphql(ctx, next);
+    });
   });
 
   const tenantApi = createTenantApiRouter({
@@ -145,14 +185,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
     tenantHostSuffix: config.tenantHostSuffix,
   });
   koa.use(tenantApi.routes());
-  koa.use(tenantApi.allowedMethods({ throw: true }));
+  koa.use(tenantApi.allowedMethods());
   return { koa, apollo };
 }
 
 function errorResponse(err: unknown): { status: number; messages: string[] } {
   if (err instanceof FacadeError) return { status: err.status, messages: err.messages };
+  if (isDatabaseUnavailable(err)) return { status: 503, messages: [DATABASE_UNAVAILABLE] };
   const e = err as { status?: number; expose?: boolean; message?: string };
-  // Errors from Koa and its middleware (e.g. 405 from the router) carry a client status and a safe message.
+  // Errors from Koa and its middleware carry a client status and a safe message.
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return { status: e.status, messages: [e.expose !== false && e.message ? e.message : 'Bad request.'] };
   }

@@ -12,8 +12,15 @@ export interface Config {
   databaseUrl?: string;
   dataDir: string;
   dbPoolSize: number;
-  /** Largest request body accepted, in bytes. */
+  /** Largest request body accepted, in bytes (after decompression). */
   bodyLimitBytes: number;
+  /** Most bytes of stored documents one request may read and answer (REST and GraphQL alike). */
+  responseLimitBytes: number;
+  /** How long a client may take to send a request's headers, and its whole request (body included). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Open connections allowed from one client address; 0: no limit. */
+  maxConnectionsPerClient: number;
   logLevel: string;
   /** Grace period for in-flight requests on SIGINT/SIGTERM. */
   shutdownTimeoutMs: number;
@@ -79,6 +86,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Without an audience check, any token the issuer mints for another application would be accepted here.
   if (issuer && !audience) throw new ConfigError('AUTH_AUDIENCE must be set together with AUTH_ISSUER');
   const logLevel = env.LOG_LEVEL || 'info';
+  const bodyLimitBytes = parseSize(env.BODY_LIMIT || '64mb');
+  // A document that could be stored must be readable again: the response budget is at least twice the body limit
+  // (PostgreSQL's text of a document is somewhat larger than the JSON that was sent).
+  const responseLimitBytes = env.RESPONSE_LIMIT ? parseSize(env.RESPONSE_LIMIT) : Math.max(128 * 1024 ** 2, 2 * bodyLimitBytes);
+  if (responseLimitBytes < 2 * bodyLimitBytes) throw new ConfigError(`RESPONSE_LIMIT must be at least twice BODY_LIMIT (${2 * bodyLimitBytes} bytes)`);
+  const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000);
   if (!LOG_LEVELS.has(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
   return {
     host: env.HOST || '0.0.0.0',
@@ -88,7 +101,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     dbPoolSize: int(env, 'DB_POOL_SIZE', databaseUrl ? 10 : 4, 1, 200),
-    bodyLimitBytes: parseSize(env.BODY_LIMIT || '64mb'),
+    bodyLimitBytes,
+    responseLimitBytes,
+    headersTimeoutMs,
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, headersTimeoutMs, 3_600_000),
+    maxConnectionsPerClient: int(env, 'MAX_CONNECTIONS_PER_CLIENT', 128, 0, 1_000_000),
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     auth: {

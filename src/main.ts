@@ -64,8 +64,17 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   if (!config.auth.issuer) log.warn('no AUTH_ISSUER configured: only showcase tenants can be used');
 
   const app = await createApp({ config, schema: await buildAppSchema(), services, dataSource, log });
-  const server = http.createServer(app.koa.callback());
-  server.requestTimeout = 5 * 60_000;
+  const server = http.createServer(
+    {
+      // A real client sends its headers at once and its body at network speed; one that trickles them holds a
+      // connection, so both have deadlines (checked every second), and one address holds a bounded number of connections.
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
+    app.koa.callback(),
+  );
+  limitConnectionsPerClient(server, config.maxConnectionsPerClient, log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
@@ -94,6 +103,27 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       log.info('stopped');
     })());
   return { url, dataSource, services, close };
+}
+
+/** Closes a new connection at once when its address already holds `max` open connections (0: no limit). */
+function limitConnectionsPerClient(server: http.Server, max: number, log: Logger): void {
+  if (max === 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > max) {
+      log.warn({ address, max }, 'connection refused: too many open connections from this address (MAX_CONNECTIONS_PER_CLIENT)');
+      socket.destroy();
+      return;
+    }
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
 }
 
 if (require.main === module) {

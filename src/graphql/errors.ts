@@ -1,4 +1,6 @@
 import { GraphQLError } from 'graphql';
+import { MAX_MESSAGES, clipText } from '../common/result';
+import { isDatabaseUnavailable } from '../db/unavailable';
 
 /**
  * The error codes the GraphQL core puts in `extensions.code`, and the HTTP status the REST facade maps each to.
@@ -7,6 +9,8 @@ import { GraphQLError } from 'graphql';
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   BAD_USER_INPUT: 400,
+  /** The answer would exceed the request's read budget (RESPONSE_LIMIT): the client asks for less. */
+  RESPONSE_TOO_LARGE: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
   GRAPHQL_PARSE_FAILED: 400,
   UNAUTHENTICATED: 401,
@@ -19,9 +23,21 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL_SERVER_ERROR: 500,
   NOT_IMPLEMENTED: 501,
+  /** The database cannot be reached; the client may retry (Retry-After). */
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * The code of a GraphQL error as clients see it: its own, or SERVICE_UNAVAILABLE for a resolver that failed
+ * because the database cannot be reached (anything else uncoded is an internal error).
+ */
+export function errorCodeOf(error: GraphQLError): unknown {
+  const code = error.extensions?.code;
+  if (code !== undefined && code !== 'INTERNAL_SERVER_ERROR') return code;
+  return isDatabaseUnavailable(error.originalError) ? 'SERVICE_UNAVAILABLE' : (code ?? 'INTERNAL_SERVER_ERROR');
+}
 
 export function statusOfCode(code: unknown): number {
   return typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code) ? ERROR_STATUS[code as ErrorCode] : 500;
@@ -29,7 +45,8 @@ export function statusOfCode(code: unknown): number {
 
 export class AppError extends GraphQLError {
   constructor(code: ErrorCode, message: string, messages: string[] = [message]) {
-    super(message, { extensions: { code, messages } });
+    // Messages echo what the client sent (ids, paths, values), which may be megabytes long: they are cut.
+    super(clipText(message), { extensions: { code, messages: messages.slice(0, MAX_MESSAGES).map(clipText) } });
   }
 }
 

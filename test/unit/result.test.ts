@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { resultOf } from '../../src/common/result';
+import { MAX_MESSAGES, MAX_MESSAGE_LENGTH, resultOf } from '../../src/common/result';
 import { AppError, ERROR_STATUS, badRequest, statusOfCode } from '../../src/graphql/errors';
 
 describe('Result mapping', () => {
@@ -35,5 +35,20 @@ describe('Result mapping', () => {
     expect(err).toBeInstanceOf(GraphQLError);
     expect(err).toBeInstanceOf(AppError);
     expect(err.extensions).toEqual({ code: 'BAD_REQUEST', messages: ['$.id: a', '$.idShort: b'] });
+  });
+});
+
+describe('echoed values', () => {
+  it('are cut to a few hundred characters, in Results and in GraphQL errors alike', () => {
+    const id = 'x'.repeat(20 * 1024 * 1024);
+    const result = resultOf(404, [`Shell '${id}' not found.`]);
+    expect(result.messages[0].text.length).toBeLessThan(MAX_MESSAGE_LENGTH + 50);
+    expect(result.messages[0].text).toMatch(/^Shell 'x+… \(\d+ more characters\)$/);
+    const err = badRequest(`Bad '${id}'`, [`one '${id}'`, ...Array.from({ length: 200 }, (_, i) => `m${i}`)]);
+    expect(err.message.length).toBeLessThan(MAX_MESSAGE_LENGTH + 50);
+    const messages = err.extensions.messages as string[];
+    expect(messages).toHaveLength(MAX_MESSAGES);
+    expect(messages[0].length).toBeLessThan(MAX_MESSAGE_LENGTH + 50);
+    expect(resultOf(400, Array.from({ length: 500 }, () => 'm')).messages).toHaveLength(MAX_MESSAGES);
   });
 });

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, parseConceptDescription } from '../model/parse';
+import { JsonObject, verifyDocument } from '../model/parse';
 import { referenceKey } from '../model/reference-keys';
 import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';
 import { ConceptDescriptionEntity } from './concept-description.entity';
@@ -56,7 +56,7 @@ export class ConceptDescriptionService {
   }
 
   async create(tenant: TenantEntity, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {
-    const doc = parseConceptDescription(json);
+    const doc = await verifyDocument('ConceptDescription', json);
     const id = doc.id as string;
     const stored = await this.store.write(
       tenant,
@@ -71,7 +71,7 @@ export class ConceptDescriptionService {
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {
-    const doc = parseConceptDescription(json);
+    const doc = await verifyDocument('ConceptDescription', json);
     if (doc.id !== id) throw badRequest(`The concept description's id '${String(doc.id)}' differs from the id in the path '${id}'.`);
     const stored = await this.store.write(
       tenant,

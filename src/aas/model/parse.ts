@@ -1,28 +1,12 @@
 import { common, jsonization, types, verification } from '@aas-core-works/aas-core3.0-typescript';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../common/json-depth';
 import { badRequest } from '../../graphql/errors';
+import { verifyPool } from './verify-pool';
 
 export type JsonObject = Record<string, unknown>;
 
 /** At most this many constraint violations are reported for one document; the rest are counted. */
 const MAX_REPORTED = 50;
-
-/**
- * The deepest nesting of JSON objects and arrays accepted. The metamodel library reads and verifies
- * recursively; a document nested thousands deep would exhaust the stack. Real models stay far below this.
- */
-const MAX_DEPTH = 128;
-
-/** Whether `json` nests deeper than `max`; iterative, so it cannot overflow itself. */
-function nestsDeeperThan(json: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[json, 1]];
-  while (stack.length) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > max) return true;
-    for (const inner of Object.values(value)) stack.push([inner, depth + 1]);
-  }
-  return false;
-}
 
 function jsonPath(path: string): string {
   if (path === '') return '$';
@@ -42,7 +26,7 @@ export function parseVerified<T extends types.Class>(
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw badRequest(`The body must be a JSON object (${what}).`);
   }
-  if (nestsDeeperThan(json, MAX_DEPTH)) throw badRequest(`The ${what} nests deeper than ${MAX_DEPTH} levels.`);
+  if (nestsDeeperThan(json)) throw badRequest(`The ${what} nests deeper than ${MAX_JSON_DEPTH} levels.`);
   let parsed: common.Either<T, jsonization.DeserializationError>;
   try {
     parsed = parse(json as jsonization.JsonValue);
@@ -91,6 +75,34 @@ function strayProperties(sent: unknown, canonical: unknown, path: string, found:
   return found;
 }
 
+/**
+ * Documents with more values than this are verified in the worker thread (`verify-pool`): below it, verification
+ * takes a few milliseconds and the round trip would cost more than it saves.
+ */
+export const WORKER_THRESHOLD = 20_000;
+
+/** Whether `json` holds more than `max` values (objects, arrays and scalars); stops counting at `max`. */
+function holdsMoreThan(json: unknown, max: number): boolean {
+  const stack: unknown[] = [json];
+  let count = 0;
+  while (stack.length) {
+    const value = stack.pop();
+    if (++count > max) return true;
+    if (value !== null && typeof value === 'object') for (const inner of Object.values(value)) stack.push(inner);
+  }
+  return false;
+}
+
+/**
+ * `parseVerified` for `kind`, off the event loop when the document is large: a 50 MB submodel takes seconds to
+ * verify, which would otherwise stall every other request (and the health check) for as long.
+ */
+export async function verifyDocument(kind: DocumentKind, json: unknown): Promise<JsonObject> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return DOCUMENT_PARSERS[kind](json);
+  if (nestsDeeperThan(json)) throw badRequest(`The ${kind} nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  return verifyPool.verify(kind, JSON.stringify(json));
+}
+
 export const parseShell = (json: unknown) =>
   parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json);
 export const parseAssetInformation = (json: unknown) =>
@@ -101,3 +113,12 @@ export const parseSubmodelElement = (json: unknown) =>
   parseVerified('SubmodelElement', jsonization.submodelElementFromJsonable, json);
 export const parseConceptDescription = (json: unknown) =>
   parseVerified('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json);
+
+/** The document kinds `verifyDocument` takes, and their parsers. */
+export const DOCUMENT_PARSERS = {
+  AssetAdministrationShell: parseShell,
+  Submodel: parseSubmodel,
+  ConceptDescription: parseConceptDescription,
+} as const;
+
+export type DocumentKind = keyof typeof DOCUMENT_PARSERS;

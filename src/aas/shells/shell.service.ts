@@ -1,7 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, parseAssetInformation, parseReference, parseShell } from '../model/parse';
+import { JsonObject, parseAssetInformation, parseReference, parseShell, verifyDocument } from '../model/parse';
 import { Condition, IdentifiableStore, Page, pageOfList } from '../store/identifiable-store';
 import { ShellEntity } from './shell.entity';
 
@@ -90,7 +90,7 @@ export class ShellService {
   }
 
   async create(tenant: TenantEntity, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const doc = parseShell(json);
+    const doc = await verifyDocument('AssetAdministrationShell', json);
     const stored = await this.store.write(
       tenant,
       doc.id as string,
@@ -104,7 +104,7 @@ export class ShellService {
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const doc = parseShell(json);
+    const doc = await verifyDocument('AssetAdministrationShell', json);
     if (doc.id !== id) throw badRequest(`The shell's id '${doc.id}' differs from the id in the path '${id}'.`);
     return this.update(tenant, id, () => doc, options);
   }

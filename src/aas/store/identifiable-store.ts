@@ -3,6 +3,8 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
 import { etagOf, ifMatchAdmits } from '../../common/etag';
 import { readRows, rethrowClientError } from '../../db/read';
+import { readBudget, responseTooLarge } from '../../db/read-budget';
+import { MAX_ID_LENGTH } from '../../graphql/limits';
 import { recordChange } from '../../events/outbox';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
@@ -48,7 +50,7 @@ export interface IdentifiableTable<E extends ObjectLiteral> {
   columns(doc: JsonObject): QueryDeepPartialEntity<E>;
 }
 
-/** Where a document a read or write returned came from: its tenant and entity tag. */
+/** Where a document a read or write returned came from: its tenant, entity tag and row. */
 export interface Origin {
   tenant: TenantEntity;
   etag: string;
@@ -79,6 +81,37 @@ interface LocatedRow {
 /** Steps as an idShortPath, for messages: `a.b[2]`. */
 function pathText(steps: Step[]): string {
   return steps.map((step, i) => (typeof step === 'number' ? `[${step}]` : i ? `.${step}` : step)).join('');
+}
+
+/** `doc` when `bytes` (SQL) stays within the budget `remaining` (a parameter), else null: what is over is never loaded. */
+function docWithin(bytes: string, remaining: string, doc = 'doc'): string {
+  return `CASE WHEN ${bytes} <= ${remaining}::bigint THEN ${doc} END`;
+}
+
+/**
+ * A read of stored documents under the request's read budget: `read` gets the bytes still allowed, its rows
+ * name their document's size (`bytes`) and carry a null `doc` where the budget ran out, which fails the request.
+ * `counts` says which rows' documents are part of the answer.
+ */
+async function budgeted<R extends { bytes: string | number | null; doc?: unknown }>(
+  read: (remaining: number) => Promise<R[]>,
+  counts: (row: R, index: number) => boolean = () => true,
+): Promise<R[]> {
+  const budget = readBudget();
+  return budget.run(async (remaining) => {
+    const rows = await read(remaining);
+    rows.forEach((row, i) => {
+      if (!counts(row, i)) return;
+      if ('doc' in row && row.doc === null) throw responseTooLarge(budget.limit);
+      budget.charge(Number(row.bytes ?? 0));
+    });
+    return rows;
+  });
+}
+
+/** An AAS Identifier is at most 2,000 characters: a longer one can name nothing here, and is not looked up. */
+function checkId(modelType: string, id: string): void {
+  if (id.length > MAX_ID_LENGTH) throw badRequest(`A ${modelType} id is at most ${MAX_ID_LENGTH} characters long; this one has ${id.length}.`);
 }
 
 /** One identifiable by id: the MD5 finds it in the unique index, the full comparison makes it exact. */
@@ -132,12 +165,15 @@ export class IdentifiableStore<E extends ObjectLiteral> {
 
   /** The document, tagged with its entity tag, or null. */
   async find(tenant: TenantEntity, id: string): Promise<JsonObject | null> {
-    const rows = await readRows<{ seq: string; version: number; doc: JsonObject }>(
-      this.dataSource,
-      `SELECT seq, version, doc FROM ${this.spec.table} WHERE ${BY_ID}`,
-      [tenant.id, id],
+    checkId(this.spec.modelType, id);
+    const rows = await budgeted((remaining) =>
+      readRows<{ seq: string; version: number; bytes: string; doc: JsonObject | null }>(
+        this.dataSource,
+        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('doc_bytes', '$3')} AS doc FROM ${this.spec.table} WHERE ${BY_ID}`,
+        [tenant.id, id, remaining],
+      ),
     );
-    return rows.length ? tagged(rows[0].doc, tenant, rows[0].seq, rows[0].version) : null;
+    return rows.length ? tagged(rows[0].doc!, tenant, rows[0].seq, rows[0].version) : null;
   }
 
   /**
@@ -145,23 +181,32 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * fails `usable` (SQL over the row's columns), e.g. because the document needs shaping first. Null when absent.
    */
   async findText(tenant: TenantEntity, id: string, usable = 'true'): Promise<{ etag: string; text: string | null } | null> {
-    const rows = await readRows<{ seq: string; version: number; text: string | null }>(
-      this.dataSource,
-      `SELECT seq, version, CASE WHEN ${usable} THEN doc::text END AS text FROM ${this.spec.table} WHERE ${BY_ID}`,
-      [tenant.id, id],
+    checkId(this.spec.modelType, id);
+    const rows = await budgeted((remaining) =>
+      readRows<{ seq: string; version: number; bytes: string; usable: boolean; doc: string | null }>(
+        this.dataSource,
+        `SELECT seq, version, doc_bytes AS bytes, ${usable} AS usable, CASE WHEN ${usable} THEN ${docWithin('doc_bytes', '$3', 'doc::text')} END AS doc
+          FROM ${this.spec.table} WHERE ${BY_ID}`,
+        [tenant.id, id, remaining],
+      ),
+      // A document that needs shaping is read again in full (`find`), which charges it then.
+      (row) => row.usable,
     );
-    return rows.length ? { etag: etagOf(rows[0].seq, rows[0].version), text: rows[0].text } : null;
+    return rows.length ? { etag: etagOf(rows[0].seq, rows[0].version), text: rows[0].doc } : null;
   }
 
   /** Several documents by id in one statement, for DataLoaders; absent ids are absent from the map. */
   async findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
-    const rows = await readRows<{ id: string; seq: string; version: number; doc: JsonObject }>(
-      this.dataSource,
-      `SELECT id, seq, version, doc FROM ${this.spec.table}
-        WHERE tenant_id = $1 AND md5(id) = ANY (SELECT md5(x) FROM unnest($2::text[]) AS x) AND id = ANY ($2::text[])`,
-      [tenant.id, ids],
+    for (const id of ids) checkId(this.spec.modelType, id);
+    const rows = await budgeted((remaining) =>
+      readRows<{ id: string; seq: string; version: number; bytes: string; doc: JsonObject | null }>(
+        this.dataSource,
+        `SELECT id, seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', '$3')} AS doc FROM ${this.spec.table}
+          WHERE tenant_id = $1 AND md5(id) = ANY (SELECT md5(x) FROM unnest($2::text[]) AS x) AND id = ANY ($2::text[])`,
+        [tenant.id, ids, remaining],
+      ),
     );
-    return new Map(rows.map((row) => [row.id, tagged(row.doc, tenant, row.seq, row.version)]));
+    return new Map(rows.map((row) => [row.id, tagged(row.doc!, tenant, row.seq, row.version)]));
   }
 
   /** A page in insertion order; one index range scan, as cheap on page 1,000 as on page 1. */
@@ -176,13 +221,19 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       where.push(`seq > $${params.push(after)}`);
     }
     for (const [sql, value] of conditions) where.push(sql.replace('?', `$${params.push(value)}`));
-    const rows = await readRows<{ seq: string; version: number; doc: JsonObject }>(
-      this.dataSource,
-      `SELECT seq, version, doc FROM ${list} WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.push(limit + 1)}`,
-      params,
+    const limitParam = `$${params.push(limit + 1)}`;
+    const rows = await budgeted((remaining) =>
+      readRows<{ seq: string; version: number; bytes: string; doc: JsonObject | null }>(
+        this.dataSource,
+        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', `$${params.length + 1}`)} AS doc
+          FROM ${list} WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${limitParam}`,
+        [...params, remaining],
+      ),
+      // The row after the page only tells whether there is a next page: its document is not part of the answer.
+      (_row, i) => i < limit,
     );
     const page = pageOf(list, rows, limit, (row) => Number(row.seq));
-    return { items: page.items.map((row) => tagged(row.doc, tenant, row.seq, row.version)), cursor: page.cursor };
+    return { items: page.items.map((row) => tagged(row.doc!, tenant, row.seq, row.version)), cursor: page.cursor };
   }
 
   /**
@@ -190,7 +241,14 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * document does not exist; `element` null when it has nothing at `steps`.
    */
   async findElement(tenant: TenantEntity, id: string, steps: Step[]): Promise<{ etag: string; found: StoredElement | null } | null> {
-    const rows = await readRows<LocatedRow>(this.dataSource, this.locateSql, [tenant.id, id, JSON.stringify(steps)]);
+    checkId(this.spec.modelType, id);
+    const rows = await budgeted(() =>
+      readRows<LocatedRow & { bytes: string | null }>(
+        this.dataSource,
+        this.locateSql.replace('SELECT ', 'SELECT pg_column_size(l.element) AS bytes, '),
+        [tenant.id, id, JSON.stringify(steps)],
+      ),
+    );
     if (!rows.length) return null;
     const etag = etagOf(rows[0].seq, rows[0].version);
     return { etag, found: rows[0].path ? { etag, element: rows[0].element!, types: rows[0].types! } : null };
@@ -209,6 +267,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     options: WriteOptions = {},
   ): Promise<StoredElement> {
     const { table, modelType } = this.spec;
+    checkId(modelType, id);
     try {
       return await this.dataSource.transaction(async (manager) => {
         const rows: LocatedRow[] = await manager.query(`${this.locateSql} FOR UPDATE OF d`, [tenant.id, id, JSON.stringify(steps)]);
@@ -251,10 +310,11 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   async write(
     tenant: TenantEntity,
     id: string,
-    decide: (current: JsonObject | null) => Change,
+    decide: (current: JsonObject | null) => Change | Promise<Change>,
     options: WriteOptions = {},
   ): Promise<JsonObject | null> {
     const { table, entity, modelType } = this.spec;
+    checkId(modelType, id);
     const run = async (manager: EntityManager): Promise<JsonObject | null> => {
       const rows: { seq: string; version: number; doc: JsonObject }[] = await manager.query(
         `SELECT seq, version, doc FROM ${table} WHERE ${BY_ID} FOR UPDATE`,
@@ -264,7 +324,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       if (row && options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(row.seq, row.version))) {
         throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
       }
-      const change = decide(row?.doc ?? null);
+      const change = await decide(row?.doc ?? null);
       if (!row && options.ifMatch != null) throw preconditionFailed(`${modelType} '${id}' does not exist: If-Match cannot match.`);
       // Only a create may find no row; an update or delete addresses the row it locked, by primary key.
       if (change.kind !== 'created' && !row) throw new Error(`${modelType} ${change.kind} without its row`);

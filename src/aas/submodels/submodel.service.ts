@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
+import { MAX_LIMIT, checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, parseSubmodel, parseSubmodelElement } from '../model/parse';
+import { JsonObject, parseSubmodelElement, verifyDocument } from '../model/parse';
 import { referenceFilterKeys } from '../model/reference-keys';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
 import { Condition, IdentifiableStore, Page, originOf, pageOfList } from '../store/identifiable-store';
@@ -109,7 +110,7 @@ export class SubmodelService {
   }
 
   async create(tenant: TenantEntity, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    const doc = parseSubmodel(json);
+    const doc = await verifyDocument('Submodel', json);
     const id = doc.id as string;
     const stored = await this.store.write(
       tenant,
@@ -124,28 +125,28 @@ export class SubmodelService {
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    const doc = parseSubmodel(json);
+    const doc = await verifyDocument('Submodel', json);
     this.checkId(doc, id);
     return this.update(tenant, id, options, () => doc);
   }
 
   /** PATCH (level core): the attributes the body has replace the submodel's; the others stay. */
   async patch(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    const body = parseSubmodel(json);
+    const body = await verifyDocument('Submodel', json);
     this.checkId(body, id);
-    return this.update(tenant, id, options, (current) => parseSubmodel({ ...current, ...body }));
+    return this.update(tenant, id, options, (current) => verifyDocument('Submodel', { ...current, ...body }));
   }
 
   async patchMetadata(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    return this.update(tenant, id, options, (current) => {
-      const doc = parseSubmodel(withMetadata(current, json));
+    return this.update(tenant, id, options, async (current) => {
+      const doc = await verifyDocument('Submodel', withMetadata(current, json));
       this.checkId(doc, id);
       return doc;
     });
   }
 
   async patchValue(tenant: TenantEntity, id: string, value: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    return this.update(tenant, id, options, (current) => parseSubmodel(applySubmodelValue(current, value)));
+    return this.update(tenant, id, options, (current) => verifyDocument('Submodel', applySubmodelValue(current, value)));
   }
 
   /** Deletes the submodel; through a shell, also the shell's reference to it, in the same transaction. */
@@ -296,24 +297,24 @@ export class SubmodelService {
     const stored = await this.store.write(
       tenant,
       id,
-      (current) => {
+      async (current) => {
         if (!current) throw notFound(`Submodel '${id}' not found.`);
         mutate(current);
-        return { kind: 'updated', doc: parseSubmodel(current) };
+        return { kind: 'updated', doc: await verifyDocument('Submodel', current) };
       },
       { ifMatch: options.ifMatch, event: false },
     );
     return stored!;
   }
 
-  private async update(tenant: TenantEntity, id: string, options: SubmodelWrite, modify: (current: JsonObject) => JsonObject): Promise<JsonObject> {
+  private async update(tenant: TenantEntity, id: string, options: SubmodelWrite, modify: (current: JsonObject) => JsonObject | Promise<JsonObject>): Promise<JsonObject> {
     await this.checkScope(tenant, id, options);
     const stored = await this.store.write(
       tenant,
       id,
-      (current) => {
+      async (current) => {
         if (!current) throw notFound(`Submodel '${id}' not found.`);
-        return { kind: 'updated', doc: modify(current) };
+        return { kind: 'updated', doc: await modify(current) };
       },
       { ifMatch: options.ifMatch },
     );

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { badRequest } from '../../graphql/errors';
+import type { JsonObject } from './parse';
+import type { DocumentKind } from './parse';
+import type { VerifyRequest, VerifyResponse } from './verify-worker';
+
+interface Waiting {
+  resolve(doc: JsonObject): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * One worker thread that verifies large documents (see `verify-worker`), started on first use. Requests queue in
+ * the worker one after another: on a 2-core machine a second worker would only take the event loop's core.
+ * The worker is restarted when it dies, failing what it had in hand.
+ */
+class VerifyPool {
+  private worker: Worker | undefined;
+  private readonly waiting = new Map<number, Waiting>();
+  private next = 0;
+
+  verify(kind: DocumentKind, text: string): Promise<JsonObject> {
+    const worker = this.started();
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, kind, text } satisfies VerifyRequest);
+    });
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    // From the sources (tests, `npm run dev`) the worker is TypeScript and needs the same loader as the process.
+    const source = __filename.endsWith('.ts');
+    const worker = new Worker(path.join(__dirname, `verify-worker${source ? '.ts' : '.js'}`), {
+      execArgv: source ? ['-r', '@swc-node/register'] : [],
+    });
+    worker.unref();
+    worker.on('message', (answer: VerifyResponse) => {
+      const waiting = this.waiting.get(answer.id);
+      if (!waiting) return;
+      this.waiting.delete(answer.id);
+      if ('messages' in answer) waiting.reject(badRequest(answer.message, answer.messages));
+      else waiting.resolve(JSON.parse(answer.text) as JsonObject);
+    });
+    const fail = (err: unknown) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const waiting of this.waiting.values()) waiting.reject(err);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the document verification worker exited with code ${code}`)));
+    this.worker = worker;
+    return worker;
+  }
+}
+
+export const verifyPool = new VerifyPool();

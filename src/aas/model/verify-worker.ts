@@ -1,0 +1,27 @@
+import { parentPort } from 'node:worker_threads';
+import { GraphQLError } from 'graphql';
+import { DOCUMENT_PARSERS, DocumentKind } from './parse';
+
+/**
+ * The worker side of `verify-pool`: reads JSON text as one AAS document kind, verifies it, and answers the
+ * canonical JSON text, or the 400's messages. Runs off the event loop, so a document of 50 MB, whose
+ * verification takes seconds, stalls no other request.
+ */
+export interface VerifyRequest {
+  id: number;
+  kind: DocumentKind;
+  text: string;
+}
+
+export type VerifyResponse = { id: number; text: string } | { id: number; message: string; messages: string[] };
+
+parentPort?.on('message', ({ id, kind, text }: VerifyRequest) => {
+  try {
+    const doc = DOCUMENT_PARSERS[kind](JSON.parse(text));
+    parentPort!.postMessage({ id, text: JSON.stringify(doc) } satisfies VerifyResponse);
+  } catch (err) {
+    const messages = err instanceof GraphQLError && Array.isArray(err.extensions?.messages) ? (err.extensions.messages as string[]) : undefined;
+    if (!messages) throw err; // not a verdict on the document: a bug, which ends this worker and fails the request
+    parentPort!.postMessage({ id, message: (err as GraphQLError).message, messages } satisfies VerifyResponse);
+  }
+});

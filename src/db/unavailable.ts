@@ -1,0 +1,24 @@
+/**
+ * Whether an error means the database cannot be reached (down, restarting, refusing connections, the connection
+ * cut) rather than a fault of the request or a bug: such requests answer 503 with Retry-After, and the pool
+ * reconnects by itself once the database is back.
+ */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'ENOENT']);
+/** SQLSTATEs: class 08 (connection exception), operator intervention (shutdown, starting up), too many connections. */
+const UNAVAILABLE_STATES = /^(08...|57P01|57P02|57P03|53300)$/;
+const DRIVER_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused)/;
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = err as Record<string, unknown> | undefined; e && typeof e === 'object' && !seen.has(e); ) {
+    seen.add(e);
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    if (code && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return true;
+    if (typeof e.message === 'string' && DRIVER_MESSAGES.test(e.message)) return true;
+    // Wrapped by TypeORM (driverError), GraphQL (originalError), or as a cause; an AggregateError (several
+    // addresses tried) is unavailable when its first error is.
+    const errors = Array.isArray(e.errors) ? (e.errors as unknown[]) : [];
+    e = (e.driverError ?? e.originalError ?? e.cause ?? errors[0]) as Record<string, unknown> | undefined;
+  }
+  return false;
+}

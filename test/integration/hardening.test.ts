@@ -1,0 +1,355 @@
+import http from 'node:http';
+import net from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { MAX_COST } from '../../src/graphql/limits';
+import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
+
+/**
+ * What a probe of the server found: one small request that froze it or ate its memory, errors that were 500s,
+ * requests that held connections. Each case is the attack as it was sent, and what must happen instead.
+ */
+
+const MB = 1024 * 1024;
+let server: TestServer;
+let tenant: string;
+let api: string;
+
+beforeAll(async () => {
+  // A small body limit (and so a small response budget, twice that) keeps the large cases fast.
+  server = await startTestServer(inject('databaseUrl'), { bodyLimitBytes: 2 * MB, responseLimitBytes: 4 * MB });
+  tenant = (await server.createTenant()).name;
+  api = server.api(tenant);
+});
+afterAll(() => server?.close());
+
+const gql = (body: unknown) =>
+  fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${api}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+async function expectResult(res: Response, status: number, text?: RegExp) {
+  expect(res.status).toBe(status);
+  const body = await json(res);
+  expect(body.messages[0]).toMatchObject({ code: String(status), correlationId: res.headers.get('x-request-id') });
+  if (text) expect(body.messages[0].text).toMatch(text);
+  return body;
+}
+
+/** A raw request with any method (fetch refuses TRACE and CONNECT). */
+function raw(method: string, url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** `/health/live` latencies (ms) measured every 10 ms while `work` runs. */
+async function healthDuring(work: () => Promise<unknown>, url = server.url): Promise<number[]> {
+  const latencies: number[] = [];
+  let done = false;
+  const probe = (async () => {
+    while (!done) {
+      const started = performance.now();
+      const res = await fetch(`${url}/health/live`, { signal: AbortSignal.timeout(5_000) });
+      expect(res.status).toBe(200);
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    done = true;
+    await probe;
+  }
+  return latencies;
+}
+
+/** A submodel of about `bytes` of JSON: collections of string Properties. */
+function bigSubmodel(id: string, bytes: number): Record<string, unknown> {
+  const property = (i: number) => ({ modelType: 'Property', idShort: `P${i}`, valueType: 'xs:string', value: `value ${i} `.padEnd(60, '.') });
+  const perCollection = 100;
+  const collections = Math.ceil(bytes / (perCollection * 110));
+  return {
+    modelType: 'Submodel',
+    id,
+    idShort: 'Big',
+    submodelElements: Array.from({ length: collections }, (_, c) => ({
+      modelType: 'SubmodelElementCollection',
+      idShort: `C${c}`,
+      value: Array.from({ length: perCollection }, (_, i) => property(i)),
+    })),
+  };
+}
+
+describe('GraphQL cost', () => {
+  it('answers a doubling fragment chain (2^30 selections in 1.2 KB) at once, and stalls nobody', async () => {
+    const fragments = Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`);
+    const query = ['query { ...F0 }', ...fragments, 'fragment F30 on Query { __typename }'].join('\n');
+    expect(query.length).toBeLessThan(1400);
+    let elapsed = 0;
+    const health = await healthDuring(async () => {
+      const started = performance.now();
+      const res = await gql({ query });
+      elapsed = performance.now() - started;
+      expect(res.status).toBe(400);
+      expect((await json(res)).errors[0].message).toMatch(/root fields|more than 2000 fields/);
+    });
+    expect(elapsed).toBeLessThan(1_000);
+    expect(Math.max(...health)).toBeLessThan(1_000);
+  });
+
+  it('refuses aliases of large pages by their estimated cost, before anything runs', async () => {
+    const aliases = Array.from({ length: 5 }, (_, i) => `a${i}: submodels(tenant: "${tenant}", limit: 250) { result { json } }`).join(' ');
+    const res = await gql({ query: `{ ${aliases} }` });
+    expect(res.status).toBe(400);
+    expect((await json(res)).errors[0].message).toMatch(new RegExp(`at most ${MAX_COST} are allowed`));
+    // A limit in a variable counts with its value: the same page asked for 10 items at a time passes.
+    const small = await gql({ query: `query($n: Int) { a: submodels(tenant: "${tenant}", limit: $n) { result { id } } }`, variables: { n: 10 } });
+    expect((await json(small)).errors).toBeUndefined();
+    const big = await gql({ query: `query($n: Int) { ${aliases.replace(/limit: 250/g, 'limit: $n')} }`, variables: { n: 250 } });
+    expect(big.status).toBe(400);
+  });
+
+  it('answers the introspection query the playground sends', async () => {
+    const { getIntrospectionQuery } = await import('graphql');
+    expect((await json(gql({ query: getIntrospectionQuery() }))).errors).toBeUndefined();
+  });
+});
+
+describe('the response budget', () => {
+  const ids = ['urn:budget:1', 'urn:budget:2', 'urn:budget:3'];
+  beforeAll(async () => {
+    for (const id of ids) expect((await post('/submodels', bigSubmodel(id, 1.5 * MB))).status).toBe(201);
+  });
+
+  it('refuses a page whose documents exceed it, with a clear 400, and serves smaller pages', async () => {
+    const body = await expectResult(await fetch(`${api}/submodels?limit=3`), 400, /RESPONSE_LIMIT/);
+    expect(body.messages[0].text).toMatch(/fewer items/);
+    const page = await json(fetch(`${api}/submodels?limit=2`));
+    expect(page.result.map((s: { id: string }) => s.id)).toEqual(ids.slice(0, 2));
+    expect(page.paging_metadata.cursor).toBeTruthy();
+  });
+
+  it('is shared by all the aliases of one GraphQL request', async () => {
+    const aliases = ids.map((id, i) => `a${i}: submodel(tenant: "${tenant}", id: "${id}") { json }`).join(' ');
+    const res = await json(gql({ query: `{ ${aliases} }` }));
+    expect(res.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toContain('RESPONSE_TOO_LARGE');
+  });
+
+  it('counts a document each time the answer repeats it', async () => {
+    const aliases = Array.from({ length: 4 }, (_, i) => `j${i}: json`).join(' ');
+    const res = await json(gql({ query: `{ submodel(tenant: "${tenant}", id: "${ids[0]}") { ${aliases} } }` }));
+    expect(res.data).toBeUndefined();
+    expect(res.errors[0].extensions.code).toBe('RESPONSE_TOO_LARGE');
+  });
+});
+
+describe('large and long input', () => {
+  it('bounds the decompressed body by the body limit, on REST and GraphQL', async () => {
+    const bomb = gzipSync(Buffer.alloc(3 * MB, ' '));
+    expect(bomb.length).toBeLessThan(10_000);
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    await expectResult(await fetch(`${api}/submodels`, { method: 'POST', headers, body: bomb }), 413);
+    const graphql = await fetch(`${server.url}/graphql`, { method: 'POST', headers, body: bomb });
+    expect(graphql.status).toBe(413);
+  });
+
+  it('refuses over-long identifiers, idShortPaths and filters with 400, at once', async () => {
+    const huge = 'x'.repeat(1.5 * MB);
+    const cases = [
+      { query: 'query($id: String!) { shell(tenant: $t, id: $id) { id } }', variables: { id: huge } },
+      { query: 'query($p: String!) { submodelElement(tenant: $t, submodelId: "urn:x", idShortPath: $p) { idShortPath } }', variables: { p: huge } },
+      { query: 'query($f: ShellFilterInput) { shells(tenant: $t, filter: $f) { result { id } } }', variables: { f: { idShort: huge } } },
+      { query: `{ shell(tenant: $t, id: "${'y'.repeat(2001)}") { id } }`, variables: {} },
+    ];
+    for (const { query, variables } of cases) {
+      const started = performance.now();
+      const res = await gql({ query: query.replace('query(', 'query($t: String!, ').replace('{ shell(tenant: $t', 'query($t: String!) { shell(tenant: $t'), variables: { t: tenant, ...variables } });
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(await json(res)).length).toBeLessThan(5_000);
+    }
+    // REST: an id longer than an AAS Identifier may be.
+    await expectResult(await fetch(`${api}/shells/${b64('z'.repeat(2001))}`), 400, /at most 2000 characters/);
+    await expectResult(await fetch(`${api}/shells/${b64('z'.repeat(2000))}`), 404);
+  });
+
+  it('answers 400 to JSON nested 5,000 deep in a $value PATCH and in GraphQL variables', async () => {
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    expect((await post('/submodels', { modelType: 'Submodel', id: 'urn:deep', submodelElements: [{ modelType: 'Property', idShort: 'P', valueType: 'xs:string' }] })).status).toBe(201);
+    const patch = await fetch(`${api}/submodels/${b64('urn:deep')}/submodel-elements/P/$value`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: deep });
+    await expectResult(patch, 400, /deeper than 128/);
+    const variables = `{"query":"mutation($v: JSON) { patchSubmodelElementValue(tenant: \\"${tenant}\\", submodelId: \\"urn:deep\\", idShortPath: \\"P\\", value: $v) { etag } }","variables":{"v":${deep}}}`;
+    const res = await gql(variables);
+    expect(res.status).toBe(400);
+  });
+
+  it('verifies a large document off the event loop: the health check keeps answering', async () => {
+    // Verifying 12 MB in the event loop blocked it for over a second; in the worker thread, the loop only
+    // parses and serializes (tens of milliseconds each).
+    const large = await startTestServer(inject('databaseUrl'), { bodyLimitBytes: 16 * MB });
+    try {
+      const name = (await large.createTenant()).name;
+      const doc = bigSubmodel('urn:large', 12 * MB);
+      const text = JSON.stringify(doc);
+      expect(text.length).toBeGreaterThan(10 * MB);
+      const send = () => fetch(`${large.api(name)}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+      const latencies = await healthDuring(async () => expect((await send()).status).toBe(201), large.url);
+      expect(Math.max(...latencies)).toBeLessThan(600);
+      expect(await json(fetch(`${large.api(name)}/submodels/${b64('urn:large')}`))).toEqual(doc);
+    } finally {
+      await large.close();
+    }
+  });
+});
+
+describe('methods', () => {
+  it('answers unsupported methods with 501 or 405 and a Result, never 500', async () => {
+    for (const method of ['TRACE', 'PROPFIND', 'LOCK']) {
+      for (const path of [`${api}/shells`, `${api}/shells/${b64('urn:x')}`, `${server.url}/graphql`, `${server.url}/nowhere`]) {
+        const res = await raw(method, path);
+        expect([405, 501]).toContain(res.status);
+        const body = JSON.parse(res.body);
+        expect(body.messages[0].code).toBe(String(res.status));
+        if (res.status === 405) expect(res.headers.allow).toBeTruthy();
+      }
+    }
+    const patch = await raw('PATCH', `${api}/shells`);
+    expect(patch.status).toBe(405);
+    expect(patch.headers.allow).toMatch(/GET/);
+    expect(JSON.parse(patch.body).messages[0].code).toBe('405');
+  });
+});
+
+describe('slow clients', () => {
+  let slow: TestServer;
+  beforeAll(async () => {
+    slow = await startTestServer(inject('databaseUrl'), { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxConnectionsPerClient: 4 });
+  });
+  afterAll(() => slow?.close());
+
+  /** Opens a connection and sends `head`, then one byte per 200 ms; resolves when the server ends it, with its answer. */
+  function trickle(head: string): Promise<{ ms: number; answer: string }> {
+    const { port } = new URL(slow.url);
+    return new Promise((resolve) => {
+      const started = performance.now();
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(head));
+      let answer = '';
+      const timer = setInterval(() => socket.writable && socket.write('x'), 200);
+      socket.on('data', (chunk) => (answer += chunk));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve({ ms: performance.now() - started, answer });
+      });
+    });
+  }
+
+  it('closes a connection that trickles its headers or its body', async () => {
+    const [headers, body] = await Promise.all([
+      trickle('GET /health/live HTTP/1.1\r\nHost: x\r\nX-Slow: '),
+      trickle(`POST /tenants/x/api/v3.0/shells HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`),
+    ]);
+    expect(headers.ms).toBeLessThan(4_000);
+    expect(body.ms).toBeLessThan(5_000);
+    expect(`${headers.answer}${body.answer}`).not.toMatch(/ 200 /);
+  });
+
+  it('caps the open connections of one client address', async () => {
+    const { port } = new URL(slow.url);
+    const sockets = await Promise.all(
+      Array.from({ length: 6 }, () => new Promise<net.Socket>((resolve) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => resolve(socket));
+        socket.on('error', () => undefined);
+      })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sockets.filter((s) => s.destroyed || s.readyState !== 'open').length).toBe(2);
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await fetch(`${slow.url}/health/live`)).status).toBe(200);
+  });
+});
+
+describe('a database that goes away', () => {
+  /** A TCP relay to the database: closing it is the database going away (connections cut, new ones refused). */
+  function relay(target: string) {
+    const url = new URL(target);
+    const socketDir = url.searchParams.get('host');
+    const connect = () =>
+      socketDir?.startsWith('/')
+        ? net.connect(`${socketDir}/.s.PGSQL.${url.port || 5432}`)
+        : net.connect(Number(url.port || 5432), url.hostname);
+    const open = new Set<net.Socket>();
+    let listener: net.Server | undefined;
+    let port = 0;
+    return {
+      async start() {
+        listener = net.createServer((client) => {
+          const db = connect();
+          open.add(client).add(db);
+          client.pipe(db).pipe(client);
+          const end = () => {
+            client.destroy();
+            db.destroy();
+            open.delete(client);
+            open.delete(db);
+          };
+          client.on('error', end).on('close', end);
+          db.on('error', end).on('close', end);
+        });
+        await new Promise<void>((resolve) => listener!.listen(port, '127.0.0.1', resolve));
+        port = (listener.address() as net.AddressInfo).port;
+        const relayed = new URL(target);
+        relayed.hostname = '127.0.0.1';
+        relayed.port = String(port);
+        relayed.searchParams.delete('host');
+        return relayed.toString();
+      },
+      async stop() {
+        const closed = new Promise((resolve) => listener!.close(resolve));
+        for (const socket of open) socket.destroy();
+        await closed;
+      },
+    };
+  }
+
+  it('answers 503 with a Result and Retry-After while it is down, and recovers by itself', async () => {
+    const db = relay(inject('databaseUrl'));
+    const viaRelay = await startTestServer(await db.start());
+    try {
+      const name = (await viaRelay.createTenant()).name;
+      const shells = `${viaRelay.api(name)}/shells`;
+      expect((await post('/shells', sampleShell('urn:up'))).status).toBe(201); // the shared server is unaffected
+      expect((await fetch(shells)).status).toBe(200);
+      await db.stop();
+      for (const res of [await fetch(shells), await fetch(`${shells}/${b64('urn:up')}`)]) {
+        await expectResult(res, 503, /database is unavailable/);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      const graphql = await json(
+        fetch(`${viaRelay.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ shells(tenant: "${name}") { result { id } } }` }) }),
+      );
+      expect(graphql.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+      expect((await fetch(`${viaRelay.url}/health/ready`)).status).toBe(503);
+      await db.start();
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        status = (await fetch(shells)).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(200);
+    } finally {
+      await viaRelay.close().catch(() => undefined);
+      await db.stop().catch(() => undefined);
+    }
+  });
+});
