@@ -398,3 +398,86 @@ describe('GraphQL submodels: related fields', () => {
     expect((await data(list, { filter: { semanticIdValue: 'urn:gql:nothing' } })).submodels.result).toEqual([]);
   });
 });
+
+describe('GraphQL submodels: path lists, paged over the paths', () => {
+  const PATHS = [
+    'MaxRpm', 'Name', 'Temperature', 'Motor', 'Motor.Power', 'Motor.Phases', 'Motor.Phases[0]', 'Motor.Phases[1]',
+    'Manual', 'Logo', 'Maker', 'Asset', 'Asset.Serial', 'Drives', 'Overheat', 'Start', 'CanPump',
+  ];
+  const TOP = PATHS.filter((path) => !/[.[]/.test(path));
+  const SMALL = { modelType: 'Submodel', id: 'urn:gql:sm:small', idShort: 'Small', submodelElements: [{ modelType: 'Property', idShort: 'Only', valueType: 'xs:int' }] };
+  const SHELL = 'urn:gql:shell:paths';
+  const ELEMENT_PATHS = `query($t: String!, $sm: String!, $shellId: String, $limit: Int, $cursor: String, $level: Level) {
+    submodelElementPaths(tenant: $t, submodelId: $sm, shellId: $shellId, limit: $limit, cursor: $cursor, level: $level) { result pagingMetadata { cursor } } }`;
+  const SUBMODEL_PATHS = `query($t: String!, $filter: SubmodelFilterInput, $limit: Int, $cursor: String, $level: Level) {
+    submodelPaths(tenant: $t, filter: $filter, limit: $limit, cursor: $cursor, level: $level) { result pagingMetadata { cursor } } }`;
+
+  /** Every page of `query` (its one root field) at `limit`, following the cursors. */
+  async function pages(query: string, variables: Record<string, unknown>, limit: number): Promise<string[][]> {
+    const out: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { result: string[]; pagingMetadata: { cursor: string | null } } = Object.values(await data(query, { ...variables, limit, cursor }))[0] as never;
+      out.push(page.result);
+      cursor = page.pagingMetadata.cursor;
+    } while (cursor && out.length < 100);
+    return out;
+  }
+  const chunks = (all: string[], limit: number) => Array.from({ length: Math.ceil(all.length / limit) }, (_, i) => all.slice(i * limit, (i + 1) * limit));
+
+  beforeAll(async () => {
+    tenant = (await server.createTenant()).name;
+    await data(CREATE_SUBMODEL, { s: technicalData });
+    await data(CREATE_SUBMODEL, { s: SMALL });
+    const shell = sampleShell(SHELL, { submodels: [{ type: 'ModelReference', keys: [{ type: 'Submodel', value: SMALL.id }] }] });
+    await data('mutation($t: String!, $s: JSONObject!) { createShell(tenant: $t, shell: $s) { id } }', { s: shell });
+  });
+
+  it('submodelElementPaths: at most `limit` paths a page wherever they are in the tree; the last page has no cursor', async () => {
+    for (const limit of [1, 3, 5, 16, 17, 250]) {
+      expect(await pages(ELEMENT_PATHS, { sm: SM_ID }, limit), `limit ${limit}`).toEqual(chunks(PATHS, limit));
+    }
+    expect(await pages(ELEMENT_PATHS, { sm: SM_ID, level: 'core' }, 5)).toEqual(chunks(TOP, 5));
+    // The default limit (100) holds them all.
+    expect((await data(ELEMENT_PATHS, { sm: SM_ID })).submodelElementPaths).toEqual({ result: PATHS, pagingMetadata: { cursor: null } });
+  });
+
+  it('submodelElementPaths through a shell: only for a submodel the shell references', async () => {
+    expect(await pages(ELEMENT_PATHS, { sm: SMALL.id, shellId: SHELL }, 1)).toEqual([['Only']]);
+    expect(await errorCode(ELEMENT_PATHS, { sm: SM_ID, shellId: SHELL })).toBe('NOT_FOUND');
+    expect(await errorCode(ELEMENT_PATHS, { sm: 'urn:gql:sm:absent' })).toBe('NOT_FOUND');
+  });
+
+  it('submodelPaths: one list over all submodels, paged over the paths; a page may end inside a submodel', async () => {
+    for (const limit of [1, 4, 17, 18, 250]) {
+      expect(await pages(SUBMODEL_PATHS, {}, limit), `limit ${limit}`).toEqual(chunks([...PATHS, 'Only'], limit));
+    }
+    expect(await pages(SUBMODEL_PATHS, { level: 'core' }, 7)).toEqual(chunks([...TOP, 'Only'], 7));
+    expect(await pages(SUBMODEL_PATHS, { filter: { idShort: 'Small' } }, 1)).toEqual([['Only']]);
+    expect(await pages(SUBMODEL_PATHS, { filter: { semanticIdValue: CD_ID } }, 10)).toEqual(chunks(PATHS, 10));
+  });
+
+  it('rejects limits out of 1..250 and cursors of other lists (BAD_REQUEST)', async () => {
+    const cursorOf = async (query: string, variables: Record<string, unknown> = {}) =>
+      (Object.values(await data(query, { ...variables, limit: 1 }))[0] as { pagingMetadata: { cursor: string } }).pagingMetadata.cursor;
+    const elementCursor = await cursorOf(ELEMENT_PATHS, { sm: SM_ID });
+    const submodelCursor = await cursorOf(SUBMODEL_PATHS);
+    const elementsCursor = await cursorOf(`query($t: String!, $limit: Int) { submodelElements(tenant: $t, submodelId: "${SM_ID}", limit: $limit) { pagingMetadata { cursor } } }`);
+    const submodelsCursor = await cursorOf('query($t: String!, $limit: Int) { submodels(tenant: $t, limit: $limit) { pagingMetadata { cursor } } }');
+    for (const [query, variables, foreign] of [
+      [ELEMENT_PATHS, { sm: SM_ID }, [submodelCursor, elementsCursor, submodelsCursor]],
+      [SUBMODEL_PATHS, {}, [elementCursor, elementsCursor, submodelsCursor]],
+    ] as const) {
+      for (const limit of [0, 251, -1]) expect(await errorCode(query, { ...variables, limit }), `limit ${limit}`).toBe('BAD_REQUEST');
+      for (const cursor of [...foreign, 'forged', Buffer.from('["submodel-paths","1"]').toString('base64url')]) {
+        expect(await errorCode(query, { ...variables, cursor }), cursor).toBe('BAD_REQUEST');
+      }
+    }
+  });
+
+  it('needs the reader role like every read: a tenant not in showcase mode answers UNAUTHENTICATED without a token', async () => {
+    const closed = (await server.createTenant({ showcase: false })).name;
+    expect(await errorCode(ELEMENT_PATHS, { t: closed, sm: SM_ID })).toBe('UNAUTHENTICATED');
+    expect(await errorCode(SUBMODEL_PATHS, { t: closed })).toBe('UNAUTHENTICATED');
+  });
+});

@@ -54,13 +54,15 @@ export interface IdentifiableTable<E extends ObjectLiteral> {
 export interface Origin {
   tenant: TenantEntity;
   etag: string;
+  /** The row's insertion number, the key `page` sorts by: for cursors of lists that page within documents. */
+  seq: number;
 }
 
 /** A side table, so documents stay plain AAS JSON: resolvers of related fields find the tenant here. */
 const origins = new WeakMap<object, Origin>();
 
 function tagged(doc: JsonObject, tenant: TenantEntity, seq: string, version: number): JsonObject {
-  origins.set(doc, { tenant, etag: etagOf(seq, version) });
+  origins.set(doc, { tenant, etag: etagOf(seq, version), seq: Number(seq) });
   return doc;
 }
 

@@ -10,8 +10,8 @@ import { JsonObject } from '../model/parse';
 import { Page, originOf } from '../store/identifiable-store';
 import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
-import { ElementAt } from './submodel.service';
-import { ModellingKind, Submodel, SubmodelPage } from './submodel.types';
+import { ElementAt, SubmodelFilter } from './submodel.service';
+import { ModellingKind, PathPage, Submodel, SubmodelPage } from './submodel.types';
 import { elementValue, hasValue, submodelValue } from './value-only';
 
 export enum Extent {
@@ -87,6 +87,11 @@ const shape = (doc: JsonObject, level: LevelArg, extent: Extent, depth = 0) =>
   shapeForOutput(doc, level as Level, extent === Extent.WithBLOBValue, depth);
 
 const pageResult = <T>(page: Page<T>) => ({ result: page.items, pagingMetadata: { cursor: page.cursor } });
+
+function submodelFilter(filter: SubmodelFilterInput | null): SubmodelFilter {
+  const semanticKey = filter?.semanticIdValue != null ? valueKey(filter.semanticIdValue) : referenceKeyOf(filter?.semanticId, 'semanticId');
+  return { semanticKey, idShort: filter?.idShort, kind: filter?.kind };
+}
 
 function elementRoot(at: ElementAt): ElementRoot {
   return { ...at, idShortPath: formatIdShortPath(at.path) };
@@ -180,9 +185,25 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
-    const semanticKey = filter?.semanticIdValue != null ? valueKey(filter.semanticIdValue) : referenceKeyOf(filter?.semanticId, 'semanticId');
-    const page = await ctx.services.submodels.list(tenantOf(ctx, tenant), { semanticKey, idShort: filter?.idShort, kind: filter?.kind }, limit, cursor);
+    const page = await ctx.services.submodels.list(tenantOf(ctx, tenant), submodelFilter(filter), limit, cursor);
     return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
+  }
+
+  @Authorized('reader')
+  @Query(() => PathPage, {
+    description:
+      "The idShortPaths of the elements of the tenant's submodels as one list: each submodel's paths depth-first (`core`: its top-level ones), " +
+      'the submodels in insertion order; paged over the paths, so a page may end and the next resume inside a submodel.',
+  })
+  async submodelPaths(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('filter', () => SubmodelFilterInput, { nullable: true }) filter: SubmodelFilterInput | null,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+  ) {
+    return pageResult(await ctx.services.submodels.paths(tenantOf(ctx, tenant), submodelFilter(filter), level as Level, limit, cursor));
   }
 
   @Authorized('reader')
@@ -242,6 +263,22 @@ export class SubmodelResolver {
   ) {
     const page = await ctx.services.submodels.elements(tenantOf(ctx, tenant), submodelId, { shellId }, limit, cursor);
     return pageResult({ ...page, items: page.items.map((at) => elementRoot({ ...at, element: shape(at.element, level, extent, 1) })) });
+  }
+
+  @Authorized('reader')
+  @Query(() => PathPage, {
+    description: "The idShortPaths of a submodel's elements, depth-first (`core`: the top-level ones), paged over the paths; with `shellId`, only if that shell references it.",
+  })
+  async submodelElementPaths(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('submodelId') submodelId: string,
+    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+  ) {
+    return pageResult(await ctx.services.submodels.elementPaths(tenantOf(ctx, tenant), submodelId, { shellId }, level as Level, limit, cursor));
   }
 
   @Authorized('reader')

@@ -6,7 +6,19 @@ import { JsonObject, parseSubmodelElement, verifyDocument } from '../model/parse
 import { referenceFilterKeys } from '../model/reference-keys';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
 import { Condition, IdentifiableStore, Page, originOf, pageOfList } from '../store/identifiable-store';
-import { Level, Located, Segment, childrenOf, containsBlob, locate, parseIdShortPath, shapeForOutput, stepsOf, withMetadata } from './element-tree';
+import {
+  Level,
+  Located,
+  Segment,
+  childrenOf,
+  containsBlob,
+  descendantPaths,
+  locate,
+  parseIdShortPath,
+  shapeForOutput,
+  stepsOf,
+  withMetadata,
+} from './element-tree';
 import { SubmodelEntity } from './submodel.entity';
 import { applyElementValue, applySubmodelValue } from './value-only';
 
@@ -34,6 +46,32 @@ export interface ElementAt {
   path: Segment[];
   /** The modelType of each step of the path. */
   types: string[];
+}
+
+function filterConditions(filter: SubmodelFilter): Condition[] {
+  const conditions: Condition[] = [];
+  if (filter.idShort != null) conditions.push(['id_short = ?', filter.idShort]);
+  if (filter.kind != null) conditions.push(['kind = ?', filter.kind]);
+  if (filter.semanticKey != null) conditions.push(['semantic_keys @> ARRAY[?::text]', filter.semanticKey]);
+  return conditions;
+}
+
+function assertLimit(limit: number): void {
+  const problem = checkLimit(limit);
+  if (problem) throw badRequest(problem);
+}
+
+/** The list name in the cursors of `paths`. */
+const PATHS_LIST = 'submodel-paths';
+/** How many submodels `paths` reads first; each further batch doubles, up to a page of the store. */
+const FIRST_BATCH = 16;
+
+/** Where the cursor of `paths` left off: the submodel's insertion number and the index of the path in its paths. */
+function pathCursorPosition(cursor: string): { seq: number; index: number } {
+  const key = decodeCursor(PATHS_LIST, cursor);
+  const match = typeof key === 'string' ? /^(\d{1,15}):(\d{1,9})$/.exec(key) : null;
+  if (!match) throw badRequest('The cursor is not one this server issued for this list.');
+  return { seq: Number(match[1]), index: Number(match[2]) };
 }
 
 function elementAt(submodel: JsonObject, found: Located): ElementAt {
@@ -66,11 +104,44 @@ export class SubmodelService {
   }
 
   list(tenant: TenantEntity, filter: SubmodelFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
-    const conditions: Condition[] = [];
-    if (filter.idShort != null) conditions.push(['id_short = ?', filter.idShort]);
-    if (filter.kind != null) conditions.push(['kind = ?', filter.kind]);
-    if (filter.semanticKey != null) conditions.push(['semantic_keys @> ARRAY[?::text]', filter.semanticKey]);
-    return this.store.page(tenant, conditions, limit, cursor);
+    return this.store.page(tenant, filterConditions(filter), limit, cursor);
+  }
+
+  /**
+   * The idShortPaths of the elements of the submodels `filter` selects, one flat list in insertion order of the
+   * submodels (each submodel's paths depth-first, or only its top-level ones with `core`), paged over the paths.
+   * The cursor names the submodel (its insertion number) and the position in its paths of the last path given,
+   * so the next page resumes right after it even when the page ended inside a submodel; when that submodel has
+   * been deleted meanwhile, the next one follows. Submodels are read in batches that grow while more are needed.
+   */
+  async paths(tenant: TenantEntity, filter: SubmodelFilter, level: Level, limit: number, cursor?: string | null): Promise<Page<string>> {
+    assertLimit(limit);
+    const after = cursor == null ? undefined : pathCursorPosition(cursor);
+    const conditions = filterConditions(filter);
+    if (after) conditions.push(['seq >= ?', after.seq]);
+    // One path more than the page holds says whether another page follows.
+    const found: { seq: number; index: number; path: string }[] = [];
+    let batch = Math.min(limit + 1, FIRST_BATCH);
+    let next: string | undefined | null = null;
+    do {
+      const page = await this.store.page(tenant, conditions, batch, next);
+      for (const submodel of page.items) {
+        const seq = originOf(submodel)!.seq;
+        const paths = descendantPaths(submodel, [], level === 'core');
+        for (let index = after?.seq === seq ? after.index + 1 : 0; index < paths.length && found.length <= limit; index++) {
+          found.push({ seq, index, path: paths[index] });
+        }
+        if (found.length > limit) break;
+      }
+      next = page.cursor;
+      batch = Math.min(batch * 2, MAX_LIMIT);
+    } while (next && found.length <= limit);
+    const items = found.slice(0, limit);
+    const last = items[items.length - 1];
+    return {
+      items: items.map((item) => item.path),
+      cursor: found.length > limit ? encodeCursor(PATHS_LIST, `${last.seq}:${last.index}`) : undefined,
+    };
   }
 
   async get(tenant: TenantEntity, id: string, scope: Scope = {}): Promise<JsonObject> {
@@ -180,6 +251,16 @@ export class SubmodelService {
       types: [element.modelType as string],
     }));
     return { items, cursor: page.cursor };
+  }
+
+  /**
+   * The idShortPaths of the submodel's elements (depth-first; only the top-level ones with `core`), paged over
+   * the paths themselves: a page holds at most `limit` paths, wherever in the tree they are.
+   */
+  async elementPaths(tenant: TenantEntity, id: string, scope: Scope, level: Level, limit: number, cursor?: string | null): Promise<Page<string>> {
+    assertLimit(limit);
+    const paths = descendantPaths(await this.get(tenant, id, scope), [], level === 'core');
+    return pageOfList('submodel-element-paths', paths, (path) => path, limit, cursor);
   }
 
   /** One element: located in the database, so only the element is read, whatever the submodel's size. */

@@ -40,4 +40,13 @@ export class SubmodelPage {
   pagingMetadata: PagingMetadata;
 }
 
+@ObjectType('PathPage', { description: 'A page of idShortPaths (GetPathItemsResult).' })
+export class PathPage {
+  @Field(() => [String])
+  result: string[];
+
+  @Field(() => PagingMetadata)
+  pagingMetadata: PagingMetadata;
+}
+
 export const submodelJsonResolvers = [Submodel].map(jsonFieldResolver);
