@@ -61,7 +61,6 @@ const listRoutes: RouteSpec[] = [
   { suffix: '/$metadata', fields: 'metadata', map: (s: { metadata: unknown }) => s.metadata, modifiers: {} },
   { suffix: '/$value', fields: 'value', map: (s: { value: unknown }) => s.value, modifiers: { level: DEEP_CORE, extent: true } },
   { suffix: '/$reference', fields: 'reference { json }', map: (s: { reference: { json: unknown } }) => s.reference.json, modifiers: { level: CORE } },
-  { suffix: '/$path', fields: 'paths', map: (s: { paths: string[] }) => s.paths, modifiers: { level: DEEP_CORE } },
 ].map(({ suffix, fields, map, modifiers: allowed }) => ({
   method: 'GET' as const,
   path: `/submodels${suffix}`,
@@ -70,6 +69,17 @@ const listRoutes: RouteSpec[] = [
   variables: (req: Req) => ({ tenant: req.tenant, filter: submodelFilter(req), ...paging(req), ...modifiers(req) }),
   respond: (data: { submodels: { result: unknown[]; pagingMetadata: { cursor?: string } } }) => ({ status: 200, body: pagedResult(data.submodels, map) }),
 }));
+
+/** `GET /submodels/$path`: one flat list of the submodels' idShortPaths (GetPathItemsResult), paged over the paths. */
+const submodelPathsRoute: RouteSpec = {
+  method: 'GET',
+  path: '/submodels/$path',
+  operation: `query SubmodelPaths($tenant: String!, $filter: SubmodelFilterInput, $limit: Int, $cursor: String, $level: Level) {
+    submodelPaths(tenant: $tenant, filter: $filter, limit: $limit, cursor: $cursor, level: $level) { result pagingMetadata { cursor } } }`,
+  modifiers: { level: DEEP_CORE },
+  variables: (req) => ({ tenant: req.tenant, filter: submodelFilter(req), ...paging(req), ...modifiers(req) }),
+  respond: (data) => ({ status: 200, body: pagedResult(data.submodelPaths, (path: string) => path) }),
+};
 
 /** The routes of one submodel, at `base`; `scoped` adds the shell the submodel must belong to. */
 function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
@@ -189,7 +199,16 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
       result: Object.fromEntries(page.result.filter((e) => e.hasValue).map((e) => [e.element.idShort, e.value])),
     }), { level: DEEP_CORE, extent: true }),
     listElements('/$reference', 'reference { json }', (page) => pagedResult(page, (e) => e.reference.json), { level: CORE }),
-    listElements('/$path', 'paths', (page) => ({ ...pagedResult(page, () => null), result: page.result.flatMap((e) => e.paths) }), { level: DEEP_CORE }),
+    {
+      method: 'GET',
+      path: `${base}/submodel-elements/$path`,
+      operation: `query ElementPaths($tenant: String!, $id: String!${shellVar}, $limit: Int, $cursor: String, $level: Level) {
+        submodelElementPaths(tenant: $tenant, submodelId: $id${shellArg}, limit: $limit, cursor: $cursor, level: $level) {
+          result pagingMetadata { cursor } } }`,
+      modifiers: { level: DEEP_CORE },
+      variables: (req) => vars(req, { ...paging(req), ...modifiers(req) }),
+      respond: (data) => ({ status: 200, body: pagedResult(data.submodelElementPaths, (path: string) => path) }),
+    },
     getElement('', 'element { json }', (e) => e.element.json, { level: DEEP_CORE, extent: true }),
     postElement('/:idShortPath'),
     writeElement('PUT', '', 'replaceSubmodelElement', 'element', 'JSONObject!', { level: DEEP }),
@@ -214,6 +233,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
 
 export const submodelRepositoryRoutes: RouteSpec[] = [
   ...listRoutes,
+  submodelPathsRoute,
   {
     method: 'POST',
     path: '/submodels',

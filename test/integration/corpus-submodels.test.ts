@@ -128,7 +128,7 @@ describe('submodel repository against the aas-core3.0-testgen corpus: Expected s
   const cases = expectedSubmodels();
   /** Problems found per aspect, by one pass over the corpus (each case is posted once and checked throughout). */
   const problems = { stored: [] as string[], valueOnly: [] as string[], paths: [] as string[] };
-  const checked = { stored: 0, withoutBlobValue: 0, valueOnly: 0, valueOnlyWithoutBlob: 0, paths: 0, pathsWithoutBlob: 0 };
+  const checked = { stored: 0, withoutBlobValue: 0, valueOnly: 0, valueOnlyWithoutBlob: 0, paths: 0, pathsWithoutBlob: 0, multiPagePathLists: 0 };
   let elapsed = 0;
 
   /** POST, GET; value-only round trips; every element by idShortPath; DELETE (ids repeat across files). */
@@ -225,6 +225,41 @@ describe('submodel repository against the aas-core3.0-testgen corpus: Expected s
     checked.valueOnly++;
   }
 
+  /**
+   * Every page of a paged path list, following the cursors: each page but the last full, the last without a
+   * cursor. Undefined, with a problem, when it is not so. Limit 1, as corpus submodels have few paths each.
+   */
+  async function pagedPaths(file: string, listUrl: string): Promise<string[] | undefined> {
+    const limit = 1;
+    const all: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      pages++;
+      const route = `${listUrl}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`;
+      const res = await send('GET', route);
+      const body = (await bodyOf(res)) as { result?: unknown; paging_metadata?: { cursor?: string } } | null;
+      const result = body?.result;
+      if (res.status !== 200 || !Array.isArray(result) || !result.every((p) => typeof p === 'string') || result.length > limit) {
+        problems.paths.push(`${file}: GET ${route} ${res.status} ${brief(body)}`);
+        return undefined;
+      }
+      cursor = body?.paging_metadata?.cursor;
+      if (cursor !== undefined && result.length < limit) {
+        problems.paths.push(`${file}: GET ${route} gave ${result.length} paths and a cursor`);
+        return undefined;
+      }
+      all.push(...(result as string[]));
+      // A cursor that leads back would page forever; no corpus submodel has this many paths.
+      if (cursor !== undefined && all.length > 10_000) {
+        problems.paths.push(`${file}: GET ${listUrl} still gives a cursor after ${all.length} paths`);
+        return undefined;
+      }
+    } while (cursor !== undefined);
+    if (pages > 1) checked.multiPagePathLists++;
+    return all;
+  }
+
   /** `$path` lists exactly the submodel's element paths, and each path reads the element found there. */
   async function checkPaths(file: string, url: string, expected: Json) {
     const res = await send('GET', `${url}/$path`);
@@ -236,6 +271,11 @@ describe('submodel repository against the aas-core3.0-testgen corpus: Expected s
     const own = elementPaths(expected);
     if (!isDeepStrictEqual([...listed].sort(), [...own].sort())) {
       problems.paths.push(`${file}: GET /$path listed ${brief(listed)}, the submodel has ${brief(own)}`);
+    }
+    // The paged list (GetPathItemsResult), followed cursor by cursor, holds the same paths in the same order.
+    const paged = await pagedPaths(file, `${url}/submodel-elements/$path`);
+    if (paged && !isDeepStrictEqual(paged, listed)) {
+      problems.paths.push(`${file}: GET /submodel-elements/$path gave ${brief(paged)} over its pages, GET /$path ${brief(listed)}`);
     }
     const readsAs = async (idShortPath: string, query: string, element: Json) => {
       const route = `/submodel-elements/${encodeURIComponent(idShortPath)}${query}`;
@@ -289,7 +329,11 @@ describe('submodel repository against the aas-core3.0-testgen corpus: Expected s
     expect(problems.paths.length, problems.paths.slice(0, 20).join('\n')).toBe(0);
     expect(checked.paths).toBeGreaterThanOrEqual(MIN_ELEMENT_PATHS);
     expect(checked.pathsWithoutBlob).toBeGreaterThan(0);
-    console.info(`${checked.paths} elements read by idShortPath (${checked.pathsWithoutBlob} also without BLOB values)`);
+    expect(checked.multiPagePathLists).toBeGreaterThan(0);
+    console.info(
+      `${checked.paths} elements read by idShortPath (${checked.pathsWithoutBlob} also without BLOB values); ` +
+        `${checked.multiPagePathLists} paged path lists took more than one page`,
+    );
   });
 });
 

@@ -114,6 +114,29 @@ const RICH_VALUE = {
 
 const RICH_PATHS = ['P', 'C', 'C.Q', 'C.L', 'C.L[0]', 'E', 'E.S0', 'B', 'Op'];
 
+/** Every page of a path list (`$path` of a list route) at `limit`, following the cursors to the last page. */
+async function pathPages(getter: (path: string) => Promise<Response>, url: string, limit: number): Promise<string[][]> {
+  const pages: string[][] = [];
+  let cursor: string | undefined;
+  do {
+    const res = await getter(`${url}${url.includes('?') ? '&' : '?'}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body.result.every((p: unknown) => typeof p === 'string'), JSON.stringify(body.result)).toBe(true);
+    pages.push(body.result);
+    cursor = body.paging_metadata.cursor;
+    if (!cursor) expect(body.paging_metadata).toEqual({});
+  } while (cursor && pages.length < 100);
+  return pages;
+}
+
+/** Pages of `limit` items each but the last, which is not empty (unless the whole list is). */
+function chunks(all: string[], limit: number): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i < all.length; i += limit) out.push(all.slice(i, i + limit));
+  return out.length ? out : [[]];
+}
+
 async function created(id: string, doc: Json = richSubmodel(id)): Promise<Json> {
   const res = await post('/submodels', doc);
   expect(res.status, JSON.stringify(await json(res.clone()))).toBe(201);
@@ -280,8 +303,10 @@ describe('listing submodels', () => {
       paging_metadata: {},
       result: ['urn:rich:a', 'urn:rich:b'].map((id) => ({ type: 'ModelReference', keys: [{ type: 'Submodel', value: id }] })),
     });
-    expect(await json(R.get('/submodels/$path'))).toEqual({ paging_metadata: {}, result: [RICH_PATHS, ['P', 'C', 'C.Q']] });
-    expect(await json(R.get('/submodels/$path?level=core'))).toEqual({ paging_metadata: {}, result: [['P', 'C', 'E', 'B', 'Op'], ['P', 'C']] });
+    // GetPathItemsResult: one flat list of idShortPaths, the submodels' one after the other.
+    expect(await json(R.get('/submodels/$path'))).toEqual({ paging_metadata: {}, result: [...RICH_PATHS, 'P', 'C', 'C.Q'] });
+    expect(await json(R.get('/submodels/$path?level=core'))).toEqual({ paging_metadata: {}, result: ['P', 'C', 'E', 'B', 'Op', 'P', 'C'] });
+    expect(await json(R.get('/submodels/$path?idShort=Plain'))).toEqual({ paging_metadata: {}, result: ['P', 'C', 'C.Q'] });
 
     // The filters and paging apply to the modifier lists too.
     const page = await json(R.get(`/submodels/$metadata?limit=1&idShort=Plain`));
@@ -293,6 +318,94 @@ describe('listing submodels', () => {
     // $metadata takes no level, $reference only core.
     await expectResult(await R.get('/submodels/$metadata?level=deep'), 400);
     await expectResult(await R.get('/submodels/$reference?level=deep'), 400);
+  });
+});
+
+describe('path lists ($path of /submodels and of submodel-elements), paged over the paths', () => {
+  it('pages a submodel\'s element paths: at most `limit` paths a page, the last page without a cursor', async () => {
+    const id = uid('paths');
+    await created(id);
+    const url = `${sm(id)}/submodel-elements/$path`;
+    for (const limit of [1, 2, 4, 8, 9, 10, 250]) {
+      expect(await pathPages(get, url, limit), `limit=${limit}`).toEqual(chunks(RICH_PATHS, limit));
+    }
+    expect(await pathPages(get, `${url}?level=core`, 2)).toEqual([['P', 'C'], ['E', 'B'], ['Op']]);
+    // Without limit: the default of 100.
+    expect(await json(get(url))).toEqual({ paging_metadata: {}, result: RICH_PATHS });
+    // A submodel without elements has an empty list.
+    const bare = uid('paths-bare');
+    await created(bare, { modelType: 'Submodel', id: bare });
+    expect(await json(get(`${sm(bare)}/submodel-elements/$path?limit=1`))).toEqual({ paging_metadata: {}, result: [] });
+    await expectResult(await get(`${sm(uid('absent'))}/submodel-elements/$path`), 404);
+  });
+
+  it('resumes a page of element paths after the last path given, also when elements before it went away', async () => {
+    const id = uid('paths-change');
+    await created(id);
+    const url = `${sm(id)}/submodel-elements/$path`;
+    const first = await json(get(`${url}?limit=4`));
+    expect(first.result).toEqual(['P', 'C', 'C.Q', 'C.L']);
+    expect((await del(el(id, 'P'))).status).toBe(204);
+    const rest = await json(get(`${url}?limit=10&cursor=${first.paging_metadata.cursor}`));
+    expect(rest).toEqual({ paging_metadata: {}, result: ['C.L[0]', 'E', 'E.S0', 'B', 'Op'] });
+  });
+
+  it('pages /submodels/$path over the paths of all submodels: a page ends and the next resumes inside a submodel', async () => {
+    const pathsApi = server.api((await server.createTenant()).name);
+    const R = client(() => pathsApi);
+    const empty = (n: number) => ({ modelType: 'Submodel', id: `urn:paths:empty:${n}`, idShort: 'Empty' });
+    const plain = { modelType: 'Submodel', id: 'urn:paths:plain', idShort: 'Plain', submodelElements: [property('P', '5', 'xs:int'), { modelType: 'SubmodelElementCollection', idShort: 'C', value: [property('Q', 'x')] }] };
+    // Insertion order: rich, 3 without elements, plain, then 40 without elements (more than one read of submodels).
+    for (const doc of [richSubmodel('urn:paths:rich'), empty(1), empty(2), empty(3), plain]) expect((await R.post('/submodels', doc)).status).toBe(201);
+    for (let n = 4; n < 44; n++) expect((await R.post('/submodels', empty(n))).status).toBe(201);
+    const all = [...RICH_PATHS, 'P', 'C', 'C.Q'];
+    for (const limit of [1, 2, 4, 9, 10, 11, 12, 13, 250]) {
+      expect(await pathPages(R.get, '/submodels/$path', limit), `limit=${limit}`).toEqual(chunks(all, limit));
+    }
+    expect(await pathPages(R.get, '/submodels/$path?level=core', 3)).toEqual([['P', 'C', 'E'], ['B', 'Op', 'P'], ['C']]);
+    // Filters select the submodels whose paths are listed; a list with no paths is an empty page.
+    expect(await pathPages(R.get, '/submodels/$path?idShort=Plain', 2)).toEqual([['P', 'C'], ['C.Q']]);
+    expect(await pathPages(R.get, '/submodels/$path?idShort=Empty', 1)).toEqual([[]]);
+
+    // The cursor names the submodel and the place in its paths: the next page resumes right there ...
+    const first = await json(R.get('/submodels/$path?limit=4'));
+    expect(first.result).toEqual(['P', 'C', 'C.Q', 'C.L']);
+    const second = await json(R.get(`/submodels/$path?limit=4&cursor=${first.paging_metadata.cursor}`));
+    expect(second.result).toEqual(['C.L[0]', 'E', 'E.S0', 'B']);
+    // ... a submodel created meanwhile comes last, and when the submodel it stopped in is gone, the next one follows.
+    const later = { modelType: 'Submodel', id: 'urn:paths:later', submodelElements: [property('Z', 'z')] };
+    expect((await R.post('/submodels', later)).status).toBe(201);
+    expect((await R.del(`/submodels/${b64('urn:paths:rich')}`)).status).toBe(204);
+    expect(await json(R.get(`/submodels/$path?limit=4&cursor=${second.paging_metadata.cursor}`))).toEqual({ paging_metadata: {}, result: ['P', 'C', 'C.Q', 'Z'] });
+  });
+
+  it('rejects bad limits and cursors of other lists on both path lists with 400', async () => {
+    const id = uid('paths-bad');
+    await created(id);
+    await created(uid('paths-bad'));
+    const lists = ['/submodels/$path', `${sm(id)}/submodel-elements/$path`];
+    const cursorOf = async (url: string) => {
+      const cursor = (await json(get(`${url}?limit=1`))).paging_metadata.cursor;
+      expect(typeof cursor, url).toBe('string');
+      return cursor as string;
+    };
+    // The lists these once shared their cursors with, and each other's.
+    const foreign = await Promise.all(['/submodels', '/submodels/$value', `${sm(id)}/submodel-elements`, `${sm(id)}/submodel-elements/$value`, ...lists].map(cursorOf));
+    // Keys no page of the list ends with, under the list's own name: `seq:index` of a submodel, `index:path` of an element.
+    const forgedKeys: unknown[][] = [
+      ['1', '1:', ':1', '1:-1', 'x:1', '1:1:1', '1.5:0', 7, '1234567890123456:0'],
+      ['P', 'x:P', ':P', '-1:P', '1.5:P', 7],
+    ];
+    for (const [i, url] of lists.entries()) {
+      for (const limit of ['0', '251', 'abc', '-1']) await expectResult(await get(`${url}?limit=${limit}`), 400, /limit/);
+      const own = await cursorOf(url);
+      for (const cursor of foreign.filter((c) => c !== own)) await expectResult(await get(`${url}?cursor=${cursor}`), 400, /cursor/);
+      const [list] = JSON.parse(Buffer.from(own, 'base64url').toString('utf8')) as [string];
+      for (const key of forgedKeys[i]) {
+        const forged = Buffer.from(JSON.stringify([list, key])).toString('base64url');
+        await expectResult(await get(`${url}?cursor=${forged}`), 400, /cursor/);
+      }
+    }
   });
 });
 
@@ -429,6 +542,10 @@ describe('submodel elements', () => {
     });
     expect(await json(get(`${sm(id)}/submodel-elements/$path`))).toEqual({ paging_metadata: {}, result: RICH_PATHS });
     expect(await json(get(`${sm(id)}/submodel-elements/$path?level=core`))).toEqual({ paging_metadata: {}, result: ['P', 'C', 'E', 'B', 'Op'] });
+    // limit counts paths, not top-level elements.
+    const onePath = await json(get(`${sm(id)}/submodel-elements/$path?limit=1`));
+    expect(onePath.result).toEqual(['P']);
+    expect(typeof onePath.paging_metadata.cursor).toBe('string');
 
     // Paging applies to the modifier lists.
     const firstMeta = await json(get(`${sm(id)}/submodel-elements/$metadata?limit=1`));
@@ -738,7 +855,8 @@ describe('submodels through a shell', () => {
     expect(await json(get(via(a, '/$reference')))).toEqual(subRef(a));
     expect(await json(get(via(a, '/$path')))).toEqual(RICH_PATHS);
     expect((await json(get(via(a, '/submodel-elements')))).result).toHaveLength(5);
-    for (const rest of ['', '/$value', '/$metadata', '/$reference', '/$path', '/submodel-elements', '/submodel-elements/P', '/submodel-elements/P/$value']) {
+    expect(await pathPages(get, via(a, '/submodel-elements/$path'), 4)).toEqual(chunks(RICH_PATHS, 4));
+    for (const rest of ['', '/$value', '/$metadata', '/$reference', '/$path', '/submodel-elements', '/submodel-elements/$path', '/submodel-elements/P', '/submodel-elements/P/$value']) {
       await expectResult(await get(via(b, rest)), 404);
     }
     await expectResult(await get(`/shells/${b64(uid('no-shell'))}/submodels/${b64(a)}`), 404);
