@@ -86,7 +86,7 @@ function jsonBody(limit: number, strict: boolean): Middleware {
       throw new FacadeError(400, `The body is not valid JSON: ${e.message ?? 'parse error'}`);
     }
     // Nested thousands deep, a body would overflow the stack of whatever walks it later (value-only, the model).
-    if (nestsDeeperThan(ctx.request.body)) throw new FacadeError(400, `The body nests JSON deeper than ${MAX_JSON_DEPTH} levels.`);
+    if (nestsDeeperThan(ctx.request.body)) throw new FacadeError(400, `The body nests deeper than ${MAX_JSON_DEPTH} levels.`);
     if (strict && (ctx.request.body === null || typeof ctx.request.body !== 'object' || Array.isArray(ctx.request.body))) {
       throw new FacadeError(400, 'The body must be a JSON object.');
     }

@@ -172,7 +172,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     if (ctx.method === 'GET' && ctx.accepts('text/html', 'application/json') === 'text/html') return ctx.redirect('/graphiql');
     return graphqlBody(ctx, () => {
       // Variables nested thousands deep would overflow the stack of whatever walks them later.
-      if (nestsDeeperThan(ctx.request.body, MAX_JSON_DEPTH + 2)) throw new FacadeError(400, `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels.`);
+      if (nestsDeeperThan(ctx.request.body, MAX_JSON_DEPTH + 2)) throw new FacadeError(400, `The request nests deeper than ${MAX_JSON_DEPTH} levels.`);
       return graphql(ctx, next);
     });
   });

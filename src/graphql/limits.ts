@@ -32,9 +32,9 @@ export const MAX_SELECTIONS = 2_000;
 /** Lexical tokens in a document: enough for the introspection query many times over. */
 export const MAX_TOKENS = 20_000;
 /** The estimated cost of one operation, in units of one field of one item (see `operationCost`). */
-export const MAX_COST = 20_000;
+export const MAX_COST = 100_000;
 /** What a field returning a JSON document (or a part of one: `json`, `value`, `metadata`) costs per item. */
-export const DOCUMENT_COST = 20;
+export const DOCUMENT_COST = 100;
 /** How many items a list without a `limit` argument (elements, references, lang strings) is taken to hold. */
 export const LIST_ESTIMATE = 10;
 

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { bodyOf, brief, categories, expectedItems, notAResult, requireCorpus, send, unexpectedOnlyItems } from '../support/corpus';
+import { absentAnswer, bodyOf, brief, categories, expectedItems, notAResult, requireCorpus, send, unexpectedOnlyItems } from '../support/corpus';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /**
@@ -103,7 +103,7 @@ describe('concept description repository against the aas-core3.0-testgen corpus'
       if (typeof id === 'string' && id !== '') {
         const got = await send('GET', `${api}/concept-descriptions/${b64(id)}`);
         const gotBody = await bodyOf(got);
-        const notFound = got.status === 404 ? notAResult(got, gotBody, 404) : `${got.status} ${brief(gotBody)}`;
+        const notFound = absentAnswer(got, gotBody, id);
         if (notFound) problems.push(`${file}: GET by id after POST ${res.status}: ${notFound}`);
       }
       const list = await send('GET', `${api}/concept-descriptions`);
