@@ -112,3 +112,49 @@ describe('tenant API access', () => {
     expect((await gql(write, contributor)).data.deleteShell).toBe(true);
   });
 });
+
+describe('the issuer\'s keys', () => {
+  it('are not locked away from real users by tokens with random kids', async () => {
+    // A server that has not seen the issuer's real key yet: the flood comes first.
+    const fresh = await startTestServer(inject('databaseUrl'), {
+      auth: { ...loadConfig({}).auth, issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience },
+    });
+    try {
+      const api = fresh.api((await fresh.createTenant({ showcase: false })).name);
+      const before = issuer.jwksRequests();
+      // 200 tokens with random kids, 20 at a time (one client address holds a bounded number of connections).
+      const statuses: number[] = [];
+      for (let batch = 0; batch < 10; batch++) {
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => fetch(`${api}/shells`, { headers: bearer(issuer.sign({ roles: ['reader'] }, { keyid: `random-${batch}-${i}` })) })),
+        );
+        statuses.push(...answers.map((res) => res.status));
+      }
+      expect(statuses.every((status) => status === 401)).toBe(true);
+      expect((await fetch(`${api}/shells`, { headers: bearer(issuer.sign({ roles: ['reader'] })) })).status).toBe(200);
+      expect(issuer.jwksRequests() - before).toBeLessThanOrEqual(2);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('401 answers', () => {
+  it('tell an anonymous caller neither the issuer, the audience nor where the keys are', async () => {
+    const { host } = new URL(issuer.jwksUri);
+    const refused = [
+      issuer.sign({ roles: ['reader'] }, { issuer: 'https://evil.example.com' }),
+      issuer.sign({ roles: ['reader'] }, { audience: 'someone-else' }),
+      issuer.sign({ roles: ['reader'] }, { keyid: 'no-such-kid' }),
+      issuer.forge({ roles: ['reader'] }),
+      issuer.sign({ roles: ['reader'] }, { expiresIn: -120 }),
+    ];
+    for (const token of refused) {
+      const res = await fetch(`${secure}/shells`, { headers: bearer(token) });
+      const text = JSON.stringify(await expectResult(res, 401));
+      for (const secret of [issuer.issuer, issuer.audience, host, 'expected', 'jwks']) expect(text).not.toContain(secret);
+    }
+    const expired = await json(fetch(`${secure}/shells`, { headers: bearer(refused[4]) }));
+    expect(expired.messages[0].text).toMatch(/expired/);
+  });
+});
