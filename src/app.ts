@@ -13,7 +13,7 @@ import { FacadeError } from '../rest-facade/facade-error';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { resultOf } from './common/result';
 import { Config } from './config';
-import { Context, Services, createContext } from './graphql/context';
+import { Context, Context as GraphQLContext, Services, createContext } from './graphql/context';
 import { errorCodeOf } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
 import { MAX_TOKENS, costError, operationLimits, stringArgumentLimits, stringVariableProblem } from './graphql/limits';
@@ -45,7 +45,31 @@ declare module 'koa' {
     requestId: string;
     log: Logger;
     tenant?: string;
+    /** The GraphQL context of the request, once built: who the caller turned out to be, which tenants it asked for. */
+    context?: GraphQLContext;
   }
+}
+
+/** The reason (first message, clipped), tenant and subject of a refused request, for its log line; never the token. */
+function refusal(ctx: Koa.Context): Record<string, unknown> {
+  const context = ctx.state.context;
+  const tenants = ctx.state.tenant ?? ([...(context?.tenantsAsked ?? [])].join(',') || undefined);
+  return { reason: reasonOf(ctx.body), tenant: tenants, subject: context?.subject };
+}
+
+function reasonOf(body: unknown): string | undefined {
+  let parsed = body;
+  // GraphQL answers are JSON text already; a refusal's is small.
+  if (typeof body === 'string' && body.length < 65_536) {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  const first = (parsed as { messages?: { text?: unknown }[]; errors?: { message?: unknown }[] } | null)?.messages?.[0]?.text ??
+    (parsed as { errors?: { message?: unknown }[] } | null)?.errors?.[0]?.message;
+  return typeof first === 'string' ? first.slice(0, 300) : undefined;
 }
 
 /** Koa composition: request id and logging, errors as AAS Result objects, health, GraphQL, the REST facade. */
@@ -64,7 +88,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.state.log.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      const line: Record<string, unknown> = { method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(ms * 10) / 10 };
+      // Why a client was refused, on which tenant and as whom, so an operator can answer "why do I get 401/403?".
+      if (ctx.status >= 400 && ctx.status < 500) Object.assign(line, refusal(ctx));
+      ctx.state.log.info(line, 'request');
     }
   });
 
@@ -88,8 +115,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
 
   // The token is verified when an operation first needs the caller (never for showcase tenants).
-  const contextOf = (ctx: Koa.Context): Context =>
-    createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined);
+  const contextOf = (ctx: Koa.Context): Context => {
+    const context = createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined);
+    ctx.state.context = context;
+    return context;
+  };
 
   const health = new Router();
   health.get('/health/live', (ctx) => {

@@ -15,6 +15,7 @@ import { TENANT_ROLES, TenantRole, roleSatisfies, tenantRoleOf } from './princip
 export const authChecker: AuthChecker<Context, TenantRole> = async ({ args, context }, required) => {
   const name: unknown = args.tenant;
   if (typeof name !== 'string') throw new Error('an @Authorized field must take a tenant argument');
+  context.tenantsAsked.add(name);
   const tenant = await context.services.tenants.byName(name);
   if (!tenant?.showcase) {
     const principal = await context.principal();

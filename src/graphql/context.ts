@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ConceptDescriptionService } from '../aas/concept-descriptions/concept-description.service';
 import type { ShellService } from '../aas/shells/shell.service';
 import type { SubmodelService } from '../aas/submodels/submodel.service';
-import type { TokenVerifier } from '../auth/jwt';
+import { TokenError, type TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { TenantService } from '../management/tenants/tenant.service';
@@ -29,8 +29,12 @@ export interface Context {
   services: Services;
   /** Tenants the auth checker has let this request into, by name. */
   authorizedTenants: Map<string, TenantEntity>;
+  /** Tenants the request asked for, admitted or not (for the request log). */
+  tenantsAsked: Set<string>;
   /** Batched loads of related rows for this request: a field that loads rows goes through one of these. */
   loaders: Loaders;
+  /** The verified caller's subject, once a token was verified (for the request log; never the token). */
+  subject?: string;
 }
 
 export function createContext(
@@ -40,17 +44,22 @@ export function createContext(
   authorization: string | undefined,
 ): Context {
   let principal: Promise<Principal | null> | undefined;
-  return {
+  const context: Context = {
     requestId,
     log,
     services,
     authorizedTenants: new Map(),
+    tenantsAsked: new Set(),
     loaders: new Loaders(services),
     principal() {
-      principal ??= verifyAuthorization(services, authorization);
+      principal ??= verifyAuthorization(services, log, authorization).then((verified) => {
+        context.subject = verified?.subject;
+        return verified;
+      });
       return principal;
     },
   };
+  return context;
 }
 
 /** The tenant a resolver works in; only the auth checker admits one, so an unchecked field cannot reach data. */
@@ -60,13 +69,19 @@ export function tenantOf(context: Context, name: string): TenantEntity {
   return tenant;
 }
 
-async function verifyAuthorization(services: Services, authorization: string | undefined): Promise<Principal | null> {
+/**
+ * The caller of a request with this Authorization header. A refused token gets a 401 that says no more than
+ * that (or that it expired): why it failed may name the issuer, the audience or the key server, which an
+ * anonymous caller is not told. The reason is logged at debug level, with the request id.
+ */
+async function verifyAuthorization(services: Services, log: Logger, authorization: string | undefined): Promise<Principal | null> {
   if (!authorization) return null;
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
   if (token === undefined) throw unauthenticated('The Authorization header must be "Bearer <token>".');
   try {
     return await services.tokens.verify(token);
   } catch (err) {
-    throw unauthenticated(`Invalid bearer token: ${(err as Error).message}`);
+    log.debug({ reason: (err as Error).message }, 'bearer token refused');
+    throw unauthenticated(err instanceof TokenError && err.expired ? 'The bearer token has expired.' : 'The bearer token is not valid.');
   }
 }

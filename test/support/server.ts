@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
+import pino, { Logger } from 'pino';
 import { Config, loadConfig } from '../../src/config';
 import { RunningServer, start } from '../../src/main';
 import { OrganizationEntity } from '../../src/management/organizations/organization.entity';
@@ -14,8 +14,8 @@ export interface TestServer extends RunningServer {
 }
 
 
-/** Starts the real server in-process on a free loopback port, against `databaseUrl`. */
-export async function startTestServer(databaseUrl: string, overrides: Partial<Config> = {}): Promise<TestServer> {
+/** Starts the real server in-process on a free loopback port, against `databaseUrl`; `log` receives its log lines. */
+export async function startTestServer(databaseUrl: string, overrides: Partial<Config> = {}, log?: Logger): Promise<TestServer> {
   const port = overrides.port ?? (await freePort());
   const base = loadConfig({ DATABASE_URL: databaseUrl, PORT: String(port) });
   const config: Config = {
@@ -26,7 +26,7 @@ export async function startTestServer(databaseUrl: string, overrides: Partial<Co
     defaultTenantShowcase: false,
     ...overrides,
   };
-  const running = await start(config, pino({ level: config.logLevel }));
+  const running = await start(config, log ?? pino({ level: config.logLevel }));
   return {
     ...running,
     api: (tenant) => `${running.url}/tenants/${tenant}/api/v3.0`,
