@@ -10,6 +10,7 @@ import { createApp } from './app';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { createDataSource, runMigrations } from './db/data-source';
+import { DataDirError } from './db/data-dir-lock';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
 import { scheduleAnalyze } from './db/maintenance';
 import { Services } from './graphql/context';
@@ -152,7 +153,11 @@ if (require.main === module) {
       process.once('SIGTERM', () => stop('SIGTERM'));
     },
     (err) => {
-      log.fatal({ err }, 'start failed');
+      // A data directory that cannot be used is the operator's to fix: say so plainly, without a stack.
+      if (err instanceof DataDirError) {
+        log.fatal(err.message);
+        process.stderr.write(`cannot start: ${err.message}\n`);
+      } else log.fatal({ err }, 'start failed');
       process.exit(1);
     },
   );

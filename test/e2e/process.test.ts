@@ -1,67 +1,25 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { b64, json, sampleShell } from '../support/server';
-import { freePort } from '../support/free-port';
+import { killAll, startServerProcess, stopServerProcess } from '../support/server-process';
 
 /**
  * The no-setup path as a newcomer meets it: the server process with no DATABASE_URL runs the embedded
  * PostgreSQL with its data in DATA_DIR, creates the showcase `default` tenant on first start, logs JSON lines
  * with request ids, stops cleanly on SIGTERM/SIGINT, and keeps its data across restarts.
  */
-const root = path.resolve(__dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-process-'));
-const started: ChildProcess[] = [];
 afterAll(() => {
   // A failed assertion must not leave a server running.
-  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  killAll();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-
-interface Proc {
-  child: ChildProcess;
-  url: string;
-  lines: () => Record<string, unknown>[];
-}
-
-async function startProcess(): Promise<Proc> {
-  const port = await freePort();
-  // As `npm start` and the Docker image run it: not under vitest's NODE_ENV=test, where libraries behave otherwise.
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
-  delete env.DATABASE_URL;
-  delete env.DEFAULT_TENANT_SHOWCASE;
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  started.push(child);
-  let out = '';
-  child.stdout!.on('data', (chunk) => (out += chunk));
-  child.stderr!.on('data', (chunk) => (out += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`server did not become ready:\n${out}`);
-    const ready = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
-    if (ready) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const lines = () =>
-    out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { child, url, lines };
-}
-
-function stop(proc: Proc, signal: NodeJS.Signals): Promise<number | null> {
-  return new Promise((resolve) => {
-    proc.child.once('exit', (code) => resolve(code));
-    proc.child.kill(signal);
-  });
-}
+const startProcess = () => startServerProcess(dataDir);
+const stop = stopServerProcess;
 
 describe('the server process on the embedded database', () => {
   it('starts with no setup, serves the showcase default tenant, logs, stops on SIGTERM and keeps its data', async () => {

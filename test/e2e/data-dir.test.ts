@@ -1,0 +1,135 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DataDirError, LOCK_FILE } from '../../src/db/data-dir-lock';
+import { startEmbeddedDatabase } from '../../src/db/embedded';
+import { b64, json, sampleShell } from '../support/server';
+import { exitOf, killAll, spawnServer, startServerProcess, stopServerProcess } from '../support/server-process';
+
+/**
+ * The embedded database's directory: one server per directory, reachable by this user alone, and a clear word
+ * when it cannot be used. These tests run the embedded database whatever DATABASE_URL says.
+ */
+const dirs: string[] = [];
+const tempDir = (prefix = 'asset-platform-dd-') => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  killAll();
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('one data directory, one server', () => {
+  it('refuses a second server on the same DATA_DIR, so no acknowledged write is lost', async () => {
+    const dataDir = tempDir();
+    const first = await startServerProcess(dataDir);
+    try {
+      const second = await spawnServer(dataDir);
+      expect(await exitOf(second)).toBe(1);
+      expect(second.output()).toContain(`DATA_DIR ${dataDir} is in use by another server (pid ${first.child.pid}`);
+      const api = `${first.url}/tenants/default/api/v3.0`;
+      const created = await fetch(`${api}/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:dd:1')) });
+      expect(created.status).toBe(201);
+    } finally {
+      expect(await stopServerProcess(first, 'SIGTERM')).toBe(0);
+    }
+    expect(fs.existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
+    const again = await startServerProcess(dataDir);
+    try {
+      const got = await json(fetch(`${again.url}/tenants/default/api/v3.0/shells/${b64('urn:dd:1')}`));
+      expect(got.id).toBe('urn:dd:1');
+    } finally {
+      // A server killed outright leaves its lock behind: the next start sees its owner is gone and takes it.
+      await stopServerProcess(again, 'SIGKILL');
+    }
+    expect(fs.existsSync(path.join(dataDir, LOCK_FILE))).toBe(true);
+    const afterCrash = await startServerProcess(dataDir);
+    expect(await stopServerProcess(afterCrash, 'SIGTERM')).toBe(0);
+  });
+
+  it('refuses a second embedded database in the same process too', async () => {
+    const dataDir = tempDir();
+    const db = await startEmbeddedDatabase(dataDir, 2);
+    try {
+      await expect(startEmbeddedDatabase(dataDir, 2)).rejects.toThrow(DataDirError);
+    } finally {
+      await db.stop();
+    }
+  });
+});
+
+describe('the embedded database is reachable by this user alone', () => {
+  it('listens on a unix socket in a 0700 directory, and on no TCP port', async () => {
+    const dataDir = tempDir();
+    const before = tcpListeners();
+    const db = await startEmbeddedDatabase(dataDir, 2);
+    try {
+      const url = new URL(db.url);
+      const socketDir = url.searchParams.get('host')!;
+      expect(socketDir.startsWith(dataDir)).toBe(true);
+      expect(url.port).toBe('');
+      expect(fs.statSync(socketDir).mode & 0o777).toBe(0o700);
+      expect(fs.statSync(db.socketPath).isSocket()).toBe(true);
+      expect(fs.statSync(db.socketPath).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+      expect(tcpListeners()).toEqual(before);
+      const client = new Client({ connectionString: db.url });
+      await client.connect();
+      expect((await client.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+      await client.end();
+    } finally {
+      await db.stop();
+    }
+  });
+
+  it('puts the socket in a private temporary directory when DATA_DIR is too deep for a socket path', async () => {
+    const deep = path.join(tempDir(), 'a'.repeat(60), 'b'.repeat(60));
+    const db = await startEmbeddedDatabase(deep, 2);
+    const socketDir = path.dirname(db.socketPath);
+    try {
+      expect(socketDir.startsWith(os.tmpdir())).toBe(true);
+      expect(fs.statSync(socketDir).mode & 0o777).toBe(0o700);
+      const client = new Client({ connectionString: db.url });
+      await client.connect();
+      await client.end();
+    } finally {
+      await db.stop();
+    }
+    expect(fs.existsSync(socketDir)).toBe(false);
+  });
+});
+
+/** The TCP ports this process listens on. */
+function tcpListeners(): number[] {
+  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+  return handles
+    .filter((h): h is net.Server => h instanceof net.Server && h.listening)
+    .map((server) => server.address())
+    .filter((address): address is net.AddressInfo => typeof address === 'object' && address !== null)
+    .map((address) => address.port)
+    .sort();
+}
+
+describe('a DATA_DIR the server cannot write', () => {
+  it('stops the server with a message that says so', async () => {
+    const dataDir = tempDir();
+    fs.chmodSync(dataDir, 0o555);
+    // Root writes anywhere: the server runs as nobody, as an operator's service account would.
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    if (asNobody.uid !== undefined) {
+      // nobody must be able to reach the directory and the repository (it runs src/main.ts from it).
+      fs.chmodSync(path.dirname(dataDir), fs.statSync(path.dirname(dataDir)).mode | 0o005);
+      expect(spawnSync(process.execPath, ['-e', 'require("fs").readFileSync("package.json")'], { cwd: path.resolve(__dirname, '../..'), ...asNobody }).status).toBe(0);
+    }
+    const proc = await spawnServer(dataDir, asNobody);
+    expect(await exitOf(proc)).toBe(1);
+    expect(proc.output()).toContain(`DATA_DIR ${dataDir} is not writable`);
+    expect(proc.output()).not.toContain('PGlite failed to initialize');
+  });
+});
