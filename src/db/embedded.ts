@@ -48,7 +48,7 @@ export async function startEmbeddedDatabase(dataDir: string, maxConnections: num
     const code = (err as NodeJS.ErrnoException).code;
     throw new DataDirError(`DATA_DIR ${dataDir} cannot be created (${code}): the embedded database needs to write there.`);
   }
-  const lock = lockDataDir(dataDir);
+  const lock = await lockDataDir(dataDir);
   // PGlite writes its files readable by all; the directory keeps every other user out, as PostgreSQL requires.
   fs.chmodSync(dataDir, 0o700);
   let socketDir: { dir: string; temporary: boolean } | undefined;
@@ -80,6 +80,7 @@ export async function startEmbeddedDatabase(dataDir: string, maxConnections: num
       server.listen(socketPath, resolve);
     });
     fs.chmodSync(socketPath, 0o600);
+    lock.serving(socketPath);
     const dir = socketDir;
     return {
       url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir.dir)}`,

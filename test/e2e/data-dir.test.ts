@@ -64,6 +64,29 @@ describe('one data directory, one server', () => {
   });
 });
 
+describe('the lock of a server that is gone', () => {
+  const lockOf = (dataDir: string, owner: Record<string, unknown>) => fs.writeFileSync(path.join(dataDir, LOCK_FILE), JSON.stringify(owner));
+
+  it('is taken over when it names this very pid, as after a container restart', async () => {
+    const dataDir = tempDir();
+    lockOf(dataDir, { pid: process.pid, host: os.hostname(), since: Date.now() - 1000 });
+    const db = await startEmbeddedDatabase(dataDir, 2);
+    await db.stop();
+  });
+
+  it('from another host (a shared volume) holds while its database answers, and is taken over when it does not', async () => {
+    const dataDir = tempDir();
+    const socket = path.join(tempDir(), 'other.sock');
+    const other = net.createServer((s) => s.destroy());
+    await new Promise<void>((resolve) => other.listen(socket, resolve));
+    lockOf(dataDir, { pid: 1, host: 'another-container', since: Date.now() - 10 * 60_000, socket });
+    await expect(startEmbeddedDatabase(dataDir, 2)).rejects.toThrow(/in use by another server \(pid 1 on another-container\)/);
+    await new Promise((resolve) => other.close(resolve));
+    const db = await startEmbeddedDatabase(dataDir, 2);
+    await db.stop();
+  });
+});
+
 describe('the embedded database is reachable by this user alone', () => {
   it('listens on a unix socket in a 0700 directory, and on no TCP port', async () => {
     const dataDir = tempDir();
