@@ -50,7 +50,12 @@ export async function startEmbeddedDatabase(dataDir: string, maxConnections: num
   }
   const lock = await lockDataDir(dataDir);
   // PGlite writes its files readable by all; the directory keeps every other user out, as PostgreSQL requires.
-  fs.chmodSync(dataDir, 0o700);
+  // A directory this user does not own (a mounted volume) keeps the mode its owner gave it.
+  try {
+    fs.chmodSync(dataDir, 0o700);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+  }
   let socketDir: { dir: string; temporary: boolean } | undefined;
   try {
     socketDir = socketDirFor(dataDir);
