@@ -76,6 +76,9 @@ function reasonOf(body: unknown): string | undefined {
 export async function createApp(deps: AppDeps): Promise<App> {
   const { config, schema, services, log } = deps;
   const koa = new Koa({ proxy: true });
+  // What reaches Koa's own error event is a connection that failed mid-request (the client went away, or sent
+  // bytes the parser refused): the client's doing, logged quietly instead of Koa's print to stderr.
+  koa.on('error', (err: Error) => log.debug({ err }, 'connection failed during a request'));
 
   koa.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -192,6 +195,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
   await apollo.start();
   const graphqlBody = koaBody({ json: true, jsonLimit: config.bodyLimitBytes, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST] });
   const graphql = apolloKoa(apollo, contextOf);
+  // A body that cannot be read (bad gzip, a foreign charset) is the client's fault, as in the REST façade.
+  const readGraphqlBody: Koa.Middleware = async (ctx, next) => {
+    let parsed = false;
+    try {
+      await graphqlBody(ctx, async () => {
+        parsed = true;
+      });
+    } catch (err) {
+      const status = (err as { status?: number }).status;
+      if (status === 413 || status === 415) throw new FacadeError(status, status === 413 ? `The body is larger than ${config.bodyLimitBytes} bytes.` : 'Unsupported content encoding or charset.');
+      throw new FacadeError(400, `The body cannot be read as JSON: ${(err as Error).message}`);
+    }
+    if (parsed) await next();
+  };
   koa.use(async (ctx, next) => {
     if (ctx.path !== '/graphql') return next();
     if (ctx.method !== 'GET' && ctx.method !== 'POST') {
@@ -200,7 +217,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
     // Browsers asking for the endpoint get the playground.
     if (ctx.method === 'GET' && ctx.accepts('text/html', 'application/json') === 'text/html') return ctx.redirect('/graphiql');
-    return graphqlBody(ctx, () => {
+    return readGraphqlBody(ctx, () => {
       // Variables nested thousands deep would overflow the stack of whatever walks them later.
       if (nestsDeeperThan(ctx.request.body, MAX_JSON_DEPTH + 2)) throw new FacadeError(400, `The request nests deeper than ${MAX_JSON_DEPTH} levels.`);
       return graphql(ctx, next);

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AddressInfo } from 'node:net';
 import pino, { Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -7,6 +9,7 @@ import { ConceptDescriptionService } from './aas/concept-descriptions/concept-de
 import { ShellService } from './aas/shells/shell.service';
 import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
+import { resultOf } from './common/result';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { createDataSource, runMigrations } from './db/data-source';
@@ -76,6 +79,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     app.koa.callback(),
   );
   limitConnectionsPerClient(server, config.maxConnectionsPerClient, log);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
@@ -104,6 +108,32 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       log.info('stopped');
     })());
   return { url, dataSource, services, close };
+}
+
+/**
+ * A request Node's parser refused before it reached the app (a URL or headers over 16 KB, a malformed request
+ * line, bytes after a body without a length, a request that took too long): answered with a Result too,
+ * then the connection is closed.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
+  const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const text =
+    status === 431 ? 'The request line or headers are larger than 16 KB.'
+      : status === 408 ? 'The request was not received in time.'
+        : 'The request is not well-formed HTTP.';
+  const requestId = randomUUID();
+  log.info({ requestId, status, reason: text, code: err.code }, 'request refused by the HTTP parser');
+  const body = JSON.stringify(resultOf(status, [text], requestId));
+  // The answer to a HEAD request has no body (what the parser read so far tells the method).
+  const head = (err as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nX-Request-Id: ${requestId}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+  );
 }
 
 /** Closes a new connection at once when its address already holds `max` open connections (0: no limit). */

@@ -229,6 +229,18 @@ describe('methods', () => {
   });
 });
 
+describe('requests the HTTP parser refuses', () => {
+  it('answer with a Result too: a URL over 16 KB is 431, a GraphQL body in broken gzip is 400', async () => {
+    const long = await fetch(`${api}/shells/${'A'.repeat(20_000)}`);
+    await expectResult(long, 431);
+    const head = await raw('HEAD', `${api}/shells/${'A'.repeat(20_000)}`);
+    expect(head.status).toBe(431);
+    expect(head.body).toBe('');
+    const gzip = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'not gzip' });
+    await expectResult(gzip, 400, /cannot be read/);
+  });
+});
+
 describe('slow clients', () => {
   let slow: TestServer;
   beforeAll(async () => {
