@@ -1,11 +1,10 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
+import { Worker } from 'node:worker_threads';
+import { workerScript } from '../common/worker-script';
 import { DataDirError, lockDataDir } from './data-dir-lock';
-import { SessionQueue } from './session-queue';
+import type { EmbeddedWorkerData, EmbeddedWorkerMessage } from './embedded-worker';
 
 export interface EmbeddedDatabase {
   /** A connection string naming the unix socket's directory (`?host=/...`): no TCP host. */
@@ -33,13 +32,11 @@ function socketDirFor(dataDir: string): { dir: string; temporary: boolean } {
 }
 
 /**
- * Starts the embedded PostgreSQL (PGlite) with its data under `dataDir` and serves it on a unix socket, so the
- * `pg` driver and TypeORM take exactly the same code path as with a real server. The directory is locked for
- * this process first (`lockDataDir`): a second server on it refuses to start.
- *
- * PGlite is one session. Connections are served by pglite-socket's protocol handler, but share the session
- * through our SessionQueue instead of pglite-socket's own server queue (see there for why). There is no TCP
- * listener and no password: only processes of this user can reach the socket.
+ * Starts the embedded PostgreSQL (PGlite) with its data under `dataDir` in a worker thread (`embedded-worker`),
+ * served on a unix socket, so the `pg` driver and TypeORM take exactly the same code path as with a real server,
+ * and the database's work never holds up the event loop. The directory is locked for this process first
+ * (`lockDataDir`): a second server on it refuses to start. There is no TCP listener and no password: only
+ * processes of this user can reach the socket.
  */
 export async function startEmbeddedDatabase(dataDir: string, maxConnections: number): Promise<EmbeddedDatabase> {
   try {
@@ -62,39 +59,14 @@ export async function startEmbeddedDatabase(dataDir: string, maxConnections: num
     const socketPath = path.join(socketDir.dir, SOCKET_NAME);
     // The lock is ours, so a socket file left behind is a crashed server's.
     fs.rmSync(socketPath, { force: true });
-    const db = await PGlite.create({ dataDir });
-    const queue = new SessionQueue(db);
-    const handlers = new Set<PGLiteSocketHandler>();
-    const server = net.createServer((socket) => {
-      if (handlers.size >= maxConnections) {
-        socket.end();
-        return;
-      }
-      const handler = new PGLiteSocketHandler({ queryQueue: queue as never, closeOnDetach: true });
-      handlers.add(handler);
-      const forget = () => handlers.delete(handler);
-      handler.addEventListener('close', forget);
-      handler.addEventListener('error', forget);
-      handler.attach(socket).catch(() => {
-        forget();
-        socket.destroy();
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, resolve);
-    });
-    fs.chmodSync(socketPath, 0o600);
+    const worker = await startWorker({ dataDir, socketPath, maxConnections });
     lock.serving(socketPath);
     const dir = socketDir;
     return {
       url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir.dir)}`,
       socketPath,
       async stop() {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        await Promise.all([...handlers].map((h) => h.detach(true)));
-        await closed;
-        await db.close();
+        await worker.stop();
         if (dir.temporary) fs.rmSync(dir.dir, { recursive: true, force: true });
         lock.release();
       },
@@ -104,4 +76,34 @@ export async function startEmbeddedDatabase(dataDir: string, maxConnections: num
     lock.release();
     throw err;
   }
+}
+
+/** Starts the database thread and waits until it serves its socket; `stop` closes the database and ends it. */
+async function startWorker(data: EmbeddedWorkerData): Promise<{ stop(): Promise<void> }> {
+  const script = workerScript(__dirname, 'embedded-worker', __filename);
+  const worker = new Worker(script.filename, { execArgv: script.execArgv, workerData: data });
+  const next = () =>
+    new Promise<EmbeddedWorkerMessage>((resolve, reject) => {
+      const onExit = (code: number) => reject(new Error(`the embedded database thread exited with code ${code}`));
+      worker.once('exit', onExit);
+      worker.once('error', reject);
+      worker.once('message', (message: EmbeddedWorkerMessage) => {
+        worker.off('exit', onExit);
+        worker.off('error', reject);
+        resolve(message);
+      });
+    });
+  const first = await next();
+  if ('error' in first) {
+    await worker.terminate();
+    throw new Error(`the embedded PostgreSQL did not start: ${first.error}`);
+  }
+  return {
+    async stop() {
+      const stopped = next().catch(() => undefined);
+      worker.postMessage('stop');
+      await stopped;
+      await worker.terminate();
+    },
+  };
 }

@@ -1,5 +1,5 @@
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../../common/worker-script';
 import { badRequest } from '../../graphql/errors';
 import type { JsonObject } from './parse';
 import type { DocumentKind } from './parse';
@@ -31,11 +31,8 @@ class VerifyPool {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    // From the sources (tests, `npm run dev`) the worker is TypeScript and needs the same loader as the process.
-    const source = __filename.endsWith('.ts');
-    const worker = new Worker(path.join(__dirname, `verify-worker${source ? '.ts' : '.js'}`), {
-      execArgv: source ? ['-r', '@swc-node/register'] : [],
-    });
+    const script = workerScript(__dirname, 'verify-worker', __filename);
+    const worker = new Worker(script.filename, { execArgv: script.execArgv });
     worker.unref();
     worker.on('message', (answer: VerifyResponse) => {
       const waiting = this.waiting.get(answer.id);

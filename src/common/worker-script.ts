@@ -1,0 +1,10 @@
+import path from 'node:path';
+
+/**
+ * How to start the worker thread whose entry is `name` beside the calling module `dir`: compiled JavaScript in
+ * dist/, or TypeScript from the sources (tests, `npm run dev`), which needs the same loader as the process.
+ */
+export function workerScript(dir: string, name: string, callerFile: string): { filename: string; execArgv: string[] } {
+  const source = callerFile.endsWith('.ts');
+  return { filename: path.join(dir, `${name}${source ? '.ts' : '.js'}`), execArgv: source ? ['-r', '@swc-node/register'] : [] };
+}
