@@ -10,6 +10,7 @@ import pg from 'pg';
 import { freePort } from '../support/free-port';
 import type { CannedResponse } from './bare-server';
 import { sampleShell } from './shells';
+import { benchHardening } from './hardening';
 import { benchSubmodels } from './submodels';
 
 /**
@@ -22,9 +23,12 @@ import { benchSubmodels } from './submodels';
  * BENCH_SERVER_NODE_ARGS adds node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
 
-const SHELLS = 10_000;
+/** `BENCH_ONLY=hardening` runs GET by id and the hardening lines alone, on fewer shells. */
+const ONLY = process.env.BENCH_ONLY;
+if (ONLY !== undefined && ONLY !== 'hardening') throw new Error(`BENCH_ONLY takes 'hardening', got '${ONLY}'`);
+const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
-const DEEP_POSITION = 9_000;
+const DEEP_POSITION = SHELLS * 0.9;
 const CONNECTIONS = 10;
 const WARMUP_S = 2;
 const DURATION_S = 10;
@@ -276,6 +280,11 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   rows.push(await measure('GET /shells/{id}', server, rotating(byIdPaths)));
+  const hardening = () => benchHardening({ server, apiPath, measure, byId: { row: rows[0], request: () => rotating(byIdPaths) } }, run);
+  if (ONLY) {
+    rows.push(...(await hardening()));
+    return finish(rows, 0, server, started);
+  }
   rows.push(await measure('GET /shells?limit=100', server, { method: 'GET', path: `${apiPath}/shells?limit=${PAGE}` }));
   rows.push(await measure(`GET /shells page @${DEEP_POSITION}`, server, { method: 'GET', path: `${apiPath}/shells?limit=${PAGE}&cursor=${deepCursor}` }));
   // Last: it grows the set beyond SHELLS.
@@ -294,8 +303,13 @@ async function main(): Promise<void> {
   console.log(`(response: ${Buffer.from(canned.body, 'base64').length} bytes per shell)`);
 
   rows.push(...(await benchSubmodels({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable }, run)));
-  console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  rows.push(...(await hardening()));
+  finish(rows, loadFailures, server, started);
+}
 
+/** The total time, and a failure when the server failed any request. */
+function finish(rows: Row[], loadFailures: number, server: { log: LogCounts }, started: number): void {
+  console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
   const failed = rows.filter((r) => r.failures > 0).map((r) => r.name);
   if (loadFailures) failed.unshift('loading');
   if (failed.length) throw new Error(`the server failed requests in: ${failed.join(', ')}; its log says:\n${describeLog(server.log)}`);

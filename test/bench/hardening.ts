@@ -1,0 +1,129 @@
+import autocannon from 'autocannon';
+import type { Row, Target } from './run';
+
+/**
+ * What one heavy request does to everyone else: `/health/live` latency while a 50 MB submodel is POSTed (its
+ * verification runs in a worker thread), and GET by id throughput while a client retries a GraphQL document of
+ * fragments that double 30 times (refused at validation). Each against the same measurement without the load,
+ * in the same run.
+ */
+export interface HardeningContext {
+  server: Target;
+  apiPath: string;
+  measure(name: string, target: Target, request: autocannon.Request): Promise<Row>;
+  /** GET /shells/{id} over rotating ids, as measured without load in the same run. */
+  byId: { row: Row; request: () => autocannon.Request };
+}
+
+const PROBE_EVERY_MS = 10;
+const BIG_BYTES = 50 * 1024 * 1024;
+const FRAGMENT_QUERY = [
+  'query { ...F0 }',
+  ...Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`),
+  'fragment F30 on Query { __typename }',
+].join('\n');
+
+interface Latencies {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+  failures: number;
+}
+
+function summary(ms: number[], failures: number): Latencies {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN, failures };
+}
+
+/** Probes /health/live one request at a time, every 10 ms, until `until` settles. */
+async function probeHealth(url: string, until: Promise<unknown>): Promise<Latencies> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const ms: number[] = [];
+  let failures = 0;
+  while (!done) {
+    const started = performance.now();
+    const ok = await fetch(`${url}/health/live`, { signal: AbortSignal.timeout(10_000) }).then((res) => res.status === 200, () => false);
+    ms.push(performance.now() - started);
+    if (!ok) failures++;
+    await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+  }
+  return summary(ms, failures);
+}
+
+/** A valid submodel of about `bytes` of JSON: collections of 100 string Properties each. */
+function bigSubmodel(id: string, bytes: number): string {
+  const property = (i: number) => ({ modelType: 'Property', idShort: `P${i}`, valueType: 'xs:string', value: `value ${i} `.padEnd(60, '.') });
+  const collection = (c: number) => ({ modelType: 'SubmodelElementCollection', idShort: `C${c}`, value: Array.from({ length: 100 }, (_, i) => property(i)) });
+  const perCollection = JSON.stringify(collection(0)).length + 1;
+  const count = Math.ceil(bytes / perCollection);
+  return JSON.stringify({ modelType: 'Submodel', id, idShort: 'Big', submodelElements: Array.from({ length: count }, (_, c) => collection(c)) });
+}
+
+const line = (name: string, l: Latencies) =>
+  `  ${name.padEnd(34)} ${String(l.count).padStart(6)} probes  p50 ${l.p50.toFixed(1).padStart(7)} ms  p99 ${l.p99.toFixed(1).padStart(7)} ms  max ${l.max.toFixed(1).padStart(7)} ms  failed ${l.failures}`;
+
+/** Runs `work` while one client sends `query` to /graphql back to back, each bounded by a 5 s timeout. */
+async function withGraphqlLoop(url: string, query: string, work: () => Promise<Row>) {
+  let loop = true;
+  const attempts = { count: 0, statuses: new Map<string, number>(), maxMs: 0 };
+  const sending = (async () => {
+    while (loop) {
+      const started = performance.now();
+      const status = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+        signal: AbortSignal.timeout(5_000),
+      }).then((res) => String(res.status), (err: Error) => (err.name === 'TimeoutError' ? 'timeout' : 'error'));
+      attempts.count++;
+      attempts.maxMs = Math.max(attempts.maxMs, performance.now() - started);
+      attempts.statuses.set(status, (attempts.statuses.get(status) ?? 0) + 1);
+    }
+  })();
+  try {
+    return { row: await work(), attempts };
+  } finally {
+    loop = false;
+    await sending;
+  }
+}
+
+export async function benchHardening(ctx: HardeningContext, run: string): Promise<Row[]> {
+  const { server, apiPath } = ctx;
+  console.log('\nhardening: what one heavy request does to the others');
+
+  // 1. /health/live while a 50 MB submodel is POSTed, against the same probe with nothing else running.
+  const text = bigSubmodel(`urn:bench:${run}:big`, BIG_BYTES);
+  const idle = await probeHealth(server.url, new Promise((resolve) => setTimeout(resolve, 3_000)));
+  const postStarted = performance.now();
+  const posting = fetch(`${server.url}${apiPath}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text, signal: AbortSignal.timeout(300_000) });
+  const during = await probeHealth(server.url, posting.catch(() => undefined));
+  const posted = await posting.then((res) => res.status, (err: Error) => `failed: ${err.message}`);
+  const postMs = performance.now() - postStarted;
+  console.log(line('/health/live, idle', idle));
+  console.log(line(`/health/live, ${(text.length / 1024 / 1024).toFixed(0)} MB POST running`, during));
+  console.log(`  the POST answered ${posted} after ${(postMs / 1000).toFixed(1)} s; p99 during it is ${(during.p99 / idle.p99).toFixed(1)} x idle`);
+  const healthOk = during.p99 < 100 && during.failures === 0 && posted === 201;
+  console.log(`goal /health/live p99 < 100 ms during a 50 MB POST: ${during.p99.toFixed(1)} ms ${healthOk ? 'PASS' : 'FAIL'}`);
+
+  // 2. GET by id while one client retries the doubling fragment chain in a loop; the baseline is the same loop
+  // of a trivial document (`{ __typename }`), since any client sending GraphQL back to back takes its share.
+  const trivial = await withGraphqlLoop(server.url, '{ __typename }', () => ctx.measure('GET /shells/{id}, trivial GraphQL loop', server, ctx.byId.request()));
+  const fragment = await withGraphqlLoop(server.url, FRAGMENT_QUERY, () => ctx.measure('GET /shells/{id}, fragment loop', server, ctx.byId.request()));
+  for (const [name, loop] of [['trivial', trivial], ['fragment', fragment]] as const) {
+    console.log(
+      `  ${name} documents sent: ${loop.attempts.count}, statuses ${JSON.stringify(Object.fromEntries(loop.attempts.statuses))}, slowest ${loop.attempts.maxMs.toFixed(0)} ms; ` +
+        `GET by id ${(loop.row.reqPerSec / ctx.byId.row.reqPerSec).toFixed(3)} x without a loop`,
+    );
+  }
+  const ratio = fragment.row.reqPerSec / trivial.row.reqPerSec;
+  console.log(`  GET /shells/{id} with the fragment loop: ${ratio.toFixed(3)} x with the trivial loop`);
+  // The attack froze the server for minutes with one request; refused at validation, it must be answered at once.
+  const loopOk = fragment.attempts.maxMs < 1_000 && !fragment.attempts.statuses.has('timeout') && !fragment.attempts.statuses.has('error');
+  console.log(`goal every fragment document answered within 1 s: slowest ${fragment.attempts.maxMs.toFixed(0)} ms ${loopOk ? 'PASS' : 'FAIL'}`);
+  const underLoad = fragment.row;
+  return [trivial.row, underLoad];
+}
