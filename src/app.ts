@@ -13,7 +13,7 @@ import { FacadeError } from '../rest-facade/facade-error';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { resultOf } from './common/result';
 import { Config } from './config';
-import { Context, Context as GraphQLContext, Services, createContext } from './graphql/context';
+import { Context, Services, createContext } from './graphql/context';
 import { errorCodeOf } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
 import { MAX_TOKENS, costError, operationLimits, stringArgumentLimits, stringVariableProblem } from './graphql/limits';
@@ -39,6 +39,9 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const DATABASE_UNAVAILABLE = 'The database is unavailable; try again shortly.';
 /** What a 503 tells clients to wait before retrying: the pool reconnects by itself as soon as the database is back. */
 const RETRY_AFTER_S = 5;
+
+/** The GraphQL context, under a name that does not clash with Koa's own `Context` in the declaration below. */
+type GraphQLContext = Context;
 
 declare module 'koa' {
   interface DefaultState {

@@ -57,7 +57,12 @@ const port = parentPort!;
 serve(workerData as EmbeddedWorkerData).then(
   (stop) => {
     port.once('message', () => {
-      void stop().finally(() => port.postMessage({ stopped: true } satisfies EmbeddedWorkerMessage));
+      // The thread then ends by itself, with nothing left to run: terminating it mid-teardown of the WebAssembly
+      // instance crashed the process that hosted it.
+      void stop().finally(() => {
+        port.postMessage({ stopped: true } satisfies EmbeddedWorkerMessage);
+        port.close();
+      });
     });
     port.postMessage({ ready: true } satisfies EmbeddedWorkerMessage);
   },

@@ -100,10 +100,12 @@ async function startWorker(data: EmbeddedWorkerData): Promise<{ stop(): Promise<
   }
   return {
     async stop() {
-      const stopped = next().catch(() => undefined);
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       worker.postMessage('stop');
-      await stopped;
-      await worker.terminate();
+      // The thread ends by itself once the database is closed; one that hangs is ended after 10 s.
+      const timer = setTimeout(() => void worker.terminate(), 10_000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }
