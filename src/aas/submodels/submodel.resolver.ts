@@ -78,6 +78,42 @@ export class SubmodelElementPage {
   pagingMetadata: PagingMetadata;
 }
 
+/** How many items a page holds, where it starts, and how deep its submodels or elements go. */
+@ArgsType()
+class PageArgs {
+  @Field(() => Int, { defaultValue: DEFAULT_LIMIT })
+  limit: number;
+
+  @Field(() => String, { nullable: true })
+  cursor: string | null;
+
+  @Field(() => LevelArg, { defaultValue: LevelArg.deep })
+  level: LevelArg;
+}
+
+/** A page of the tenant's submodels, or of their paths. */
+@ArgsType()
+class SubmodelListArgs extends PageArgs {
+  @Field()
+  tenant: string;
+
+  @Field(() => SubmodelFilterInput, { nullable: true })
+  filter: SubmodelFilterInput | null;
+}
+
+/** A page of one submodel's elements or paths: which submodel, through which shell. */
+@ArgsType()
+class ElementPageArgs extends PageArgs {
+  @Field()
+  tenant: string;
+
+  @Field()
+  submodelId: string;
+
+  @Field(() => String, { nullable: true })
+  shellId: string | null;
+}
+
 /** What the resolvers hand on for an element: the service's ElementAt, with its path as text. */
 interface ElementRoot extends ElementAt {
   idShortPath: string;
@@ -178,11 +214,7 @@ export class SubmodelResolver {
   @Query(() => SubmodelPage, { description: 'Submodels of the tenant, in insertion order, paged.' })
   async submodels(
     @Ctx() ctx: Context,
-    @Arg('tenant') tenant: string,
-    @Arg('filter', () => SubmodelFilterInput, { nullable: true }) filter: SubmodelFilterInput | null,
-    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
-    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
-    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+    @Args() { tenant, filter, limit, cursor, level }: SubmodelListArgs,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
     const page = await ctx.services.submodels.list(tenantOf(ctx, tenant), submodelFilter(filter), limit, cursor);
@@ -195,14 +227,7 @@ export class SubmodelResolver {
       "The idShortPaths of the elements of the tenant's submodels as one list: each submodel's paths depth-first (`core`: its top-level ones), " +
       'the submodels in insertion order; paged over the paths, so a page may end and the next resume inside a submodel.',
   })
-  async submodelPaths(
-    @Ctx() ctx: Context,
-    @Arg('tenant') tenant: string,
-    @Arg('filter', () => SubmodelFilterInput, { nullable: true }) filter: SubmodelFilterInput | null,
-    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
-    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
-    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
-  ) {
+  async submodelPaths(@Ctx() ctx: Context, @Args() { tenant, filter, limit, cursor, level }: SubmodelListArgs) {
     return pageResult(await ctx.services.submodels.paths(tenantOf(ctx, tenant), submodelFilter(filter), level as Level, limit, cursor));
   }
 
@@ -253,12 +278,7 @@ export class SubmodelResolver {
   @Query(() => SubmodelElementPage, { description: "A submodel's top-level elements, paged." })
   async submodelElements(
     @Ctx() ctx: Context,
-    @Arg('tenant') tenant: string,
-    @Arg('submodelId') submodelId: string,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
-    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
-    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
+    @Args() { tenant, submodelId, shellId, limit, cursor, level }: ElementPageArgs,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
     const page = await ctx.services.submodels.elements(tenantOf(ctx, tenant), submodelId, { shellId }, limit, cursor);
@@ -269,15 +289,7 @@ export class SubmodelResolver {
   @Query(() => PathPage, {
     description: "The idShortPaths of a submodel's elements, depth-first (`core`: the top-level ones), paged over the paths; with `shellId`, only if that shell references it.",
   })
-  async submodelElementPaths(
-    @Ctx() ctx: Context,
-    @Arg('tenant') tenant: string,
-    @Arg('submodelId') submodelId: string,
-    @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
-    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
-    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
-    @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
-  ) {
+  async submodelElementPaths(@Ctx() ctx: Context, @Args() { tenant, submodelId, shellId, limit, cursor, level }: ElementPageArgs) {
     return pageResult(await ctx.services.submodels.elementPaths(tenantOf(ctx, tenant), submodelId, { shellId }, level as Level, limit, cursor));
   }
 
