@@ -64,8 +64,9 @@ class SelectionCounter {
         size += inner.size;
         roots += inner.roots;
       }
-      // Past the limit the exact figure does not matter; saturating keeps the sums finite.
+      // Past the limits the exact figures do not matter; saturating keeps the sums finite.
       if (size > MAX_SELECTIONS) size = MAX_SELECTIONS + 1;
+      if (roots > MAX_ROOT_FIELDS) roots = MAX_ROOT_FIELDS + 1;
     }
     return { size, roots };
   }
@@ -98,7 +99,7 @@ export const operationLimits: ValidationRule = (context: ValidationContext) => {
       const name = operation.name ? `'${operation.name.value}'` : 'The operation';
       const { size, roots } = counter.count(operation.selectionSet);
       if (roots > MAX_ROOT_FIELDS) {
-        context.reportError(new GraphQLError(`${name} has ${roots} root fields; at most ${MAX_ROOT_FIELDS} are allowed.`, { nodes: operation }));
+        context.reportError(new GraphQLError(`${name} has more than ${MAX_ROOT_FIELDS} root fields (fragments counted).`, { nodes: operation }));
       }
       if (size > MAX_SELECTIONS) {
         context.reportError(new GraphQLError(`${name} selects more than ${MAX_SELECTIONS} fields (aliases and fragments counted).`, { nodes: operation }));

@@ -132,7 +132,7 @@ describe('GraphQL limits', () => {
     const roots = Array.from({ length: 21 }, (_, i) => `a${i}: shells(tenant: "${tenant}") { result { id } }`).join(' ');
     const tooManyRoots = await gql(`{ ${roots} }`);
     expect(tooManyRoots.data).toBeUndefined();
-    expect(tooManyRoots.errors[0].message).toMatch(/21 root fields/);
+    expect(tooManyRoots.errors[0].message).toMatch(/more than 20 root fields/);
     const aliases = Array.from({ length: 2500 }, (_, i) => `a${i}: id`).join(' ');
     const tooBig = await gql(`{ shells(tenant: "${tenant}") { result { ${aliases} } } }`);
     expect(tooBig.data).toBeUndefined();
@@ -143,7 +143,7 @@ describe('GraphQL limits', () => {
     const multiplied = await gql(`{ shells(tenant: "${tenant}") { result { ...C } } } ${fragments}`);
     expect(multiplied.errors[0].message).toMatch(/more than 2000 fields/);
     const rootsInFragment = await gql(`{ ...R } fragment R on Query { ${roots} }`);
-    expect(rootsInFragment.errors[0].message).toMatch(/21 root fields/);
+    expect(rootsInFragment.errors[0].message).toMatch(/more than 20 root fields/);
   });
 });
 

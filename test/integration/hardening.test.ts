@@ -100,7 +100,7 @@ describe('GraphQL cost', () => {
       const res = await gql({ query });
       elapsed = performance.now() - started;
       expect(res.status).toBe(400);
-      expect((await json(res)).errors[0].message).toMatch(/root fields|more than 2000 fields/);
+      expect((await json(res)).errors[0].message).toMatch(/more than 20 root fields/);
     });
     expect(elapsed).toBeLessThan(1_000);
     expect(Math.max(...health)).toBeLessThan(1_000);
