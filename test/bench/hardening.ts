@@ -17,6 +17,8 @@ export interface HardeningContext {
 
 const PROBE_EVERY_MS = 10;
 const BIG_BYTES = 50 * 1024 * 1024;
+/** Bounds the big POST: the embedded database took 22 s for it on the 2-core machine. */
+const POST_TIMEOUT_MS = 120_000;
 const FRAGMENT_QUERY = [
   'query { ...F0 }',
   ...Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`),
@@ -97,17 +99,26 @@ export async function benchHardening(ctx: HardeningContext, run: string): Promis
 
   // 1. /health/live while a 50 MB submodel is POSTed, against the same probe with nothing else running.
   const text = bigSubmodel(`urn:bench:${run}:big`, BIG_BYTES);
+  const bytes = Buffer.byteLength(text);
+  // Within 10% of 50 MiB, and under the server's default BODY_LIMIT of 64 MB: else the line measures something else.
+  if (Math.abs(bytes - BIG_BYTES) > 0.1 * BIG_BYTES) throw new Error(`the big submodel is ${bytes} bytes, not about ${BIG_BYTES}`);
   const idle = await probeHealth(server.url, new Promise((resolve) => setTimeout(resolve, 3_000)));
   const postStarted = performance.now();
-  const posting = fetch(`${server.url}${apiPath}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text, signal: AbortSignal.timeout(300_000) });
-  const during = await probeHealth(server.url, posting.catch(() => undefined));
-  const posted = await posting.then((res) => res.status, (err: Error) => `failed: ${err.message}`);
-  const postMs = performance.now() - postStarted;
+  let postMs = NaN;
+  // The POST's own time, taken when it settles (not when the probe loop notices).
+  const posting = fetch(`${server.url}${apiPath}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text, signal: AbortSignal.timeout(POST_TIMEOUT_MS) })
+    .then((res) => (void res.body?.cancel(), res.status), (err: Error) => (err.name === 'TimeoutError' ? `timeout after ${POST_TIMEOUT_MS / 1000} s` : `failed: ${err.message}`))
+    .finally(() => (postMs = performance.now() - postStarted));
+  const during = await probeHealth(server.url, posting);
+  const posted = await posting;
   console.log(line('/health/live, idle', idle));
-  console.log(line(`/health/live, ${(text.length / 1024 / 1024).toFixed(0)} MB POST running`, during));
+  console.log(line(`/health/live, ${(bytes / 1024 / 1024).toFixed(1)} MiB POST running`, during));
   console.log(`  the POST answered ${posted} after ${(postMs / 1000).toFixed(1)} s; p99 during it is ${(during.p99 / idle.p99).toFixed(1)} x idle`);
-  const healthOk = during.p99 < 100 && during.failures === 0 && posted === 201;
-  console.log(`goal /health/live p99 < 100 ms during a 50 MB POST: ${during.p99.toFixed(1)} ms ${healthOk ? 'PASS' : 'FAIL'}`);
+  const missed = [during.failures ? `${during.failures} probes failed` : '', posted === 201 ? '' : `the POST answered ${posted}, not 201`].filter(Boolean);
+  const healthOk = during.p99 < 100 && !missed.length;
+  console.log(`goal /health/live p99 < 100 ms during a 50 MB POST: ${during.p99.toFixed(1)} ms ${healthOk ? 'PASS' : 'FAIL'}${missed.length ? ` (${missed.join('; ')})` : ''}`);
+  // The POST is a request like the others: when it fails, the run fails (the probe's latency is the goal's business).
+  const postRow: Row = { name: 'POST 50 MB submodel', reqPerSec: 1000 / postMs, p50: postMs, p99: postMs, cpuUs: NaN, failures: posted === 201 ? 0 : 1 };
 
   // 2. GET by id while one client retries the doubling fragment chain in a loop; the baseline is the same loop
   // of a trivial document (`{ __typename }`), since any client sending GraphQL back to back takes its share.
@@ -116,7 +127,7 @@ export async function benchHardening(ctx: HardeningContext, run: string): Promis
   for (const [name, loop] of [['trivial', trivial], ['fragment', fragment]] as const) {
     console.log(
       `  ${name} documents sent: ${loop.attempts.count}, statuses ${JSON.stringify(Object.fromEntries(loop.attempts.statuses))}, slowest ${loop.attempts.maxMs.toFixed(0)} ms; ` +
-        `GET by id ${(loop.row.reqPerSec / ctx.byId.row.reqPerSec).toFixed(3)} x without a loop`,
+        `GET by id ${(loop.row.reqPerSec / ctx.byId.row.reqPerSec).toFixed(3)} x without a loop (${loop.row.failures} GETs failed)`,
     );
   }
   const ratio = fragment.row.reqPerSec / trivial.row.reqPerSec;
@@ -125,5 +136,5 @@ export async function benchHardening(ctx: HardeningContext, run: string): Promis
   const loopOk = fragment.attempts.maxMs < 1_000 && !fragment.attempts.statuses.has('timeout') && !fragment.attempts.statuses.has('error');
   console.log(`goal every fragment document answered within 1 s: slowest ${fragment.attempts.maxMs.toFixed(0)} ms ${loopOk ? 'PASS' : 'FAIL'}`);
   const underLoad = fragment.row;
-  return [trivial.row, underLoad];
+  return [postRow, trivial.row, underLoad];
 }
