@@ -17,8 +17,9 @@ import { benchSubmodels } from './submodels';
  * `npm run bench`: starts the built server as a child process (on DATABASE_URL in a fresh database of its
  * own, else on the embedded PostgreSQL in a fresh directory), loads 10,000 shells, measures the hot paths
  * with autocannon and prints them beside a bare Node HTTP server answering the same bytes (DESIGN.md,
- * "Performance"); then the same for a submodel of 10,000 elements (`submodels.ts`). Missed goals are
- * reported, not failed; a broken run (start-up, non-2xx answers) exits 1.
+ * "Performance"); then the same for a submodel of 10,000 elements (`submodels.ts`), then what one heavy
+ * request does to the others (`hardening.ts`: /health/live during a 50 MB POST, GET by id during a GraphQL
+ * fragment-chain loop). Missed goals are reported, not failed; a broken run (start-up, non-2xx answers) exits 1.
  *
  * BENCH_SERVER_NODE_ARGS adds node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
