@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { KEY_SET_MAX_AGE_MS, UNKNOWN_KID_REFRESH_MS } from '../../src/auth/signing-keys';
 import { loadConfig } from '../../src/config';
 import { TestServer, json, sampleShell, startTestServer } from '../support/server';
 import { TestIssuer, startTestIssuer } from '../support/tokens';
@@ -114,27 +115,81 @@ describe('tenant API access', () => {
 });
 
 describe('the issuer\'s keys', () => {
+  /** A server that has not fetched `keys`' key set yet, and a tenant on it that needs a token. */
+  async function freshServer(keys: TestIssuer) {
+    const fresh = await startTestServer(inject('databaseUrl'), {
+      auth: { ...loadConfig({}).auth, issuer: keys.issuer, jwksUri: keys.jwksUri, audience: keys.audience },
+    });
+    const api = fresh.api((await fresh.createTenant({ showcase: false })).name);
+    return { fresh, status: async (token: string) => (await fetch(`${api}/shells`, { headers: bearer(token) })).status };
+  }
+  /** Moves the clock of the server (in this process) and of the token signer forward; it stands still meanwhile. */
+  const later = (ms: number) => vi.setSystemTime(Date.now() + ms);
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('are not locked away from real users by tokens with random kids', async () => {
     // A server that has not seen the issuer's real key yet: the flood comes first.
-    const fresh = await startTestServer(inject('databaseUrl'), {
-      auth: { ...loadConfig({}).auth, issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience },
-    });
+    const { fresh, status } = await freshServer(issuer);
     try {
-      const api = fresh.api((await fresh.createTenant({ showcase: false })).name);
       const before = issuer.jwksRequests();
       // 200 tokens with random kids, 20 at a time (one client address holds a bounded number of connections).
       const statuses: number[] = [];
       for (let batch = 0; batch < 10; batch++) {
-        const answers = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => fetch(`${api}/shells`, { headers: bearer(issuer.sign({ roles: ['reader'] }, { keyid: `random-${batch}-${i}` })) })),
-        );
-        statuses.push(...answers.map((res) => res.status));
+        statuses.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => status(issuer.sign({ roles: ['reader'] }, { keyid: `random-${batch}-${i}` }))))));
       }
-      expect(statuses.every((status) => status === 401)).toBe(true);
-      expect((await fetch(`${api}/shells`, { headers: bearer(issuer.sign({ roles: ['reader'] })) })).status).toBe(200);
+      expect(statuses.every((s) => s === 401)).toBe(true);
+      expect(await status(issuer.sign({ roles: ['reader'] }))).toBe(200);
       expect(issuer.jwksRequests() - before).toBeLessThanOrEqual(2);
     } finally {
       await fresh.close();
+    }
+  });
+
+  it('include a key rotated in at the issuer once the refresh interval has passed', async () => {
+    const own = await startTestIssuer();
+    const { fresh, status } = await freshServer(own);
+    try {
+      expect(await status(own.sign({ roles: ['reader'] }))).toBe(200);
+      const signRotated = own.rotate();
+      const before = own.jwksRequests();
+      // The key set was fetched just now: no fetch again before the interval has passed, and no waiting.
+      expect(await status(signRotated({ roles: ['reader'] }))).toBe(401);
+      expect(own.jwksRequests()).toBe(before);
+      later(UNKNOWN_KID_REFRESH_MS);
+      expect(await status(signRotated({ roles: ['reader'] }))).toBe(200);
+      expect(await status(own.sign({ roles: ['reader'] }))).toBe(200);
+      expect(own.jwksRequests()).toBe(before + 1);
+    } finally {
+      await fresh.close();
+      await own.close();
+    }
+  });
+
+  it('are kept while the issuer\'s key endpoint fails', async () => {
+    const own = await startTestIssuer();
+    const { fresh, status } = await freshServer(own);
+    try {
+      expect(await status(own.sign({ roles: ['reader'] }))).toBe(200);
+      own.failJwks(true);
+      const before = own.jwksRequests();
+      // The key set is due for a refresh, which fails: the known key still verifies, before and after.
+      later(KEY_SET_MAX_AGE_MS + 1_000);
+      expect(await status(own.sign({ roles: ['reader'] }))).toBe(200);
+      for (let i = 0; i < 50 && own.jwksRequests() === before; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(own.jwksRequests()).toBe(before + 1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await status(own.sign({ roles: ['reader'] }))).toBe(200);
+      expect(await status(own.sign({ roles: ['reader'] }, { keyid: 'unknown-kid' }))).toBe(401);
+      // The next interval tries again, and still keeps the key.
+      later(UNKNOWN_KID_REFRESH_MS);
+      expect(await status(own.sign({ roles: ['reader'] }, { keyid: 'unknown-kid' }))).toBe(401);
+      expect(own.jwksRequests()).toBe(before + 2);
+      expect(await status(own.sign({ roles: ['reader'] }))).toBe(200);
+    } finally {
+      await fresh.close();
+      await own.close();
     }
   });
 });
