@@ -24,7 +24,7 @@ beforeAll(async () => {
   server = await startTestServer(
     inject('databaseUrl'),
     { auth: { ...loadConfig({}).auth, issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience } },
-    pino({ level: 'info' }, sink),
+    pino({ level: 'debug' }, sink),
   );
   tenant = (await server.createTenant({ showcase: false })).name;
 });
@@ -54,10 +54,24 @@ describe('the request log', () => {
       expect(line!.reason).toMatch(reason);
       expect(line!.subject).toBe(subject);
     }
-    // GraphQL refusals carry the tenants they asked for.
+    // A GraphQL document refused before it runs: the reason is the first error's message.
     const graphql = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ nope }' }) });
     expect(graphql.status).toBe(400);
     expect(requestLine(graphql.headers.get('x-request-id'))!.reason).toMatch(/nope/);
     for (const token of [reader, stranger, expired]) expect(raw).not.toContain(token);
+  });
+
+  it('says at debug level, with the request id, why a token was refused, which the 401 does not say', async () => {
+    const foreign = issuer.sign({ roles: ['reader'] }, { issuer: 'https://elsewhere.example.com', subject: 'dave' });
+    const res = await fetch(`${server.api(tenant)}/shells`, { headers: { authorization: `Bearer ${foreign}` } });
+    expect(res.status).toBe(401);
+    expect(await res.text()).not.toContain(issuer.issuer);
+    const requestId = res.headers.get('x-request-id');
+    const refused = lines.find((line) => line.msg === 'bearer token refused' && line.requestId === requestId);
+    expect(refused).toMatchObject({ level: 20 });
+    expect(refused!.reason).toContain(issuer.issuer);
+    expect(requestLine(requestId)).toMatchObject({ level: 30, status: 401, tenant, reason: 'The bearer token is not valid.' });
+    expect(requestLine(requestId)!.subject).toBeUndefined();
+    expect(raw).not.toContain(foreign);
   });
 });
