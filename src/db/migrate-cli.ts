@@ -11,19 +11,24 @@ import { startEmbeddedDatabase } from './embedded';
 async function main(command: string | undefined): Promise<void> {
   if (command !== 'run' && command !== 'revert') throw new Error('usage: migrate-cli run|revert');
   const config = loadConfig();
+  // The embedded database takes DATA_DIR's lock as the server does: refused while a server runs on it.
   const embedded = config.databaseUrl ? undefined : await startEmbeddedDatabase(config.dataDir, 2);
-  const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 1);
-  await dataSource.initialize();
   try {
-    if (command === 'run') {
-      const applied = await runMigrations(dataSource);
-      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'nothing to apply\n');
-    } else {
-      await dataSource.undoLastMigration({ transaction: 'each' });
-      process.stdout.write('reverted the last migration\n');
+    const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 1);
+    await dataSource.initialize();
+    try {
+      if (command === 'run') {
+        const applied = await runMigrations(dataSource);
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'nothing to apply\n');
+      } else {
+        await dataSource.undoLastMigration({ transaction: 'each' });
+        process.stdout.write('reverted the last migration\n');
+      }
+    } finally {
+      await dataSource.destroy();
     }
   } finally {
-    await dataSource.destroy();
+    // Also when a migration failed: the lock is released, not left for the next start to find stale.
     await embedded?.stop();
   }
 }

@@ -1,14 +1,14 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DataDirError, LOCK_FILE } from '../../src/db/data-dir-lock';
+import { DataDirError, LOCK_FILE, lockDataDir } from '../../src/db/data-dir-lock';
 import { startEmbeddedDatabase } from '../../src/db/embedded';
 import { b64, json, sampleShell } from '../support/server';
-import { exitOf, killAll, spawnServer, startServerProcess, stopServerProcess } from '../support/server-process';
+import { ROOT, exitOf, killAll, spawnServer, startServerProcess, stopServerProcess } from '../support/server-process';
 
 /**
  * The embedded database's directory: one server per directory, reachable by this user alone, and a clear word
@@ -53,6 +53,21 @@ describe('one data directory, one server', () => {
     expect(await stopServerProcess(afterCrash, 'SIGTERM')).toBe(0);
   });
 
+  it('is taken by the migration CLI the same way: refused while a server runs, free again after', async () => {
+    const dataDir = tempDir();
+    const server = await startServerProcess(dataDir);
+    try {
+      const refused = await migrate(dataDir);
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain(`DATA_DIR ${dataDir} is in use by another server (pid ${server.child.pid}`);
+    } finally {
+      expect(await stopServerProcess(server, 'SIGTERM')).toBe(0);
+    }
+    const ran = await migrate(dataDir);
+    expect(ran).toEqual({ code: 0, output: 'nothing to apply\n' });
+    expect(fs.existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
+  });
+
   it('refuses a second embedded database in the same process too', async () => {
     const dataDir = tempDir();
     const db = await startEmbeddedDatabase(dataDir, 2);
@@ -72,6 +87,39 @@ describe('the lock of a server that is gone', () => {
     lockOf(dataDir, { pid: process.pid, host: os.hostname(), since: Date.now() - 1000 });
     const db = await startEmbeddedDatabase(dataDir, 2);
     await db.stop();
+  });
+
+  it('is not taken over while its creator is still writing it, only when it stays empty', async () => {
+    const dataDir = tempDir();
+    const file = path.join(dataDir, LOCK_FILE);
+    // O_EXCL creates the file empty; its owner is written an instant later. A starter reading in between must not
+    // take it for a crashed server's.
+    fs.writeFileSync(file, '');
+    await expect(startEmbeddedDatabase(dataDir, 2)).rejects.toThrow(`DATA_DIR ${dataDir} is in use: another server is starting on it`);
+    expect(fs.readFileSync(file, 'utf8')).toBe('');
+    // An empty lock left by a crash long ago is stale.
+    const past = new Date(Date.now() - 60_000);
+    fs.utimesSync(file, past, past);
+    const db = await startEmbeddedDatabase(dataDir, 2);
+    await db.stop();
+  });
+
+  it('taken over by two starters at once is kept by one of them only', async () => {
+    const dataDir = tempDir();
+    const file = path.join(dataDir, LOCK_FILE);
+    // This starter creates its lock; the other, which read the stale lock an instant earlier, removes this new one
+    // as stale and creates its own. The one that lost its lock must not open the database.
+    const taking = lockDataDir(dataDir);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).pid).toBe(process.pid);
+    fs.rmSync(file);
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    try {
+      lockOf(dataDir, { pid: other.pid, host: os.hostname(), since: Date.now() });
+      await expect(taking).rejects.toThrow(`DATA_DIR ${dataDir} is in use by another server (pid ${other.pid} on ${os.hostname()})`);
+      expect(JSON.parse(fs.readFileSync(file, 'utf8')).pid).toBe(other.pid);
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 
   it('from another host (a shared volume) holds while its database answers, and is taken over when it does not', async () => {
@@ -140,19 +188,43 @@ function tcpListeners(): number[] {
 }
 
 describe('a DATA_DIR the server cannot write', () => {
+  /** Root writes anywhere: the server runs as nobody, as an operator's service account would. */
+  const unprivileged = (dataDir: string) => {
+    if (process.getuid?.() !== 0) return {};
+    const nobody = { uid: 65534, gid: 65534 };
+    // nobody must be able to reach the directory and the repository (it runs src/main.ts from it).
+    fs.chmodSync(path.dirname(dataDir), fs.statSync(path.dirname(dataDir)).mode | 0o005);
+    expect(spawnSync(process.execPath, ['-e', 'require("fs").readFileSync("package.json")'], { cwd: ROOT, ...nobody }).status).toBe(0);
+    return nobody;
+  };
+
   it('stops the server with a message that says so', async () => {
     const dataDir = tempDir();
     fs.chmodSync(dataDir, 0o555);
-    // Root writes anywhere: the server runs as nobody, as an operator's service account would.
-    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    if (asNobody.uid !== undefined) {
-      // nobody must be able to reach the directory and the repository (it runs src/main.ts from it).
-      fs.chmodSync(path.dirname(dataDir), fs.statSync(path.dirname(dataDir)).mode | 0o005);
-      expect(spawnSync(process.execPath, ['-e', 'require("fs").readFileSync("package.json")'], { cwd: path.resolve(__dirname, '../..'), ...asNobody }).status).toBe(0);
-    }
-    const proc = await spawnServer(dataDir, asNobody);
+    const proc = await spawnServer(dataDir, unprivileged(dataDir));
     expect(await exitOf(proc)).toBe(1);
     expect(proc.output()).toContain(`DATA_DIR ${dataDir} is not writable`);
     expect(proc.output()).not.toContain('PGlite failed to initialize');
   });
+
+  it('says so too when a crashed server left its lock there', async () => {
+    const dataDir = tempDir();
+    const { pid: gone } = spawnSync(process.execPath, ['-e', '']);
+    fs.writeFileSync(path.join(dataDir, LOCK_FILE), JSON.stringify({ pid: gone, host: os.hostname(), since: Date.now() - 60_000 }), { mode: 0o644 });
+    fs.chmodSync(dataDir, 0o555);
+    const proc = await spawnServer(dataDir, unprivileged(dataDir));
+    expect(await exitOf(proc)).toBe(1);
+    expect(proc.output()).toContain(`DATA_DIR ${dataDir} is not writable`);
+  });
 });
+
+/** Runs the migration CLI on the embedded database in `dataDir`. */
+function migrate(dataDir: string): Promise<{ code: number | null; output: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/db/migrate-cli.ts', 'run'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output })));
+}
