@@ -40,7 +40,10 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   if (!databaseUrl) {
     embedded = await startEmbeddedDatabase(config.dataDir, config.dbPoolSize + 2);
     databaseUrl = embedded.url;
-    log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL (PGlite) started; set DATABASE_URL to use a PostgreSQL server');
+    log.info(
+      { dataDir: config.dataDir, socket: embedded.socketPath, pid: process.pid },
+      'embedded PostgreSQL (PGlite) started on a unix socket only this user can reach; DATA_DIR is locked by this process. Set DATABASE_URL to use a PostgreSQL server',
+    );
   }
   const dataSource = createDataSource(databaseUrl, config.dbPoolSize);
   await dataSource.initialize();

@@ -9,6 +9,7 @@ import { DataDirError, LOCK_FILE, lockDataDir } from '../../src/db/data-dir-lock
 import { startEmbeddedDatabase } from '../../src/db/embedded';
 import { b64, json, sampleShell } from '../support/server';
 import { ROOT, exitOf, killAll, spawnServer, startServerProcess, stopServerProcess } from '../support/server-process';
+import { tcpListenPorts } from '../support/tcp-listeners';
 
 /**
  * The embedded database's directory: one server per directory, reachable by this user alone, and a clear word
@@ -136,9 +137,8 @@ describe('the lock of a server that is gone', () => {
 });
 
 describe('the embedded database is reachable by this user alone', () => {
-  it('listens on a unix socket in a 0700 directory, and on no TCP port', async () => {
-    const dataDir = tempDir();
-    const before = tcpListeners();
+  it('listens on a unix socket in a 0700 directory inside DATA_DIR, its URL naming no TCP host', async () => {
+    const dataDir = path.join(tempDir(), 'data'); // made by the server, private to this user
     const db = await startEmbeddedDatabase(dataDir, 2);
     try {
       const url = new URL(db.url);
@@ -149,7 +149,6 @@ describe('the embedded database is reachable by this user alone', () => {
       expect(fs.statSync(db.socketPath).isSocket()).toBe(true);
       expect(fs.statSync(db.socketPath).mode & 0o777).toBe(0o600);
       expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
-      expect(tcpListeners()).toEqual(before);
       const client = new Client({ connectionString: db.url });
       await client.connect();
       expect((await client.query('SELECT 1 AS one')).rows[0].one).toBe(1);
@@ -165,7 +164,9 @@ describe('the embedded database is reachable by this user alone', () => {
     const socketDir = path.dirname(db.socketPath);
     try {
       expect(socketDir.startsWith(os.tmpdir())).toBe(true);
+      expect(socketDir.startsWith(deep)).toBe(false);
       expect(fs.statSync(socketDir).mode & 0o777).toBe(0o700);
+      expect(fs.statSync(deep).mode & 0o777).toBe(0o700);
       const client = new Client({ connectionString: db.url });
       await client.connect();
       await client.end();
@@ -174,18 +175,21 @@ describe('the embedded database is reachable by this user alone', () => {
     }
     expect(fs.existsSync(socketDir)).toBe(false);
   });
-});
 
-/** The TCP ports this process listens on. */
-function tcpListeners(): number[] {
-  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  return handles
-    .filter((h): h is net.Server => h instanceof net.Server && h.listening)
-    .map((server) => server.address())
-    .filter((address): address is net.AddressInfo => typeof address === 'object' && address !== null)
-    .map((address) => address.port)
-    .sort();
-}
+  it.runIf(process.platform === 'linux')('opens no TCP listener in any thread of the process', async () => {
+    // The database runs in a worker thread of this process: its sockets are the process's, seen in /proc.
+    const before = tcpListenPorts(process.pid);
+    const db = await startEmbeddedDatabase(tempDir(), 2);
+    try {
+      const client = new Client({ connectionString: db.url });
+      await client.connect();
+      await client.end();
+      expect(tcpListenPorts(process.pid)).toEqual(before);
+    } finally {
+      await db.stop();
+    }
+  });
+});
 
 describe('a DATA_DIR the server cannot write', () => {
   /** Root writes anywhere: the server runs as nobody, as an operator's service account would. */

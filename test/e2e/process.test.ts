@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { b64, json, sampleShell } from '../support/server';
+import { LOCK_FILE } from '../../src/db/data-dir-lock';
 import { killAll, startServerProcess, stopServerProcess } from '../support/server-process';
+import { tcpListenPorts } from '../support/tcp-listeners';
 
 /**
  * The no-setup path as a newcomer meets it: the server process with no DATABASE_URL runs the embedded
@@ -33,6 +35,13 @@ describe('the server process on the embedded database', () => {
     expect(created.status).toBe(201);
     expect(created.headers.get('x-request-id')).toBe('trace-me-1');
     expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
+    // The embedded database: DATA_DIR locked by this process, served on a unix socket inside it, no TCP port but
+    // the HTTP one (the database runs in a thread of the same process, so its sockets would show here too).
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')).pid).toBe(first.child.pid);
+    const started = first.lines().find((l) => String(l.msg).startsWith('embedded PostgreSQL (PGlite) started'));
+    expect(started).toMatchObject({ dataDir, socket: path.join(dataDir, 'run', '.s.PGSQL.5432'), pid: first.child.pid });
+    expect(fs.statSync(path.join(dataDir, 'run')).mode & 0o777).toBe(0o700);
+    if (process.platform === 'linux') expect(tcpListenPorts(first.child.pid!)).toEqual([Number(new URL(first.url).port)]);
 
     expect(first.lines().some((l) => String(l.msg).includes('SHOWCASE MODE') && String(l.msg).includes('Not for production'))).toBe(true);
     // The request line is written as the response goes out; give the pipe a moment.
@@ -59,6 +68,7 @@ describe('the server process on the embedded database', () => {
     // Keep-alive connections are closed with the last response, not left to time out.
     expect(Date.now() - stoppedAt).toBeLessThan(3_000);
     expect(first.lines().some((l) => l.msg === 'stopped')).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
 
     const second = await startProcess();
     try {
