@@ -152,6 +152,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // main.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it and re-raise the signal, killing the
     // process before in-flight requests finish and the database closes.
     stopOnTerminationSignals: false,
+    // No automatic persisted queries: nothing here sends them, and malformed ones came out as internal errors.
+    persistedQueries: false,
     validationRules: [operationLimits, stringArgumentLimits],
     parseOptions: { maxTokens: MAX_TOKENS },
     includeStacktraceInErrorResponses: false,
@@ -175,6 +177,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
             // The cost depends on the variables (a `limit` may be one), so it is checked here, before execution.
             async didResolveOperation({ document, operation, request }) {
               if (!operation) return;
+              // The schema has no subscription type; graphql-js would only find that out while executing.
+              if (operation.operation === 'subscription') {
+                throw new GraphQLError('Subscriptions are not served by this endpoint.', { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+              }
               const cost = costError(schema, document, operation, request.variables);
               if (cost) throw cost;
               if (nestsDeeperThan(request.variables, MAX_JSON_DEPTH)) {

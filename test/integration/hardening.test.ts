@@ -118,6 +118,17 @@ describe('GraphQL cost', () => {
     expect(big.status).toBe(400);
   });
 
+  it('refuses subscriptions and persisted-query extensions as client errors, not internal ones', async () => {
+    for (const body of [
+      { query: 'subscription { x }' },
+      { query: '{ __typename }', extensions: { persistedQuery: 5 } },
+      { query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: 'x' } } },
+    ]) {
+      const answer = await json(gql(body));
+      expect(answer.errors[0].extensions.code).not.toBe('INTERNAL_SERVER_ERROR');
+    }
+  });
+
   it('answers the introspection query the playground sends', async () => {
     const { getIntrospectionQuery } = await import('graphql');
     expect((await json(gql({ query: getIntrospectionQuery() }))).errors).toBeUndefined();
