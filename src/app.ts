@@ -16,7 +16,7 @@ import { Config } from './config';
 import { Context, Services, createContext } from './graphql/context';
 import { errorCodeOf } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
-import { MAX_TOKENS, costError, operationLimits, stringArgumentLimits, stringVariableProblem } from './graphql/limits';
+import { MAX_TEXT_DEPTH, MAX_TOKENS, costError, nestsTooDeep, operationLimits, stringArgumentLimits, stringVariableProblem } from './graphql/limits';
 import { stringifyWithin } from './graphql/response-size';
 import { withReadBudget } from './db/read-budget';
 import { isDatabaseUnavailable } from './db/unavailable';
@@ -152,6 +152,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // main.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it and re-raise the signal, killing the
     // process before in-flight requests finish and the database closes.
     stopOnTerminationSignals: false,
+    // What Apollo itself reports (a document it could not cache, an unexpected failure) goes to our log, not stderr.
+    logger: log,
     // No automatic persisted queries: nothing here sends them, and malformed ones came out as internal errors.
     persistedQueries: false,
     validationRules: [operationLimits, stringArgumentLimits],
@@ -229,6 +231,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
     return readGraphqlBody(ctx, () => {
       // Variables nested thousands deep would overflow the stack of whatever walks them later.
       if (nestsDeeperThan(ctx.request.body, MAX_JSON_DEPTH + 2)) throw new FacadeError(400, `The request nests deeper than ${MAX_JSON_DEPTH} levels.`);
+      // graphql-js parses recursively: a document nested thousands deep would overflow the stack.
+      const body = ctx.request.body as unknown;
+      const documents = [ctx.query.query, ...(Array.isArray(body) ? body : [body]).map((b) => (b as { query?: unknown } | null)?.query)];
+      if (documents.some((d) => typeof d === 'string' && nestsTooDeep(d))) {
+        throw new FacadeError(400, `The GraphQL document nests deeper than ${MAX_TEXT_DEPTH} levels.`);
+      }
       return graphql(ctx, next);
     });
   });

@@ -29,8 +29,38 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/cursor';
  */
 export const MAX_ROOT_FIELDS = 20;
 export const MAX_SELECTIONS = 2_000;
-/** Lexical tokens in a document: enough for the introspection query many times over. */
-export const MAX_TOKENS = 20_000;
+/**
+ * Lexical tokens in a document: enough for the introspection query many times over. Some of graphql-js's
+ * validation rules take time quadratic in the number of fragments, which this also bounds (1,200 fragments: ~40 ms).
+ */
+export const MAX_TOKENS = 10_000;
+/** How deep selections may nest, fragments expanded (the introspection query needs about 15). */
+export const MAX_DEPTH = 64;
+/** How deep brackets may nest in a document's text: graphql-js parses recursively, and overflows past ~3,000. */
+export const MAX_TEXT_DEPTH = 128;
+
+/** Whether brackets (`{`, `(`, `[`) in a GraphQL document's text nest deeper than `MAX_TEXT_DEPTH`, strings and comments aside. */
+export function nestsTooDeep(text: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '#') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (c === '"') {
+      if (text.startsWith('"""', i)) {
+        const end = text.indexOf('"""', i + 3);
+        i = end < 0 ? text.length : end + 2;
+      } else {
+        for (i++; i < text.length && text[i] !== '"' && text[i] !== '\n'; i++) if (text[i] === '\\') i++;
+      }
+    } else if (c === '{' || c === '(' || c === '[') {
+      if (++depth > MAX_TEXT_DEPTH) return true;
+    } else if (c === '}' || c === ')' || c === ']') {
+      depth--;
+    }
+  }
+  return false;
+}
 /** The estimated cost of one operation, in units of one field of one item (see `operationCost`). */
 export const MAX_COST = 100_000;
 /** What a field returning a JSON document (or a part of one: `json`, `value`, `metadata`) costs per item. */
@@ -46,42 +76,66 @@ type Fragments = Map<string, FragmentDefinitionNode>;
  * here; graphql-js's NoFragmentCycles rule rejects them.
  */
 class SelectionCounter {
-  private readonly memo = new Map<string, { size: number; roots: number }>();
+  private readonly memo = new Map<string, Counted>();
   private readonly visiting = new Set<string>();
+  /** Whether some selection nests deeper than `MAX_DEPTH`, fragments expanded. */
+  tooDeep = false;
 
   constructor(private readonly fragments: Fragments) {}
 
-  /** Field selections in the whole tree (`size`), and at the set's own level (`roots`). */
-  count(set: SelectionSetNode): { size: number; roots: number } {
+  /**
+   * Field selections in the whole tree (`size`), at the set's own level (`roots`), and how deep fields nest below
+   * it (`height`). Past `MAX_DEPTH` it stops descending (and says so in `tooDeep`), so a chain of fragments that
+   * nests thousands deep cannot overflow the stack.
+   */
+  count(set: SelectionSetNode, depth = 0): Counted {
+    if (depth > MAX_DEPTH) {
+      this.tooDeep = true;
+      return { size: 0, roots: 0, height: 0 };
+    }
     let size = 0;
     let roots = 0;
+    let height = 0;
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
-        size += 1 + (selection.selectionSet ? this.count(selection.selectionSet).size : 0);
+        const inner = selection.selectionSet ? this.count(selection.selectionSet, depth + 1) : undefined;
+        size += 1 + (inner?.size ?? 0);
         roots += 1;
+        height = Math.max(height, 1 + (inner?.height ?? 0));
       } else {
-        const inner = selection.kind === Kind.INLINE_FRAGMENT ? this.count(selection.selectionSet) : this.fragment(selection.name.value);
+        const inner = selection.kind === Kind.INLINE_FRAGMENT ? this.count(selection.selectionSet, depth) : this.fragment(selection.name.value, depth);
         size += inner.size;
         roots += inner.roots;
+        height = Math.max(height, inner.height);
       }
       // Past the limits the exact figures do not matter; saturating keeps the sums finite.
       if (size > MAX_SELECTIONS) size = MAX_SELECTIONS + 1;
       if (roots > MAX_ROOT_FIELDS) roots = MAX_ROOT_FIELDS + 1;
     }
-    return { size, roots };
+    if (depth + height > MAX_DEPTH) this.tooDeep = true;
+    return { size, roots, height };
   }
 
-  private fragment(name: string): { size: number; roots: number } {
+  private fragment(name: string, depth: number): Counted {
     const known = this.memo.get(name);
-    if (known) return known;
+    if (known) {
+      if (depth + known.height > MAX_DEPTH) this.tooDeep = true;
+      return known;
+    }
     const fragment = this.fragments.get(name);
-    if (!fragment || this.visiting.has(name)) return { size: 0, roots: 0 };
+    if (!fragment || this.visiting.has(name)) return { size: 0, roots: 0, height: 0 };
     this.visiting.add(name);
-    const counted = this.count(fragment.selectionSet);
+    const counted = this.count(fragment.selectionSet, depth);
     this.visiting.delete(name);
     this.memo.set(name, counted);
     return counted;
   }
+}
+
+interface Counted {
+  size: number;
+  roots: number;
+  height: number;
 }
 
 function fragmentsOf(document: DocumentNode): Fragments {
@@ -103,6 +157,9 @@ export const operationLimits: ValidationRule = (context: ValidationContext) => {
       }
       if (size > MAX_SELECTIONS) {
         context.reportError(new GraphQLError(`${name} selects more than ${MAX_SELECTIONS} fields (aliases and fragments counted).`, { nodes: operation }));
+      }
+      if (counter.tooDeep) {
+        context.reportError(new GraphQLError(`${name} nests selections deeper than ${MAX_DEPTH} levels (fragments expanded).`, { nodes: operation }));
       }
     },
   };

@@ -118,6 +118,19 @@ describe('GraphQL cost', () => {
     expect(big.status).toBe(400);
   });
 
+  it('refuses selections nested thousands deep, in the text or through a chain of fragments, with 400', async () => {
+    const deepText = await gql({ query: `{ ${'a { '.repeat(5000)}b${' }'.repeat(5000)} }` });
+    expect(deepText.status).toBe(400);
+    // 120 fragments, each selecting one field deeper and spreading the next there: 120 levels once expanded.
+    const chain = Array.from(
+      { length: 120 },
+      (_, i) => `fragment F${i} on SubmodelElementCollection { idShort value { ... on SubmodelElementCollection { ${i < 119 ? `...F${i + 1}` : 'idShort'} } } }`,
+    );
+    const res = await gql({ query: `{ submodel(tenant: "x", id: "y") { submodelElements { ... on SubmodelElementCollection { ...F0 } } } } ${chain.join(' ')}` });
+    expect(res.status).toBe(400);
+    expect((await json(res)).errors[0].message).toMatch(/deeper than 64 levels/);
+  });
+
   it('refuses subscriptions and persisted-query extensions as client errors, not internal ones', async () => {
     for (const body of [
       { query: 'subscription { x }' },
