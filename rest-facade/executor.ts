@@ -1,7 +1,7 @@
 import { ExecutionResult, GraphQLError, GraphQLSchema, parse, validate } from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/graphql/context';
-import { errorCodeOf, statusOfCode } from '../src/graphql/errors';
+import { DATABASE_UNAVAILABLE, errorCodeOf, statusOfCode } from '../src/graphql/errors';
 import { FacadeError } from './facade-error';
 
 export interface PreparedOperation {
@@ -43,7 +43,7 @@ function toFacadeError(errors: readonly GraphQLError[], context: Context, reques
   }
   if (status === 503) {
     context.log.warn({ err: first.originalError ?? first }, 'database unavailable');
-    return new FacadeError(503, 'The database is unavailable; try again shortly.');
+    return new FacadeError(503, DATABASE_UNAVAILABLE);
   }
   const messages = errors.flatMap((e) => (Array.isArray(e.extensions?.messages) ? (e.extensions.messages as string[]) : [e.message]));
   return new FacadeError(status, first.message, messages);

@@ -14,7 +14,7 @@ import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { resultOf } from './common/result';
 import { Config } from './config';
 import { Context, Services, createContext } from './graphql/context';
-import { errorCodeOf } from './graphql/errors';
+import { DATABASE_UNAVAILABLE, badGraphqlRequest, errorCodeOf } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
 import { MAX_TEXT_DEPTH, MAX_TOKENS, costError, nestsTooDeep, operationLimits, stringArgumentLimits, stringVariableProblem } from './graphql/limits';
 import { stringifyWithin } from './graphql/response-size';
@@ -36,7 +36,6 @@ export interface App {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-const DATABASE_UNAVAILABLE = 'The database is unavailable; try again shortly.';
 /** What a 503 tells clients to wait before retrying: the pool reconnects by itself as soon as the database is back. */
 const RETRY_AFTER_S = 5;
 
@@ -181,15 +180,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
               if (!operation) return;
               // The schema has no subscription type; graphql-js would only find that out while executing.
               if (operation.operation === 'subscription') {
-                throw new GraphQLError('Subscriptions are not served by this endpoint.', { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+                throw badGraphqlRequest('Subscriptions are not served by this endpoint.');
               }
               const cost = costError(schema, document, operation, request.variables);
               if (cost) throw cost;
               if (nestsDeeperThan(request.variables, MAX_JSON_DEPTH)) {
-                throw new GraphQLError(`The variables nest deeper than ${MAX_JSON_DEPTH} levels.`, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+                throw badGraphqlRequest(`The variables nest deeper than ${MAX_JSON_DEPTH} levels.`);
               }
               const tooLong = stringVariableProblem(schema, operation, request.variables);
-              if (tooLong) throw new GraphQLError(tooLong, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+              if (tooLong) throw badGraphqlRequest(tooLong);
             },
             async didEncounterErrors({ contextValue, errors }) {
               // Logged with the request's id: what a resolver threw that is not one of our coded GraphQL errors.
@@ -206,19 +205,25 @@ export async function createApp(deps: AppDeps): Promise<App> {
   await apollo.start();
   const graphqlBody = koaBody({ json: true, jsonLimit: config.bodyLimitBytes, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST] });
   const graphql = apolloKoa(apollo, contextOf);
-  // A body that cannot be read (bad gzip, a foreign charset) is the client's fault, as in the REST façade.
-  const readGraphqlBody: Koa.Middleware = async (ctx, next) => {
-    let parsed = false;
+  /**
+   * Reads a GraphQL request's body and refuses what would overflow the stack later: variables nested thousands
+   * deep, or a document whose brackets nest that deep (graphql-js parses recursively). A body that cannot be read
+   * (bad gzip, a foreign charset) is the client's fault, as in the REST façade.
+   */
+  const readGraphqlRequest = async (ctx: Koa.Context): Promise<void> => {
     try {
-      await graphqlBody(ctx, async () => {
-        parsed = true;
-      });
+      await graphqlBody(ctx, async () => undefined);
     } catch (err) {
       const status = (err as { status?: number }).status;
       if (status === 413 || status === 415) throw new FacadeError(status, status === 413 ? `The body is larger than ${config.bodyLimitBytes} bytes.` : 'Unsupported content encoding or charset.');
       throw new FacadeError(400, `The body cannot be read as JSON: ${(err as Error).message}`);
     }
-    if (parsed) await next();
+    const body = ctx.request.body as unknown;
+    if (nestsDeeperThan(body, MAX_JSON_DEPTH + 2)) throw new FacadeError(400, `The request nests deeper than ${MAX_JSON_DEPTH} levels.`);
+    const documents = [ctx.query.query, ...(Array.isArray(body) ? body : [body]).map((b) => (b as { query?: unknown } | null)?.query)];
+    if (documents.some((d) => typeof d === 'string' && nestsTooDeep(d))) {
+      throw new FacadeError(400, `The GraphQL document nests deeper than ${MAX_TEXT_DEPTH} levels.`);
+    }
   };
   koa.use(async (ctx, next) => {
     if (ctx.path !== '/graphql') return next();
@@ -228,17 +233,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
     // Browsers asking for the endpoint get the playground.
     if (ctx.method === 'GET' && ctx.accepts('text/html', 'application/json') === 'text/html') return ctx.redirect('/graphiql');
-    return readGraphqlBody(ctx, () => {
-      // Variables nested thousands deep would overflow the stack of whatever walks them later.
-      if (nestsDeeperThan(ctx.request.body, MAX_JSON_DEPTH + 2)) throw new FacadeError(400, `The request nests deeper than ${MAX_JSON_DEPTH} levels.`);
-      // graphql-js parses recursively: a document nested thousands deep would overflow the stack.
-      const body = ctx.request.body as unknown;
-      const documents = [ctx.query.query, ...(Array.isArray(body) ? body : [body]).map((b) => (b as { query?: unknown } | null)?.query)];
-      if (documents.some((d) => typeof d === 'string' && nestsTooDeep(d))) {
-        throw new FacadeError(400, `The GraphQL document nests deeper than ${MAX_TEXT_DEPTH} levels.`);
-      }
-      return graphql(ctx, next);
-    });
+    await readGraphqlRequest(ctx);
+    return graphql(ctx, next);
   });
 
   const tenantApi = createTenantApiRouter({

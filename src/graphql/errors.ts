@@ -51,6 +51,11 @@ export class AppError extends GraphQLError {
 }
 
 export const badRequest = (message: string, messages?: string[]) => new AppError('BAD_REQUEST', message, messages);
+/** A request Apollo refuses before executing it: the status goes on the HTTP answer, not only in the error. */
+export const badGraphqlRequest = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+
+/** What a request that finds the database unreachable is told, REST and GraphQL alike. */
+export const DATABASE_UNAVAILABLE = 'The database is unavailable; try again shortly.';
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', message);

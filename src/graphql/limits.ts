@@ -21,6 +21,7 @@ import {
   isScalarType,
 } from 'graphql';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/cursor';
+import { badGraphqlRequest } from './errors';
 
 /**
  * Bounds on what one GraphQL document may ask for. The shape limits are checked at validation, before anything
@@ -230,10 +231,9 @@ export function costError(schema: GraphQLSchema, document: DocumentNode, operati
   const cost = operationCost(schema, document, operation, variables);
   if (cost <= MAX_COST) return undefined;
   const name = operation.name ? `'${operation.name.value}'` : 'The operation';
-  return new GraphQLError(
+  return badGraphqlRequest(
     `${name} is estimated to cost ${cost > MAX_COST * 100 ? `more than ${MAX_COST * 100}` : cost} units; at most ${MAX_COST} are allowed. ` +
       'Ask for fewer items (limit), fewer aliases or fewer document fields (json, value).',
-    { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
   );
 }
 

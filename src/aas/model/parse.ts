@@ -99,7 +99,7 @@ function holdsMoreThan(json: unknown, max: number): boolean {
  */
 export async function verifyDocument(kind: DocumentKind, json: unknown): Promise<JsonObject> {
   if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return DOCUMENT_PARSERS[kind](json);
-  if (nestsDeeperThan(json)) throw badRequest(`The ${kind} nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  // Its depth was checked where it came in (the REST body, the GraphQL variables), and the worker checks it again.
   return verifyPool.verify(kind, JSON.stringify(json));
 }
 

@@ -119,7 +119,8 @@ function checkId(modelType: string, id: string): void {
 /** One identifiable by id: the MD5 finds it in the unique index, the full comparison makes it exact. */
 const BY_ID = 'tenant_id = $1 AND md5(id) = md5($2) AND id = $2';
 
-function assertLimit(limit: number): void {
+/** A page size, checked: 400 outside 1..250. */
+export function assertLimit(limit: number): void {
   const problem = checkLimit(limit);
   if (problem) throw badRequest(problem);
 }

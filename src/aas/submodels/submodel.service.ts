@@ -1,11 +1,11 @@
 import { DataSource } from 'typeorm';
-import { MAX_LIMIT, checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
+import { MAX_LIMIT, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseSubmodelElement, verifyDocument } from '../model/parse';
 import { referenceFilterKeys } from '../model/reference-keys';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
-import { Condition, IdentifiableStore, Page, originOf, pageOfList } from '../store/identifiable-store';
+import { Condition, IdentifiableStore, Page, assertLimit, originOf, pageOfList } from '../store/identifiable-store';
 import {
   Level,
   Located,
@@ -54,11 +54,6 @@ function filterConditions(filter: SubmodelFilter): Condition[] {
   if (filter.kind != null) conditions.push(['kind = ?', filter.kind]);
   if (filter.semanticKey != null) conditions.push(['semantic_keys @> ARRAY[?::text]', filter.semanticKey]);
   return conditions;
-}
-
-function assertLimit(limit: number): void {
-  const problem = checkLimit(limit);
-  if (problem) throw badRequest(problem);
 }
 
 /** The list name in the cursors of `paths`. */
@@ -258,7 +253,7 @@ export class SubmodelService {
    * the paths themselves: a page holds at most `limit` paths, wherever in the tree they are.
    */
   async elementPaths(tenant: TenantEntity, id: string, scope: Scope, level: Level, limit: number, cursor?: string | null): Promise<Page<string>> {
-    assertLimit(limit);
+    assertLimit(limit); // before the read: a bad limit is 400 whether the submodel exists or not
     const paths = descendantPaths(await this.get(tenant, id, scope), [], level === 'core');
     return pageOfList('submodel-element-paths', paths, (path) => path, limit, cursor);
   }
