@@ -6,6 +6,8 @@ export interface Config {
   port: number;
   /** Base URL clients use to reach this server; tenant URLs are derived from it. */
   publicUrl: string;
+  /** Base URL of the Management API and the identity service (`MANAGE_URL`, else `publicUrl`). */
+  manageUrl: string;
   /** When set, tenants are also served host-based at `{name}.{tenantHostSuffix}`. */
   tenantHostSuffix?: string;
   /** PostgreSQL connection string; absent means the embedded PostgreSQL (PGlite) under `dataDir`. */
@@ -27,15 +29,22 @@ export interface Config {
   auth: AuthConfig;
   /** Whether the `default` tenant created on the first start runs in showcase mode (no token needed). */
   defaultTenantShowcase: boolean;
+  /** Login of the first organization's owner, created on the first start with a one-time password. */
+  bootstrapOwnerEmail: string;
 }
 
 export interface AuthConfig {
-  issuer?: string;
-  jwksUri?: string;
-  /** Required whenever an issuer is configured. */
-  audience?: string;
+  /** The `aud` of the built-in identity service's access tokens. */
+  audience: string;
+  /** Signature algorithms accepted on tokens of external (federated) issuers; asymmetric ones only. */
   algorithms: string[];
   clockToleranceSec: number;
+  /** Lifetime of access tokens the built-in identity service issues. */
+  tokenTtlSec: number;
+  /** Whether anyone may sign up for an identity account (POST /api/v1/accounts, the login page's sign-up). */
+  signupEnabled: boolean;
+  /** How long an invitation stays open. */
+  invitationTtlSec: number;
 }
 
 export class ConfigError extends Error {}
@@ -77,14 +86,10 @@ function url(name: string, raw: string): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const databaseUrl = env.DATABASE_URL || undefined;
-  const algorithms = (env.AUTH_ALGORITHMS ?? 'RS256').split(',').map((a) => a.trim()).filter(Boolean);
+  const algorithms = (env.AUTH_ALGORITHMS ?? 'RS256,PS256,ES256').split(',').map((a) => a.trim()).filter(Boolean);
   for (const a of algorithms) {
     if (!ALLOWED_ALGORITHMS.has(a)) throw new ConfigError(`AUTH_ALGORITHMS: ${a} is not an asymmetric JWS algorithm`);
   }
-  const issuer = env.AUTH_ISSUER || undefined;
-  const audience = env.AUTH_AUDIENCE || undefined;
-  // Without an audience check, any token the issuer mints for another application would be accepted here.
-  if (issuer && !audience) throw new ConfigError('AUTH_AUDIENCE must be set together with AUTH_ISSUER');
   const logLevel = env.LOG_LEVEL || 'info';
   const bodyLimitBytes = parseSize(env.BODY_LIMIT || '64mb');
   // A document that could be stored must be readable again: the response budget is at least twice the body limit
@@ -93,10 +98,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (responseLimitBytes < 2 * bodyLimitBytes) throw new ConfigError(`RESPONSE_LIMIT must be at least twice BODY_LIMIT (${2 * bodyLimitBytes} bytes)`);
   const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000);
   if (!LOG_LEVELS.has(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
+  const publicUrl = url('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`);
   return {
     host: env.HOST || '0.0.0.0',
     port,
-    publicUrl: url('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`),
+    publicUrl,
+    manageUrl: env.MANAGE_URL ? url('MANAGE_URL', env.MANAGE_URL) : publicUrl,
     tenantHostSuffix: env.TENANT_HOST_SUFFIX || undefined,
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
@@ -109,12 +116,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     auth: {
-      issuer,
-      jwksUri: env.AUTH_JWKS_URI || (issuer ? `${issuer.replace(/\/$/, '')}/.well-known/jwks.json` : undefined),
-      audience,
+      audience: env.AUTH_AUDIENCE || 'asset-platform',
       algorithms,
       clockToleranceSec: int(env, 'AUTH_CLOCK_TOLERANCE_SEC', 30, 0, 300),
+      tokenTtlSec: int(env, 'TOKEN_TTL_SEC', 3600, 60, 86_400),
+      signupEnabled: bool(env, 'SIGNUP_ENABLED', true),
+      invitationTtlSec: int(env, 'INVITATION_TTL_SEC', 7 * 86_400, 60, 365 * 86_400),
     },
     defaultTenantShowcase: bool(env, 'DEFAULT_TENANT_SHOWCASE', !databaseUrl),
+    bootstrapOwnerEmail: env.BOOTSTRAP_OWNER_EMAIL || 'admin@localhost',
   };
 }

@@ -10,6 +10,7 @@ import { ShellService } from './aas/shells/shell.service';
 import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
 import { resultOf } from './common/result';
+import { AccessService } from './auth/access';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { createDataSource, runMigrations } from './db/data-source';
@@ -18,6 +19,8 @@ import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
 import { scheduleAnalyze } from './db/maintenance';
 import { Services } from './graphql/context';
 import { buildAppSchema } from './graphql/schema';
+import { bootstrap } from './management/bootstrap';
+import { FederationService } from './management/federation/federation.service';
 import { TenantService } from './management/tenants/tenant.service';
 
 export interface RunningServer {
@@ -52,15 +55,24 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
 
   const shells = new ShellService(dataSource);
+  const federation = new FederationService(dataSource);
   const services: Services = {
     tenants: new TenantService(dataSource, config),
     shells,
     submodels: new SubmodelService(dataSource, shells),
     conceptDescriptions: new ConceptDescriptionService(dataSource),
-    tokens: createTokenVerifier(config.auth),
+    access: new AccessService(dataSource),
+    federation,
+    tokens: createTokenVerifier(config.auth, undefined, federation),
   };
-  const created = await services.tenants.bootstrap(config.defaultTenantShowcase);
-  if (created) log.info({ tenant: created.name, url: services.tenants.urlOf(created.name) }, 'first start: created the default organization and tenant');
+  const created = await bootstrap(dataSource, { ownerEmail: config.bootstrapOwnerEmail, defaultTenantShowcase: config.defaultTenantShowcase });
+  if (created) {
+    // Said once, on the first start, and never again: only the password's hash is kept, and it must be changed at first login.
+    log.warn(
+      { organizationId: created.organization.id, tenant: created.tenant.name, login: created.owner.email, oneTimePassword: created.oneTimePassword, loginUrl: `${config.manageUrl}/console` },
+      'first start: created the first organization, its owner and the tenant "default". Log in with this one-time password; you will be asked to choose your own',
+    );
+  }
   const defaultTenant = await services.tenants.byName('default');
   if (defaultTenant?.showcase) {
     log.warn(
@@ -68,7 +80,6 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       'tenant "default" is in SHOWCASE MODE: its API needs no token and anyone who can reach this port can read and change its data. Not for production.',
     );
   }
-  if (!config.auth.issuer) log.warn('no AUTH_ISSUER configured: only showcase tenants can be used');
 
   const app = await createApp({ config, schema: await buildAppSchema(), services, dataSource, log });
   const server = http.createServer(

@@ -1,32 +1,87 @@
 import { AuthChecker } from 'type-graphql';
 import { notFound, forbidden, unauthenticated } from '../graphql/errors';
 import type { Context } from '../graphql/context';
-import { TENANT_ROLES, TenantRole, roleSatisfies, tenantRoleOf } from './principal';
+import { OrganizationAccess, accessIn } from './access';
+import type { Principal } from './principal';
+import { RoleName, TenantRole, isTenantRole, roleIncludes } from './roles';
 
 /**
- * The one access policy, applied by TypeGraphQL to every `@Authorized(role)` field, so GraphQL clients and
- * the REST facade obey the same rule. Tenant-scoped fields take a `tenant` argument (the tenant's name).
+ * What an `@Authorized(...)` field requires:
+ * - `reader` / `contributor`: that tenant role on the tenant named by the field's `tenant` argument;
+ * - `organization:member`: any role in the organization named by `organizationId` (organization-wide or on one
+ *   of its tenants) — enough to know it exists and see the parts one may;
+ * - `organization:reader` / `organization:contributor` / `organization:owner`: that organization-wide role;
+ * - `authenticated`: any verified caller (creating an organization, /me, accepting an invitation).
+ */
+export type AccessRule =
+  | TenantRole
+  | 'organization:member'
+  | 'organization:reader'
+  | 'organization:contributor'
+  | 'organization:owner'
+  | 'authenticated';
+
+const ORGANIZATION_RULES: Record<string, RoleName | undefined> = {
+  'organization:member': undefined,
+  'organization:reader': 'reader',
+  'organization:contributor': 'contributor',
+  'organization:owner': 'organization-owner',
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
+
+/**
+ * The one access policy, applied by TypeGraphQL to every `@Authorized(rule)` field, so GraphQL clients and
+ * the REST facade obey the same rule. Roles come from the database (role assignments, directly or through a
+ * group, organization roles cascading to every tenant of the organization) or from a trusted issuer's token.
  *
- * - a tenant in showcase mode: everyone may do everything;
- * - no token (or an invalid one): 401, whether the tenant exists or not, so anonymous callers learn nothing;
- * - an unknown tenant, or one on which the caller holds no role: 404 (what a caller may not see does not exist);
+ * - a tenant in showcase mode: everyone may do everything with its data;
+ * - no token (or an invalid one): 401, whether the tenant or organization exists or not;
+ * - an unknown tenant or organization, or one the caller holds no role in: 404 (no existence leak);
  * - a role too weak for the operation: 403.
  */
-export const authChecker: AuthChecker<Context, TenantRole> = async ({ args, context }, required) => {
+export const authChecker: AuthChecker<Context, AccessRule> = async ({ args, context }, rules) => {
+  const rule = rules[0] ?? 'reader';
+  if (rule === 'authenticated') {
+    await requirePrincipal(context);
+    return true;
+  }
+  if (rule in ORGANIZATION_RULES) {
+    await organizationAccess(context, args.organizationId, ORGANIZATION_RULES[rule]);
+    return true;
+  }
+  if (!isTenantRole(rule)) throw new Error(`unknown access rule ${rule}`);
   const name: unknown = args.tenant;
-  if (typeof name !== 'string') throw new Error('an @Authorized field must take a tenant argument');
+  if (typeof name !== 'string') throw new Error('a tenant-scoped @Authorized field must take a tenant argument');
   context.tenantsAsked.add(name);
   const tenant = await context.services.tenants.byName(name);
   if (!tenant?.showcase) {
-    const principal = await context.principal();
-    if (!principal) throw unauthenticated('A bearer token is required.');
-    const held = tenant ? tenantRoleOf(principal) : undefined;
+    await requirePrincipal(context);
+    const held = tenant ? accessIn(await context.roles(), tenant.organizationId).tenantRole(tenant.id) : undefined;
     if (!tenant || !held) throw notFound(`Tenant '${name}' not found.`);
-    const needed = required.length ? required : [TENANT_ROLES[0]];
-    if (!needed.every((role) => roleSatisfies(held, role))) {
-      throw forbidden(`This operation needs the role '${needed.join("', '")}' on tenant '${name}'.`);
-    }
+    if (!roleIncludes(held, rule)) throw forbidden(`This operation needs the role '${rule}' on tenant '${name}'.`);
   }
   context.authorizedTenants.set(name, tenant);
   return true;
 };
+
+export async function requirePrincipal(context: Context): Promise<Principal> {
+  const principal = await context.principal();
+  if (!principal) throw unauthenticated('A bearer token is required.');
+  return principal;
+}
+
+/**
+ * The caller's access to an organization, checked: 404 when it holds no role there (or the id is no
+ * organization's), 403 when `required` is given and its organization-wide role does not include it.
+ */
+export async function organizationAccess(context: Context, organizationId: unknown, required?: RoleName): Promise<OrganizationAccess> {
+  await requirePrincipal(context);
+  const access = isUuid(organizationId) ? accessIn(await context.roles(), organizationId) : undefined;
+  if (!access?.isMember) throw notFound(`Organization '${String(organizationId)}' not found.`);
+  if (required && !access.has(required)) {
+    throw forbidden(`This operation needs the organization role '${required}'.`);
+  }
+  return access;
+}

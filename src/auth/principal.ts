@@ -1,23 +1,31 @@
-/** Tenant roles, weakest first: each includes the ones before it. */
-export const TENANT_ROLES = ['reader', 'contributor'] as const;
-export type TenantRole = (typeof TENANT_ROLES)[number];
+import type { RoleName } from './roles';
 
-/** The authenticated caller: a user or a service account, as its verified token describes it. */
+/**
+ * Who a verified token names:
+ * - `user`: an identity account of the built-in identity service (`subject` is the account id);
+ * - `service-account`: a service account, through client credentials (`subject` is its id, the client_id);
+ * - `federated`: a caller of an external issuer an organization or tenant trusts; its roles come from the
+ *   token (`grants`), not from role assignments.
+ */
+export type PrincipalKind = 'user' | 'service-account' | 'federated';
+
+export interface FederatedGrant {
+  trustId: string;
+  organizationId: string;
+  /** Null: the trust is the organization's, and the roles hold organization-wide. */
+  tenantId: string | null;
+  roles: RoleName[];
+}
+
 export interface Principal {
+  kind: PrincipalKind;
   subject: string;
   issuer: string;
-  /** Role names from the token's `roles` claim. */
-  roles: ReadonlySet<string>;
+  /** Federated callers only: the roles each trusting organization or tenant grants from the token's claims. */
+  grants?: FederatedGrant[];
 }
 
-/** The strongest tenant role the principal holds, or undefined when it holds none. */
-export function tenantRoleOf(principal: Principal): TenantRole | undefined {
-  for (let i = TENANT_ROLES.length - 1; i >= 0; i--) {
-    if (principal.roles.has(TENANT_ROLES[i])) return TENANT_ROLES[i];
-  }
-  return undefined;
-}
-
-export function roleSatisfies(held: TenantRole, required: TenantRole): boolean {
-  return TENANT_ROLES.indexOf(held) >= TENANT_ROLES.indexOf(required);
+/** How a principal is named in logs and `created_by` columns: `user:{id}`, `service-account:{id}`, `federated:{iss}#{sub}`. */
+export function principalRef(principal: Principal): string {
+  return principal.kind === 'federated' ? `federated:${principal.issuer}#${principal.subject}` : `${principal.kind}:${principal.subject}`;
 }

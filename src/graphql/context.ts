@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import type { ConceptDescriptionService } from '../aas/concept-descriptions/concept-description.service';
 import type { ShellService } from '../aas/shells/shell.service';
 import type { SubmodelService } from '../aas/submodels/submodel.service';
+import type { AccessService, EffectiveRole } from '../auth/access';
 import { TokenError, type TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
+import type { FederationService } from '../management/federation/federation.service';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { TenantService } from '../management/tenants/tenant.service';
 import { AppError, unauthenticated } from './errors';
@@ -15,6 +17,8 @@ export interface Services {
   submodels: SubmodelService;
   conceptDescriptions: ConceptDescriptionService;
   tokens: TokenVerifier;
+  access: AccessService;
+  federation: FederationService;
 }
 
 /** What every resolver sees, built once per request (HTTP GraphQL or REST facade alike). */
@@ -25,6 +29,11 @@ export interface Context {
    * for (or fail on) token verification. Rejects with UNAUTHENTICATED for an invalid token.
    */
   principal(): Promise<Principal | null>;
+  /**
+   * The caller's effective roles in every organization (role assignments, groups, federation), resolved once
+   * per request; empty without a token. Rejects like `principal()` for an invalid token.
+   */
+  roles(): Promise<EffectiveRole[]>;
   log: Logger;
   services: Services;
   /** Tenants the auth checker has let this request into, by name. */
@@ -44,6 +53,7 @@ export function createContext(
   authorization: string | undefined,
 ): Context {
   let principal: Promise<Principal | null> | undefined;
+  let roles: Promise<EffectiveRole[]> | undefined;
   const context: Context = {
     requestId,
     log,
@@ -57,6 +67,10 @@ export function createContext(
         return verified;
       });
       return principal;
+    },
+    roles() {
+      roles ??= context.principal().then((p) => (p ? services.access.rolesOf(p) : []));
+      return roles;
     },
   };
   return context;

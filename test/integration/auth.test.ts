@@ -14,10 +14,8 @@ let secureName: string;
 beforeAll(async () => {
   issuer = await startTestIssuer();
   const base = loadConfig({});
-  server = await startTestServer(inject('databaseUrl'), {
-    auth: { ...base.auth, issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience },
-  });
-  secureName = (await server.createTenant({ showcase: false })).name;
+  server = await startTestServer(inject('databaseUrl'), {});
+  secureName = (await server.createTenant({ showcase: false, trust: issuer })).name;
   secure = server.api(secureName);
   showcase = server.api((await server.createTenant({ showcase: true })).name);
 });
@@ -117,10 +115,8 @@ describe('tenant API access', () => {
 describe('the issuer\'s keys', () => {
   /** A server that has not fetched `keys`' key set yet, and a tenant on it that needs a token. */
   async function freshServer(keys: TestIssuer) {
-    const fresh = await startTestServer(inject('databaseUrl'), {
-      auth: { ...loadConfig({}).auth, issuer: keys.issuer, jwksUri: keys.jwksUri, audience: keys.audience },
-    });
-    const api = fresh.api((await fresh.createTenant({ showcase: false })).name);
+    const fresh = await startTestServer(inject('databaseUrl'), {});
+    const api = fresh.api((await fresh.createTenant({ showcase: false, trust: keys })).name);
     return { fresh, status: async (token: string) => (await fetch(`${api}/shells`, { headers: bearer(token) })).status };
   }
   /** Moves the clock of the server (in this process) and of the token signer forward; it stands still meanwhile. */

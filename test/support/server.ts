@@ -3,15 +3,25 @@ import pino, { Logger } from 'pino';
 import { Config, loadConfig } from '../../src/config';
 import { RunningServer, start } from '../../src/main';
 import { OrganizationEntity } from '../../src/management/organizations/organization.entity';
+import { IdentityTrustEntity } from '../../src/management/federation/identity-trust.entity';
 import { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { freePort } from './free-port';
+import type { TestIssuer } from './tokens';
 
 export interface TestServer extends RunningServer {
   /** `{url}/tenants/{tenant}/api/v3.0` */
   api(tenant: string): string;
-  /** Creates a tenant with a unique name (tests share a database and isolate by tenant). */
-  createTenant(options?: { showcase?: boolean; eventsEnabled?: boolean; prefix?: string }): Promise<TenantEntity>;
+  /**
+   * Creates a tenant with a unique name, in an organization of its own (tests share a database and isolate by
+   * tenant). With `trust`, the organization trusts that issuer, roles in the `roles` claim (federation).
+   */
+  createTenant(options?: { showcase?: boolean; eventsEnabled?: boolean; prefix?: string; trust?: Issuer }): Promise<TenantEntity>;
+  /** Makes an organization (or one tenant of it) trust an external issuer's tokens. */
+  trust(issuer: Issuer, organizationId: string, options?: { tenantId?: string; rolesClaim?: string }): Promise<void>;
 }
+
+/** What federation needs of a test issuer. */
+export type Issuer = Pick<TestIssuer, 'issuer' | 'jwksUri' | 'audience'>;
 
 
 /** Starts the real server in-process on a free loopback port, against `databaseUrl`; `log` receives its log lines. */
@@ -27,19 +37,33 @@ export async function startTestServer(databaseUrl: string, overrides: Partial<Co
     ...overrides,
   };
   const running = await start(config, log ?? pino({ level: config.logLevel }));
+  const trust: TestServer['trust'] = async (issuer, organizationId, options = {}) => {
+    await running.dataSource.manager.insert(IdentityTrustEntity, {
+      organizationId,
+      tenantId: options.tenantId ?? null,
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      jwksUri: issuer.jwksUri,
+      rolesClaim: options.rolesClaim ?? 'roles',
+    });
+    running.services.federation.evict(issuer.issuer);
+  };
   return {
     ...running,
     api: (tenant) => `${running.url}/tenants/${tenant}/api/v3.0`,
     async createTenant(options = {}) {
       const org = await running.dataSource.manager.save(running.dataSource.manager.create(OrganizationEntity, { name: 'test' }));
       const name = `${options.prefix ?? 't'}-${randomBytes(5).toString('hex')}`;
-      return running.services.tenants.create({
+      const tenant = await running.services.tenants.create({
         organizationId: org.id,
         name,
         showcase: options.showcase ?? true,
         eventsEnabled: options.eventsEnabled ?? false,
       });
+      if (options.trust) await trust(options.trust, org.id);
+      return tenant;
     },
+    trust,
   };
 }
 

@@ -16,9 +16,10 @@ describe('config', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://x/y', DEFAULT_TENANT_SHOWCASE: 'true' }).defaultTenantShowcase).toBe(true);
   });
 
-  it('derives the JWKS URI from the issuer', () => {
-    const config = loadConfig({ AUTH_ISSUER: 'https://id.example.com/', AUTH_AUDIENCE: 'assets' });
-    expect(config.auth.jwksUri).toBe('https://id.example.com/.well-known/jwks.json');
+  it('serves the Management API at PUBLIC_URL unless MANAGE_URL is set', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://aas.example.com/' }).manageUrl).toBe('https://aas.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://aas.example.com', MANAGE_URL: 'https://manage.example.com' }).manageUrl).toBe('https://manage.example.com');
+    expect(() => loadConfig({ MANAGE_URL: 'nope' })).toThrow(/MANAGE_URL/);
   });
 
   it('parses sizes', () => {
@@ -36,7 +37,7 @@ describe('config', () => {
     expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
     expect(() => loadConfig({ DEFAULT_TENANT_SHOWCASE: 'maybe' })).toThrow(/DEFAULT_TENANT_SHOWCASE/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
-    // Without an audience, tokens the issuer mints for other applications would be accepted.
-    expect(() => loadConfig({ AUTH_ISSUER: 'https://id.example.com' })).toThrow(/AUTH_AUDIENCE/);
+    expect(() => loadConfig({ SIGNUP_ENABLED: 'perhaps' })).toThrow(/SIGNUP_ENABLED/);
+    expect(() => loadConfig({ TOKEN_TTL_SEC: '5' })).toThrow(/TOKEN_TTL_SEC/);
   });
 });

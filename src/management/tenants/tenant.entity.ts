@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 @Entity('tenants')
 export class TenantEntity {
@@ -7,6 +7,14 @@ export class TenantEntity {
 
   @Column({ name: 'organization_id', type: 'uuid' })
   organizationId: string;
+
+  /** Insertion order: the keyset for paging, and the first half of the ETag. */
+  @Column({ type: 'bigint', insert: false, update: false })
+  seq: string;
+
+  /** Bumped by every update. */
+  @Column({ type: 'integer', default: 1 })
+  version: number;
 
   /** The slug in the tenant URL: lowercase letters, digits and inner dashes, at most 63 characters (a DNS label). */
   @Column({ type: 'text', unique: true })
@@ -28,4 +36,7 @@ export class TenantEntity {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
 }

@@ -1,6 +1,5 @@
 import { DataSource } from 'typeorm';
 import { Config } from '../../config';
-import { OrganizationEntity } from '../organizations/organization.entity';
 import { TenantEntity } from './tenant.entity';
 
 export const TENANT_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -69,27 +68,8 @@ export class TenantService {
     return `${this.config.publicUrl}/tenants/${name}`;
   }
 
-  /**
-   * On the very first start (no organization yet) creates the organization and the tenant named `default`.
-   * Returns the tenant when it was created now, so the caller can say so in the log.
-   */
-  async bootstrap(showcase: boolean): Promise<TenantEntity | null> {
-    return this.dataSource.transaction(async (manager) => {
-      // Serialize concurrent first starts of several replicas.
-      await manager.query('LOCK TABLE organizations IN EXCLUSIVE MODE');
-      if ((await manager.count(OrganizationEntity)) > 0) return null;
-      const org = await manager.save(manager.create(OrganizationEntity, { name: 'default' }));
-      const tenant = manager.create(TenantEntity, {
-        organizationId: org.id,
-        name: 'default',
-        friendlyName: 'Default tenant',
-        tag: null,
-        showcase,
-        eventsEnabled: false,
-      });
-      await manager.save(tenant);
-      this.cache.delete('default');
-      return tenant;
-    });
+  /** Forgets a cached tenant: called by every change to it. */
+  evict(name: string): void {
+    this.cache.delete(name);
   }
 }

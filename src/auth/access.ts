@@ -1,0 +1,114 @@
+import { DataSource } from 'typeorm';
+import type { Principal } from './principal';
+import { RoleName, TenantRole, asTenantRole, roleIncludes, strongestRole } from './roles';
+
+/**
+ * Where an effective role comes from: a role assignment naming the principal (`direct`), one naming a group it
+ * is a member of (`group`), a trusted external issuer's token (`federation`). A role held organization-wide also
+ * holds on each tenant of the organization; /me reports that as `organization` on the tenant.
+ */
+export type RoleSource = 'direct' | 'group' | 'federation';
+
+export interface EffectiveRole {
+  role: RoleName;
+  organizationId: string;
+  /** Null: organization-wide. */
+  tenantId: string | null;
+  source: RoleSource;
+  /** The role assignment it comes from (direct, group). */
+  assignmentId?: string;
+  /** The group it comes through. */
+  group?: { id: string; name: string };
+  /** The identity trust it comes through (federation). */
+  trustId?: string;
+}
+
+interface AssignmentRow {
+  id: string;
+  organization_id: string;
+  tenant_id: string | null;
+  role: RoleName;
+  principal_type: string;
+  group_id: string | null;
+  group_name: string | null;
+}
+
+/** What a principal may do in one organization, computed from its effective roles. */
+export class OrganizationAccess {
+  constructor(
+    readonly organizationId: string,
+    readonly roles: readonly EffectiveRole[],
+  ) {}
+
+  /** The strongest organization-wide role, if any. */
+  get organizationRole(): RoleName | undefined {
+    return strongestRole(this.roles.filter((r) => r.tenantId === null).map((r) => r.role));
+  }
+
+  /** The strongest role on one tenant: its own assignments and the organization-wide ones (cascade). */
+  tenantRole(tenantId: string): TenantRole | undefined {
+    const held = strongestRole(this.roles.filter((r) => r.tenantId === null || r.tenantId === tenantId).map((r) => r.role));
+    return held && asTenantRole(held);
+  }
+
+  /** Whether the principal holds any role here (organization-wide or on a tenant): it may know the organization exists. */
+  get isMember(): boolean {
+    return this.roles.length > 0;
+  }
+
+  has(required: RoleName): boolean {
+    const held = this.organizationRole;
+    return held !== undefined && roleIncludes(held, required);
+  }
+
+  /** The tenants the principal holds a role on, by id; `all` when it holds one organization-wide. */
+  visibleTenants(): 'all' | Set<string> {
+    if (this.roles.some((r) => r.tenantId === null)) return 'all';
+    return new Set(this.roles.map((r) => r.tenantId!));
+  }
+}
+
+/**
+ * Role resolution from the database: the role assignments naming a principal, directly or through its groups,
+ * plus what trusted external issuers grant in its token. One indexed query per principal; the request context
+ * memoizes it, so a request pays it at most once.
+ */
+export class AccessService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Every effective role of the principal, in every organization (or in one). */
+  async rolesOf(principal: Principal, organizationId?: string): Promise<EffectiveRole[]> {
+    if (principal.kind === 'federated') {
+      return (principal.grants ?? [])
+        .filter((g) => organizationId === undefined || g.organizationId === organizationId)
+        .flatMap((g) => g.roles.map((role) => ({ role, organizationId: g.organizationId, tenantId: g.tenantId, source: 'federation' as const, trustId: g.trustId })));
+    }
+    const rows: AssignmentRow[] = await this.dataSource.query(
+      `SELECT ra.id, ra.organization_id, ra.tenant_id, ra.role, ra.principal_type, g.id AS group_id, g.name AS group_name
+         FROM role_assignments ra
+         LEFT JOIN user_groups g ON ra.principal_type = 'group' AND g.id = ra.principal_id
+        WHERE ($3::uuid IS NULL OR ra.organization_id = $3::uuid)
+          AND ((ra.principal_type = $1 AND ra.principal_id = $2::uuid)
+            OR (ra.principal_type = 'group' AND ra.principal_id IN
+                 (SELECT group_id FROM group_members WHERE principal_type = $1 AND principal_id = $2::uuid)))
+        ORDER BY ra.seq`,
+      [principal.kind, principal.subject, organizationId ?? null],
+    );
+    return rows.map((row) => ({
+      role: row.role,
+      organizationId: row.organization_id,
+      tenantId: row.tenant_id,
+      source: row.principal_type === 'group' ? 'group' : 'direct',
+      assignmentId: row.id,
+      ...(row.group_id ? { group: { id: row.group_id, name: row.group_name! } } : {}),
+    }));
+  }
+}
+
+/** The roles of one organization, out of all of a principal's roles. */
+export function accessIn(roles: readonly EffectiveRole[], organizationId: string): OrganizationAccess {
+  return new OrganizationAccess(
+    organizationId,
+    roles.filter((r) => r.organizationId === organizationId),
+  );
+}

@@ -1,0 +1,54 @@
+import { DataSource } from 'typeorm';
+import { hashSecret, newSecretValue } from '../auth/secret-hash';
+import { AccountEntity } from './accounts/account.entity';
+import { OrganizationEntity } from './organizations/organization.entity';
+import { RoleAssignmentEntity } from './role-assignments/role-assignment.entity';
+import { TenantEntity } from './tenants/tenant.entity';
+import { OrganizationUserEntity } from './users/organization-user.entity';
+
+export interface Bootstrapped {
+  organization: OrganizationEntity;
+  tenant: TenantEntity;
+  owner: AccountEntity;
+  /** The owner's one-time password: said once, in the log; only its hash is kept, and it must be changed at first login. */
+  oneTimePassword: string;
+}
+
+/**
+ * On the very first start (no organization yet): the first organization, its single user (an identity account
+ * of the built-in identity service, `organization-owner`) with a generated one-time password, and its tenant
+ * named `default`. Several replicas starting at once create it once. Returns undefined when it existed already.
+ */
+export async function bootstrap(dataSource: DataSource, options: { ownerEmail: string; defaultTenantShowcase: boolean }): Promise<Bootstrapped | undefined> {
+  const oneTimePassword = newSecretValue();
+  const passwordHash = await hashSecret(oneTimePassword);
+  return dataSource.transaction(async (manager) => {
+    // Serialize concurrent first starts of several replicas.
+    await manager.query('LOCK TABLE organizations IN EXCLUSIVE MODE');
+    if ((await manager.count(OrganizationEntity)) > 0) return undefined;
+    const organization = await manager.save(manager.create(OrganizationEntity, { name: 'default' }));
+    const owner = await manager.save(
+      manager.create(AccountEntity, { email: options.ownerEmail, displayName: 'Organization owner', passwordHash, mustChangePassword: true }),
+    );
+    await manager.insert(OrganizationUserEntity, { organizationId: organization.id, accountId: owner.id });
+    await manager.insert(RoleAssignmentEntity, {
+      organizationId: organization.id,
+      tenantId: null,
+      role: 'organization-owner',
+      principalType: 'user',
+      principalId: owner.id,
+      createdBy: 'bootstrap',
+    });
+    const tenant = await manager.save(
+      manager.create(TenantEntity, {
+        organizationId: organization.id,
+        name: 'default',
+        friendlyName: 'Default tenant',
+        tag: null,
+        showcase: options.defaultTenantShowcase,
+        eventsEnabled: false,
+      }),
+    );
+    return { organization, tenant, owner, oneTimePassword };
+  });
+}
