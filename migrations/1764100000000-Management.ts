@@ -13,6 +13,8 @@ export class Management1764100000000 implements MigrationInterface {
     await q.query(`
       ALTER TABLE organizations
         ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY,
+        -- the organization created on the first start: its owners administer the server (signing keys)
+        ADD COLUMN platform boolean NOT NULL DEFAULT false,
         ADD COLUMN version integer NOT NULL DEFAULT 1,
         ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now()`);
     await q.query(`
@@ -201,6 +203,6 @@ export class Management1764100000000 implements MigrationInterface {
     }
     await q.query('DROP INDEX tenants_organization_seq');
     await q.query('ALTER TABLE tenants DROP COLUMN seq, DROP COLUMN version, DROP COLUMN updated_at');
-    await q.query('ALTER TABLE organizations DROP COLUMN seq, DROP COLUMN version, DROP COLUMN updated_at');
+    await q.query('ALTER TABLE organizations DROP COLUMN seq, DROP COLUMN platform, DROP COLUMN version, DROP COLUMN updated_at');
   }
 }

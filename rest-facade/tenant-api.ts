@@ -67,7 +67,7 @@ function tenantFromHost(suffix: string): Middleware {
  * JSON bodies only: another media type, charset or encoding is 415, a missing or malformed body 400, an
  * oversized one 413. Strict bodies are objects; value-only bodies may be any JSON value (`"42"`, `true`).
  */
-function jsonBody(limit: number, strict: boolean): Middleware {
+export function jsonBody(limit: number, strict: boolean): Middleware {
   const parse = koaBody({ json: true, jsonStrict: strict, jsonLimit: limit, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH] });
   return async (ctx, next) => {
     if (!ctx.request.length && !ctx.get('transfer-encoding')) throw new FacadeError(400, 'The request needs a JSON body.');

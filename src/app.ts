@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { createConsoleRouter } from '../rest-facade/console';
 import { FacadeError } from '../rest-facade/facade-error';
+import { createManagementApiRouter } from '../rest-facade/management-api';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { resultOf } from './common/result';
 import { Config } from './config';
@@ -246,6 +247,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   koa.use(tenantApi.routes());
   koa.use(tenantApi.allowedMethods());
+
+  const managementApi = createManagementApiRouter({ schema, contextOf, manageUrl: config.manageUrl, bodyLimitBytes: config.bodyLimitBytes });
+  koa.use(managementApi.routes());
+  koa.use(managementApi.allowedMethods());
   return { koa, apollo };
 }
 

@@ -26,7 +26,7 @@ export async function bootstrap(dataSource: DataSource, options: { ownerEmail: s
     // Serialize concurrent first starts of several replicas.
     await manager.query('LOCK TABLE organizations IN EXCLUSIVE MODE');
     if ((await manager.count(OrganizationEntity)) > 0) return undefined;
-    const organization = await manager.save(manager.create(OrganizationEntity, { name: 'default' }));
+    const organization = await manager.save(manager.create(OrganizationEntity, { name: 'default', platform: true }));
     const owner = await manager.save(
       manager.create(AccountEntity, { email: options.ownerEmail, displayName: 'Organization owner', passwordHash, mustChangePassword: true }),
     );

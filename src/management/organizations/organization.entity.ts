@@ -12,6 +12,10 @@ export class OrganizationEntity {
   @Column({ type: 'text' })
   name: string;
 
+  /** The organization created on the first start: its owners administer the server itself (signing keys). */
+  @Column({ type: 'boolean', default: false })
+  platform: boolean;
+
   /** Bumped by every update: the ETag is `"{seq}-{version}"`. */
   @Column({ type: 'integer', default: 1 })
   version: number;

@@ -1,0 +1,4 @@
+import { ManagementRouteSpec } from './route';
+
+/** Every Management API route, by resource family (one file each in this folder). */
+export const managementRoutes: ManagementRouteSpec[] = [];
