@@ -31,6 +31,8 @@ export interface Config {
   defaultTenantShowcase: boolean;
   /** Login of the first organization's owner, created on the first start with a one-time password. */
   bootstrapOwnerEmail: string;
+  /** A service account owning the first organization, created on the first start (scripted set-ups). */
+  provisioningClient?: { id: string; secret: string };
 }
 
 export interface AuthConfig {
@@ -83,6 +85,18 @@ function url(name: string, raw: string): string {
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** BOOTSTRAP_CLIENT_ID (a UUID) and BOOTSTRAP_CLIENT_SECRET (at least 32 characters) come together, or not at all. */
+function provisioningClient(env: NodeJS.ProcessEnv): Config['provisioningClient'] {
+  const id = env.BOOTSTRAP_CLIENT_ID || undefined;
+  const secret = env.BOOTSTRAP_CLIENT_SECRET || undefined;
+  if (!id && !secret) return undefined;
+  if (!id || !UUID.test(id)) throw new ConfigError('BOOTSTRAP_CLIENT_ID must be a UUID, set together with BOOTSTRAP_CLIENT_SECRET');
+  if (!secret || secret.length < 32) throw new ConfigError('BOOTSTRAP_CLIENT_SECRET must be at least 32 characters, set together with BOOTSTRAP_CLIENT_ID');
+  return { id: id.toLowerCase(), secret };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -125,5 +139,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     defaultTenantShowcase: bool(env, 'DEFAULT_TENANT_SHOWCASE', !databaseUrl),
     bootstrapOwnerEmail: env.BOOTSTRAP_OWNER_EMAIL || 'admin@localhost',
+    provisioningClient: provisioningClient(env),
   };
 }

@@ -65,7 +65,11 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     federation,
     tokens: createTokenVerifier(config.auth, undefined, federation),
   };
-  const created = await bootstrap(dataSource, { ownerEmail: config.bootstrapOwnerEmail, defaultTenantShowcase: config.defaultTenantShowcase });
+  const created = await bootstrap(dataSource, {
+    ownerEmail: config.bootstrapOwnerEmail,
+    defaultTenantShowcase: config.defaultTenantShowcase,
+    provisioningClient: config.provisioningClient,
+  });
   if (created) {
     // Said once, on the first start, and never again: only the password's hash is kept, and it must be changed at first login.
     log.warn(

@@ -38,6 +38,9 @@ describe('config', () => {
     expect(() => loadConfig({ DEFAULT_TENANT_SHOWCASE: 'maybe' })).toThrow(/DEFAULT_TENANT_SHOWCASE/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => loadConfig({ SIGNUP_ENABLED: 'perhaps' })).toThrow(/SIGNUP_ENABLED/);
+    expect(() => loadConfig({ BOOTSTRAP_CLIENT_ID: 'not-a-uuid', BOOTSTRAP_CLIENT_SECRET: 'x'.repeat(32) })).toThrow(/BOOTSTRAP_CLIENT_ID/);
+    expect(() => loadConfig({ BOOTSTRAP_CLIENT_SECRET: 'x'.repeat(32) })).toThrow(/BOOTSTRAP_CLIENT_ID/);
+    expect(() => loadConfig({ BOOTSTRAP_CLIENT_ID: '6f1c1a52-4d7e-4a8e-9c1e-2f5b3c4d5e6f', BOOTSTRAP_CLIENT_SECRET: 'short' })).toThrow(/BOOTSTRAP_CLIENT_SECRET/);
     expect(() => loadConfig({ TOKEN_TTL_SEC: '5' })).toThrow(/TOKEN_TTL_SEC/);
   });
 });
