@@ -47,6 +47,11 @@ export interface AuthConfig {
   signupEnabled: boolean;
   /** How long an invitation stays open. */
   invitationTtlSec: number;
+  /**
+   * Failed authentications allowed per minute for one client id, one account or one client address (token
+   * endpoint, login page); more are refused with 429 and Retry-After until the minute is over.
+   */
+  failureLimit: number;
 }
 
 export class ConfigError extends Error {}
@@ -136,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tokenTtlSec: int(env, 'TOKEN_TTL_SEC', 3600, 60, 86_400),
       signupEnabled: bool(env, 'SIGNUP_ENABLED', true),
       invitationTtlSec: int(env, 'INVITATION_TTL_SEC', 7 * 86_400, 60, 365 * 86_400),
+      failureLimit: int(env, 'AUTH_FAILURE_LIMIT', 5, 1, 10_000),
     },
     defaultTenantShowcase: bool(env, 'DEFAULT_TENANT_SHOWCASE', !databaseUrl),
     bootstrapOwnerEmail: env.BOOTSTRAP_OWNER_EMAIL || 'admin@localhost',

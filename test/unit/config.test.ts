@@ -22,6 +22,12 @@ describe('config', () => {
     expect(() => loadConfig({ MANAGE_URL: 'nope' })).toThrow(/MANAGE_URL/);
   });
 
+  it('limits failed authentications to 5 a minute unless AUTH_FAILURE_LIMIT says otherwise', () => {
+    expect(loadConfig({}).auth.failureLimit).toBe(5);
+    expect(loadConfig({ AUTH_FAILURE_LIMIT: '50' }).auth.failureLimit).toBe(50);
+    expect(() => loadConfig({ AUTH_FAILURE_LIMIT: '0' })).toThrow(/AUTH_FAILURE_LIMIT/);
+  });
+
   it('parses sizes', () => {
     expect(parseSize('64mb')).toBe(64 * 1024 * 1024);
     expect(parseSize('10KB')).toBe(10240);
