@@ -14,6 +14,7 @@ import { createManagementApiRouter } from '../rest-facade/management-api';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { resultOf } from './common/result';
 import { Config } from './config';
+import { GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
 import { Context, Services, createContext } from './graphql/context';
 import { DATABASE_UNAVAILABLE, badGraphqlRequest, errorCodeOf } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
@@ -101,6 +102,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   });
 
+  // The built-in identity service at /oidc, before the AAS error handling and body parsers: oidc-provider is a
+  // Koa app of its own, answering OAuth JSON errors (and our login pages, HTML).
+  koa.use(services.identity.middleware());
+
   koa.use(async (ctx, next) => {
     try {
       await next();
@@ -144,7 +149,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Every request reads stored documents under one budget (RESPONSE_LIMIT), GraphQL and REST alike.
   koa.use((ctx, next) => withReadBudget(config.responseLimitBytes, next));
   koa.use(health.routes());
-  koa.use(createConsoleRouter().routes());
+  koa.use(createConsoleRouter(services.identity.loginFor(GRAPHIQL_CLIENT_ID)).routes());
 
   const apollo = new ApolloServer<Context>({
     schema,

@@ -11,6 +11,7 @@ import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
 import { resultOf } from './common/result';
 import { AccessService } from './auth/access';
+import { IdentityService } from './auth/identity/identity.service';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { createDataSource, runMigrations } from './db/data-source';
@@ -19,6 +20,7 @@ import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
 import { scheduleAnalyze } from './db/maintenance';
 import { Services } from './graphql/context';
 import { buildAppSchema } from './graphql/schema';
+import { AccountService } from './management/accounts/account.service';
 import { bootstrap } from './management/bootstrap';
 import { FederationService } from './management/federation/federation.service';
 import { TenantService } from './management/tenants/tenant.service';
@@ -56,6 +58,10 @@ export async function start(config: Config, log: Logger = createLogger(config)):
 
   const shells = new ShellService(dataSource);
   const federation = new FederationService(dataSource);
+  const accounts = new AccountService(dataSource, config);
+  // The built-in identity service: its signing keys are created on the first start, loaded on every start.
+  const identity = new IdentityService(config, dataSource, accounts, log);
+  await identity.start();
   const services: Services = {
     tenants: new TenantService(dataSource, config),
     shells,
@@ -63,7 +69,9 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     conceptDescriptions: new ConceptDescriptionService(dataSource),
     access: new AccessService(dataSource),
     federation,
-    tokens: createTokenVerifier(config.auth, undefined, federation),
+    tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),
+    accounts,
+    identity,
   };
   const created = await bootstrap(dataSource, {
     ownerEmail: config.bootstrapOwnerEmail,
@@ -120,6 +128,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       clearInterval(sweep);
       clearTimeout(timer);
       await app.apollo.stop();
+      identity.stop();
       await stopAnalyze?.();
       await dataSource.destroy();
       await embedded?.stop();

@@ -5,6 +5,8 @@ import type { SubmodelService } from '../aas/submodels/submodel.service';
 import type { AccessService, EffectiveRole } from '../auth/access';
 import { TokenError, type TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
+import type { IdentityService } from '../auth/identity/identity.service';
+import type { AccountService } from '../management/accounts/account.service';
 import type { FederationService } from '../management/federation/federation.service';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { TenantService } from '../management/tenants/tenant.service';
@@ -19,6 +21,10 @@ export interface Services {
   tokens: TokenVerifier;
   access: AccessService;
   federation: FederationService;
+  /** Identity accounts of the built-in identity service (sign-up, login, password change). */
+  accounts: AccountService;
+  /** The built-in identity service (oidc-provider at `{manage_url}/oidc`, its signing keys). */
+  identity: IdentityService;
 }
 
 /** What every resolver sees, built once per request (HTTP GraphQL or REST facade alike). */

@@ -32,6 +32,8 @@ export async function startTestServer(databaseUrl: string, overrides: Partial<Co
     ...base,
     host: '127.0.0.1',
     publicUrl: `http://127.0.0.1:${port}`,
+    // The identity service's issuer and the console's redirect URI are on the same origin the tests call.
+    manageUrl: `http://127.0.0.1:${port}`,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     defaultTenantShowcase: false,
     ...overrides,
