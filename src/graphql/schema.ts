@@ -10,6 +10,7 @@ import { shellJsonResolvers } from '../aas/shells/shell.types';
 import { ELEMENT_TYPES, elementJsonResolvers } from '../aas/submodels/element.types';
 import { SubmodelElementAtPathResolver, SubmodelResolver } from '../aas/submodels/submodel.resolver';
 import { submodelJsonResolvers } from '../aas/submodels/submodel.types';
+import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { authChecker } from '../auth/policy';
 import { TenantResolver } from '../management/tenants/tenant.resolver';
 
@@ -25,6 +26,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       ConceptDescriptionResolver,
       DescriptionResolver,
       TenantResolver,
+      IdentityResolver,
       ...modelJsonResolvers,
       ...shellJsonResolvers,
       ...submodelJsonResolvers,
