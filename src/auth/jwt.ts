@@ -27,6 +27,8 @@ export interface BuiltInIssuer {
   audience: string;
   /** The public key with this kid, or undefined when the service has none by that name. */
   publicKey(kid: string): Promise<KeyObject | string | undefined>;
+  /** The algorithms its keys sign with (AUTH_ALGORITHMS, meant for external issuers, when not given). */
+  algorithms?: string[];
 }
 
 /** A trusted external issuer, as federation keeps it (see management/federation). */
@@ -69,8 +71,8 @@ export function createTokenVerifier(config: AuthConfig, builtIn: BuiltInIssuer |
     }
     return keys;
   };
-  const options = (issuer: string, audience: string | [string, ...string[]]): jwt.VerifyOptions => ({
-    algorithms: config.algorithms as Algorithm[],
+  const options = (issuer: string, audience: string | [string, ...string[]], algorithms = config.algorithms): jwt.VerifyOptions => ({
+    algorithms: algorithms as Algorithm[],
     issuer,
     audience,
     clockTolerance: config.clockToleranceSec,
@@ -83,7 +85,7 @@ export function createTokenVerifier(config: AuthConfig, builtIn: BuiltInIssuer |
       const issuer = decoded.payload.iss;
       if (typeof issuer !== 'string' || issuer === '') throw new TokenError('token has no issuer');
       if (builtIn && issuer === builtIn.issuer) {
-        const payload = await verifyWith(token, (kid) => builtIn.publicKey(kid), options(issuer, builtIn.audience));
+        const payload = await verifyWith(token, (kid) => builtIn.publicKey(kid), options(issuer, builtIn.audience, builtIn.algorithms));
         const kind = payload[PRINCIPAL_TYPE_CLAIM];
         if (kind !== 'user' && kind !== 'service-account') throw new TokenError(`token has no ${PRINCIPAL_TYPE_CLAIM} claim`);
         if (!isUuid(payload.sub)) throw new TokenError('token subject is not an account of this identity service');

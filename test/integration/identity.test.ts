@@ -456,6 +456,30 @@ describe('signing keys', () => {
     expect(decode(await clientCredentialsToken(second, sa.id, sa.secrets[0])).header.kid).toBe(decode(token).header.kid);
   });
 
+  it('verifies its own tokens with RS256 whatever AUTH_ALGORITHMS allows external issuers, and refuses forgeries', async () => {
+    const esOnly = await startExtra({ auth: { ...baseAuth, algorithms: ['ES256'] } });
+    const sa = await serviceAccount(tenant.organizationId);
+    await assign('service-account', sa.id, 'reader', tenant.organizationId, tenant.id);
+    const token = await clientCredentialsToken(esOnly, sa.id, sa.secrets[0]);
+    expect((await fetch(`${esOnly.api(tenant.name)}/shells`, { headers: bearer(token) })).status).toBe(200);
+
+    // Forgeries with our issuer: HMAC with the published public key, no signature, a foreign key under our kid,
+    // another principal type, a subject that is no uuid.
+    const { payload, header } = decode(token);
+    const claims = { ...payload };
+    delete claims.iat;
+    delete claims.exp;
+    const jwk = (await json(fetch(`${server.url}/oidc/jwks`))).keys.find((k: { kid: string }) => k.kid === header.kid);
+    const publicPem = (await import('node:crypto')).createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
+    const { privateKey: foreign } = (await import('node:crypto')).generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const forgeries = [
+      jwt.sign(claims, publicPem, { algorithm: 'HS256', keyid: header.kid, expiresIn: 300 }),
+      jwt.sign(claims, '', { algorithm: 'none', expiresIn: 300 } as jwt.SignOptions),
+      jwt.sign(claims, foreign, { algorithm: 'RS256', keyid: header.kid, expiresIn: 300 }),
+    ];
+    for (const forged of forgeries) expect((await fetch(`${esOnly.api(tenant.name)}/shells`, { headers: bearer(forged) })).status).toBe(401);
+  });
+
   it('rotate: owners of the platform organization only; old tokens stay valid, new ones use the new key, the JWKS has both', async () => {
     const sa = await serviceAccount(tenant.organizationId);
     await assign('service-account', sa.id, 'reader', tenant.organizationId, tenant.id);

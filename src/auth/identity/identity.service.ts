@@ -86,6 +86,7 @@ export class IdentityService {
       issuer: this.issuer,
       audience: config.auth.audience,
       publicKey: (kid) => this.publicKey(kid),
+      algorithms: [SIGNING_ALGORITHM],
     };
   }
 
