@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import net from 'node:net';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashSecret } from '../../src/auth/secret-hash';
@@ -191,6 +192,69 @@ describe('client credentials', () => {
     expect(all).toContain('/oidc/token');
     expect(all).not.toContain(sa.secrets[0]);
     expect(all).not.toContain('scrypt$');
+  });
+});
+
+describe('an unreachable database', () => {
+  /** A TCP relay to the test database that can be cut and restored. */
+  async function relay(target: string) {
+    const url = new URL(target);
+    // The embedded database listens on a unix socket (`?host=/dir`), a server on TCP.
+    const socketDir = url.searchParams.get('host');
+    const connect = () =>
+      socketDir?.startsWith('/') ? net.connect(`${socketDir}/.s.PGSQL.${url.port || 5432}`) : net.connect(Number(url.port || 5432), url.hostname);
+    const open = new Set<net.Socket>();
+    let listener: net.Server | undefined;
+    let port = 0;
+    return {
+      async start() {
+        listener = net.createServer((client) => {
+          const db = connect();
+          open.add(client).add(db);
+          client.pipe(db).pipe(client);
+          const end = () => [client, db].forEach((s) => (s.destroy(), open.delete(s)));
+          client.on('error', end).on('close', end);
+          db.on('error', end).on('close', end);
+        });
+        await new Promise<void>((resolve) => listener!.listen(port, '127.0.0.1', resolve));
+        port = (listener.address() as net.AddressInfo).port;
+        const relayed = new URL(target);
+        relayed.hostname = '127.0.0.1';
+        relayed.port = String(port);
+        relayed.searchParams.delete('host');
+        return relayed.toString();
+      },
+      async stop() {
+        const closed = new Promise((resolve) => listener!.close(resolve));
+        for (const socket of open) socket.destroy();
+        await closed;
+      },
+    };
+  }
+
+  it('makes the token endpoint answer 503 with Retry-After, the JWKS still served, and recovers', async () => {
+    const db = await relay(databaseUrl());
+    const viaRelay = await startTestServer(await db.start());
+    try {
+      const sa = await serviceAccount(tenant.organizationId);
+      expect(decode(await clientCredentialsToken(viaRelay, sa.id, sa.secrets[0])).payload.sub).toBe(sa.id);
+      await db.stop();
+      const res = await tokenRequest(viaRelay, { grant_type: 'client_credentials', client_id: sa.id, client_secret: sa.secrets[0] });
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await res.json()).toMatchObject({ error: 'temporarily_unavailable' });
+      expect((await fetch(`${viaRelay.url}/oidc/jwks`)).status).toBe(200);
+      await db.start();
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        status = (await tokenRequest(viaRelay, { grant_type: 'client_credentials', client_id: sa.id, client_secret: sa.secrets[0] })).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(200);
+    } finally {
+      await viaRelay.close().catch(() => undefined);
+      await db.stop().catch(() => undefined);
+    }
   });
 });
 

@@ -4,6 +4,8 @@ import type { Configuration, KoaContextWithOIDC, Provider } from 'oidc-provider'
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import type { Config } from '../../config';
+import { isDatabaseUnavailable } from '../../db/unavailable';
+import { DATABASE_UNAVAILABLE } from '../../graphql/errors';
 import type { AccountService } from '../../management/accounts/account.service';
 import { OrganizationEntity } from '../../management/organizations/organization.entity';
 import type { BuiltInIssuer } from '../jwt';
@@ -26,6 +28,9 @@ const SWEEP_EVERY_REFRESHES = 10;
 /** The interactive (browser) clients, public (no secret; PKCE), first-party: consent is implied. */
 export const CONSOLE_CLIENT_ID = 'console';
 export const GRAPHIQL_CLIENT_ID = 'graphiql';
+
+/** What a 503 tells clients to wait (as the rest of the server). */
+const RETRY_AFTER_S = 5;
 
 /** Login sessions and their parts live this long. */
 const SESSION_TTL_SEC = 8 * 3600;
@@ -121,10 +126,13 @@ export class IdentityService {
         try {
           return await interactions(ctx, next);
         } catch (err) {
-          ctx.state.log.error({ err }, 'identity service: login page failed');
-          ctx.status = 500;
+          const unavailable = isDatabaseUnavailable(err);
+          if (unavailable) ctx.state.log.warn({ err }, 'database unavailable');
+          else ctx.state.log.error({ err }, 'identity service: login page failed');
+          ctx.status = unavailable ? 503 : 500;
+          if (unavailable) ctx.set('Retry-After', String(RETRY_AFTER_S));
           ctx.type = 'text/html; charset=utf-8';
-          ctx.body = errorPage('Something went wrong', 'The login could not be completed. Try again shortly.');
+          ctx.body = errorPage('Something went wrong', unavailable ? DATABASE_UNAVAILABLE : 'The login could not be completed. Try again shortly.');
           return;
         }
       }
@@ -224,7 +232,15 @@ export class IdentityService {
     installClientSecretCheck(provider.Client, { dataSource: this.dataSource, limiter: this.limiter }, tooMany);
     provider.use(this.tokenEndpointGuard(tooMany));
     const logOf = (ctx: Koa.Context | undefined): Logger => (ctx?.req as { requestLog?: Logger } | undefined)?.requestLog ?? this.log;
-    provider.on('server_error', (ctx: Koa.Context, err: Error) => logOf(ctx).error({ err, path: ctx.path }, 'identity service error'));
+    provider.on('server_error', (ctx: Koa.Context, err: Error) => {
+      if (!isDatabaseUnavailable(err)) return logOf(ctx).error({ err, path: ctx.path }, 'identity service error');
+      // As everywhere on this server: the database is away, the client may retry shortly.
+      logOf(ctx).warn({ err, path: ctx.path }, 'database unavailable');
+      ctx.status = 503;
+      ctx.set('Retry-After', String(RETRY_AFTER_S));
+      if (ctx.type === 'text/html') ctx.body = errorPage('Try again shortly', DATABASE_UNAVAILABLE);
+      else ctx.body = { error: 'temporarily_unavailable', error_description: DATABASE_UNAVAILABLE };
+    });
     provider.on('error', (err: Error) => this.log.debug({ err }, 'identity service: connection failed during a request'));
     for (const event of ['grant.error', 'authorization.error', 'jwks.error', 'discovery.error']) {
       provider.on(event, (ctx: Koa.Context, err: { error?: string; error_description?: string }) =>
