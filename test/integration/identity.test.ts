@@ -11,7 +11,7 @@ import { ServiceAccountSecretEntity } from '../../src/management/service-account
 import { ServiceAccountEntity } from '../../src/management/service-accounts/service-account.entity';
 import { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { OrganizationUserEntity } from '../../src/management/users/organization-user.entity';
-import { clientCredentials, clientCredentialsToken, tokenRequest, userLogin, userToken } from '../support/identity';
+import { clientCredentials, clientCredentialsToken, newServiceAccount, newUser, tokenRequest, userLogin, userToken } from '../support/identity';
 import { TestServer, json, startTestServer } from '../support/server';
 
 const databaseUrl = () => inject('databaseUrl');
@@ -459,6 +459,15 @@ describe('interactive login (authorization code + PKCE)', () => {
     await limited.services.accounts.signUp({ email, password: 'the right password' });
     for (let i = 0; i < 5; i++) await expect(userToken(limited, email, `wrong password ${i}`)).rejects.toThrow(/401/);
     await expect(userToken(limited, email, 'the right password')).rejects.toThrow(/429/);
+  });
+});
+
+describe('test support', () => {
+  it('makes users and service accounts with real tokens', async () => {
+    const user = await newUser(server);
+    expect(decode(await user.token()).payload).toMatchObject({ sub: user.id, principal_type: 'user' });
+    const sa = await newServiceAccount(server, tenant.organizationId);
+    expect(decode(await sa.token()).payload).toMatchObject({ sub: sa.id, principal_type: 'service-account' });
   });
 });
 

@@ -1,5 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { hashSecret } from '../../src/auth/secret-hash';
 import type { RunningServer } from '../../src/main';
+import { ServiceAccountSecretEntity } from '../../src/management/service-accounts/service-account-secret.entity';
+import { ServiceAccountEntity } from '../../src/management/service-accounts/service-account.entity';
 
 /**
  * Real tokens of the built-in identity service, over HTTP, as clients get them:
@@ -162,4 +165,39 @@ export async function userLogin(server: Server, email: string, password: string,
     res = await get(url);
   }
   throw new Error('authorization flow: too many redirects');
+}
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  /** A fresh access token of this user (the login flow, each call). */
+  token(): Promise<string>;
+}
+
+/** A new identity account (signed up through AccountService, with a random email and password) that can log in. */
+export async function newUser(server: Server, options: { displayName?: string } = {}): Promise<TestUser> {
+  const email = `user-${randomBytes(6).toString('hex')}@example.com`;
+  const password = randomBytes(18).toString('base64url');
+  const account = await server.services.accounts.signUp({ email, password, displayName: options.displayName ?? null });
+  return { id: account.id, email, password, token: () => userToken(server, email, password) };
+}
+
+export interface TestServiceAccount {
+  id: string;
+  secret: string;
+  /** A fresh client-credentials token of this service account. */
+  token(): Promise<string>;
+}
+
+/**
+ * A new service account of `organizationId` with one secret, written to the database directly (as the
+ * Management API would: only the secret's hash is stored).
+ */
+export async function newServiceAccount(server: Server & Pick<RunningServer, 'dataSource'>, organizationId: string): Promise<TestServiceAccount> {
+  const manager = server.dataSource.manager;
+  const account = await manager.save(manager.create(ServiceAccountEntity, { organizationId, name: `test-${randomBytes(3).toString('hex')}` }));
+  const secret = randomBytes(32).toString('base64url');
+  await manager.insert(ServiceAccountSecretEntity, { serviceAccountId: account.id, hash: await hashSecret(secret), hint: secret.slice(0, 4), description: 'test' });
+  return { id: account.id, secret, token: () => clientCredentialsToken(server, account.id, secret) };
 }
