@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -468,6 +469,37 @@ describe('test support', () => {
     expect(decode(await user.token()).payload).toMatchObject({ sub: user.id, principal_type: 'user' });
     const sa = await newServiceAccount(server, tenant.organizationId);
     expect(decode(await sa.token()).payload).toMatchObject({ sub: sa.id, principal_type: 'service-account' });
+  });
+});
+
+describe('behind a proxy', () => {
+  it('works below a path prefix of MANAGE_URL that the proxy strips', async () => {
+    let target = '';
+    const proxy = http.createServer((req, res) => {
+      const path = req.url!.startsWith('/manage/') ? req.url!.slice('/manage'.length) : req.url!;
+      const upstream = http.request(`${target}${path}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxied = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}/manage`;
+    try {
+      const behind = await startExtra({ manageUrl: proxied });
+      target = behind.url;
+      const discovery = await json(fetch(`${proxied}/oidc/.well-known/openid-configuration`));
+      expect(discovery).toMatchObject({ issuer: `${proxied}/oidc`, token_endpoint: `${proxied}/oidc/token`, authorization_endpoint: `${proxied}/oidc/auth` });
+      const user = await newUser(behind);
+      const token = await userToken({ url: proxied, services: behind.services }, user.email, user.password);
+      expect(decode(token).payload).toMatchObject({ iss: `${proxied}/oidc`, sub: user.id });
+      // The tenant API of the server behind the proxy accepts it (same issuer).
+      await assign('user', user.id, 'reader', tenant.organizationId, tenant.id);
+      expect((await fetch(`${behind.api(tenant.name)}/shells`, { headers: bearer(token) })).status).toBe(200);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });
 

@@ -136,13 +136,13 @@ export async function userLogin(server: Server, email: string, password: string,
   for (let hops = 0; hops < 10; hops++) {
     if (res.status === 200 && url.includes('/oidc/interaction/')) {
       // Our login page: email and password; a one-time password leads to the page that asks for a new one.
-      const page = new URL(url).pathname;
-      res = await post(`${server.url}${page}/login`, { email, password });
+      const page = new URL(url);
+      res = await post(`${page.origin}${page.pathname}/login`, { email, password });
       if (res.status === 200) {
         const html = await res.text();
         if (!html.includes('name="newPassword"')) throw new Error(`login page did not accept the login:\n${html}`);
         if (!options.newPassword) throw new Error('the account must choose a new password (pass newPassword)');
-        res = await post(`${server.url}${page}/password`, { newPassword: options.newPassword });
+        res = await post(`${page.origin}${page.pathname}/password`, { newPassword: options.newPassword });
       }
       if (res.status !== 303) throw new Error(`login refused: ${res.status} ${await res.text()}`);
     }

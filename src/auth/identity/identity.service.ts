@@ -60,6 +60,8 @@ export class IdentityService {
   /** The resource indicator of the platform API: tokens for it carry `aud` = AUTH_AUDIENCE. */
   readonly resource: string;
   readonly builtInIssuer: BuiltInIssuer;
+  /** The provider's path as browsers see it: `/oidc`, or `{prefix}/oidc` when MANAGE_URL has a path. */
+  private readonly publicPath: string;
   private readonly keys: SigningKeyStore;
   private readonly limiter: FailureLimiter;
   /** The interactive clients (console, GraphiQL): public, PKCE, first-party. */
@@ -78,6 +80,8 @@ export class IdentityService {
     private readonly log: Logger,
   ) {
     this.issuer = `${config.manageUrl}${MOUNT_PATH}`;
+    // Below a path prefix of MANAGE_URL (a proxy that strips it), browsers see the provider at that prefix.
+    this.publicPath = new URL(this.issuer).pathname.replace(/\/$/, '');
     this.resource = resourceIndicatorOf(config);
     // A retired key stays published while tokens it signed may live: their lifetime, the clock tolerance, and
     // two key refresh periods (a replica that has not seen the rotation yet still signs with it).
@@ -119,6 +123,7 @@ export class IdentityService {
       firstPartyClients: new Map(this.clients.map((c) => [c.client_id, c.client_name])),
       resource: this.resource,
       apiScope: API_SCOPE,
+      publicPath: `${this.publicPath}/interaction`,
     });
     return async (ctx, next) => {
       if (ctx.path !== MOUNT_PATH && !ctx.path.startsWith(`${MOUNT_PATH}/`)) return next();
@@ -143,7 +148,7 @@ export class IdentityService {
       // (and `originalUrl`, from which it tells its mount point when it writes its URLs).
       const req = ctx.req as IncomingMessage & { originalUrl?: string; requestLog?: Logger };
       req.requestLog = ctx.state.log;
-      req.originalUrl = `${MOUNT_PATH}${inner}${ctx.search}`;
+      req.originalUrl = `${this.publicPath}${inner}${ctx.search}`;
       req.url = `${inner}${ctx.search}`;
       ctx.respond = false;
       try {
@@ -338,7 +343,7 @@ export class IdentityService {
         Session: SESSION_TTL_SEC,
         Grant: SESSION_TTL_SEC,
       },
-      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${INTERACTION_PATH}/${interaction.uid}` },
+      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${this.publicPath}/interaction/${interaction.uid}` },
       findAccount: async (_ctx: unknown, sub: string) => {
         const account = await accounts.byId(sub);
         if (!account) return undefined;

@@ -18,6 +18,11 @@ export interface InteractionDeps {
   /** The resource indicator of the platform API (the `api_access` scope belongs to it). */
   resource: string;
   apiScope: string;
+  /**
+   * The interactions' path as browsers see it: `{path of MANAGE_URL}/oidc/interaction` (a proxy may serve this
+   * server below a path prefix it strips), for form actions and links.
+   */
+  publicPath: string;
 }
 
 const readForm = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
@@ -104,8 +109,8 @@ const field = (ctx: Koa.Context, name: string): string => {
   return typeof value === 'string' ? value : '';
 };
 
-const urls = (uid: string) => {
-  const base = `${INTERACTION_PATH}/${encodeURIComponent(uid)}`;
+const urls = (publicPath: string, uid: string) => {
+  const base = `${publicPath}/${encodeURIComponent(uid)}`;
   return { page: base, login: `${base}/login`, password: `${base}/password`, signup: `${base}/signup`, abort: `${base}/abort` };
 };
 
@@ -116,7 +121,7 @@ function html(ctx: Koa.Context, body: string, status = 200): void {
 }
 
 function renderLogin(ctx: Koa.Context, interaction: Interaction, deps: InteractionDeps, extra: { email?: string; error?: string; note?: string; status?: number } = {}): void {
-  const u = urls(interaction.uid);
+  const u = urls(deps.publicPath, interaction.uid);
   const clientName = deps.firstPartyClients.get(String(interaction.params.client_id)) ?? String(interaction.params.client_id);
   html(
     ctx,
@@ -139,7 +144,8 @@ async function showPrompt(ctx: Koa.Context, interaction: Interaction, deps: Inte
   const pending = pendingPasswordChange(interaction);
   if (pending) {
     const account = await deps.accounts.byId(pending);
-    if (account) return html(ctx, changePasswordPage({ action: urls(interaction.uid).password, abortUrl: urls(interaction.uid).abort, email: account.email }));
+    const u = urls(deps.publicPath, interaction.uid);
+    if (account) return html(ctx, changePasswordPage({ action: u.password, abortUrl: u.abort, email: account.email }));
   }
   renderLogin(ctx, interaction, deps);
 }
@@ -177,7 +183,8 @@ async function login(ctx: Koa.Context, interaction: Interaction, deps: Interacti
     if (newPassword) return changeAndFinish(ctx, interaction, deps, account.id, account.email, newPassword);
     interaction.result = { pendingPasswordChange: account.id };
     await interaction.persist();
-    return html(ctx, changePasswordPage({ action: urls(interaction.uid).password, abortUrl: urls(interaction.uid).abort, email: account.email }));
+    const u = urls(deps.publicPath, interaction.uid);
+    return html(ctx, changePasswordPage({ action: u.password, abortUrl: u.abort, email: account.email }));
   }
   await finish(ctx, deps, { login: { accountId: account.id, amr: ['pwd'] } });
 }
@@ -199,7 +206,7 @@ async function changeAndFinish(ctx: Koa.Context, interaction: Interaction, deps:
       interaction.result = { pendingPasswordChange: accountId };
       await interaction.persist();
     }
-    const u = urls(interaction.uid);
+    const u = urls(deps.publicPath, interaction.uid);
     return html(ctx, changePasswordPage({ action: u.password, abortUrl: u.abort, email, error: (err as Error).message }), 400);
   }
   await finish(ctx, deps, { login: { accountId, amr: ['pwd'] } });
@@ -208,14 +215,14 @@ async function changeAndFinish(ctx: Koa.Context, interaction: Interaction, deps:
 async function showSignup(ctx: Koa.Context, interaction: Interaction, deps: InteractionDeps): Promise<void> {
   if (!deps.accounts.signupEnabled) throw new PageError(404, 'Not found', 'Sign-up is switched off on this server.');
   if (interaction.prompt.name !== 'login') throw EXPIRED;
-  const u = urls(interaction.uid);
+  const u = urls(deps.publicPath, interaction.uid);
   html(ctx, signupPage({ action: u.signup, loginUrl: u.page }));
 }
 
 async function signup(ctx: Koa.Context, interaction: Interaction, deps: InteractionDeps): Promise<void> {
   if (!deps.accounts.signupEnabled) throw new PageError(404, 'Not found', 'Sign-up is switched off on this server.');
   if (interaction.prompt.name !== 'login') throw EXPIRED;
-  const u = urls(interaction.uid);
+  const u = urls(deps.publicPath, interaction.uid);
   const email = field(ctx, 'email');
   const displayName = field(ctx, 'displayName');
   try {
