@@ -3,6 +3,7 @@ import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MAX_COST } from '../../src/graphql/limits';
+import { databaseRelay } from '../support/db-relay';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 
 /**
@@ -316,50 +317,8 @@ describe('slow clients', () => {
 });
 
 describe('a database that goes away', () => {
-  /** A TCP relay to the database: closing it is the database going away (connections cut, new ones refused). */
-  function relay(target: string) {
-    const url = new URL(target);
-    const socketDir = url.searchParams.get('host');
-    const connect = () =>
-      socketDir?.startsWith('/')
-        ? net.connect(`${socketDir}/.s.PGSQL.${url.port || 5432}`)
-        : net.connect(Number(url.port || 5432), url.hostname);
-    const open = new Set<net.Socket>();
-    let listener: net.Server | undefined;
-    let port = 0;
-    return {
-      async start() {
-        listener = net.createServer((client) => {
-          const db = connect();
-          open.add(client).add(db);
-          client.pipe(db).pipe(client);
-          const end = () => {
-            client.destroy();
-            db.destroy();
-            open.delete(client);
-            open.delete(db);
-          };
-          client.on('error', end).on('close', end);
-          db.on('error', end).on('close', end);
-        });
-        await new Promise<void>((resolve) => listener!.listen(port, '127.0.0.1', resolve));
-        port = (listener.address() as net.AddressInfo).port;
-        const relayed = new URL(target);
-        relayed.hostname = '127.0.0.1';
-        relayed.port = String(port);
-        relayed.searchParams.delete('host');
-        return relayed.toString();
-      },
-      async stop() {
-        const closed = new Promise((resolve) => listener!.close(resolve));
-        for (const socket of open) socket.destroy();
-        await closed;
-      },
-    };
-  }
-
   it('answers 503 with a Result and Retry-After while it is down, and recovers by itself', async () => {
-    const db = relay(inject('databaseUrl'));
+    const db = databaseRelay(inject('databaseUrl'));
     const viaRelay = await startTestServer(await db.start());
     try {
       const name = (await viaRelay.createTenant()).name;

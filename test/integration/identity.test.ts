@@ -13,6 +13,7 @@ import { ServiceAccountEntity } from '../../src/management/service-accounts/serv
 import { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { OrganizationUserEntity } from '../../src/management/users/organization-user.entity';
 import { clientCredentials, clientCredentialsToken, newServiceAccount, newUser, tokenRequest, userLogin, userToken } from '../support/identity';
+import { databaseRelay } from '../support/db-relay';
 import { TestServer, json, startTestServer } from '../support/server';
 
 const databaseUrl = () => inject('databaseUrl');
@@ -61,6 +62,23 @@ async function assign(principalType: 'user' | 'service-account', principalId: st
     server.dataSource.manager.create(RoleAssignmentEntity, { organizationId, tenantId, role, principalType, principalId, createdBy: 'test' }),
   );
   return saved.id;
+}
+
+/** Starts the console's authorization request and follows it to the login page: its URL and the session cookies. */
+async function openLoginPage(target: TestServer): Promise<{ page: string; cookies: string }> {
+  const url = new URL(`${target.url}/oidc/auth`);
+  url.search = new URLSearchParams({
+    client_id: 'console',
+    response_type: 'code',
+    redirect_uri: target.services.identity.clients[0].redirect_uris[0],
+    scope: 'openid api_access',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  }).toString();
+  const res = await fetch(url, { redirect: 'manual' });
+  const page = new URL(res.headers.get('location')!, url).toString();
+  const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  return { page, cookies };
 }
 
 describe('discovery and keys', () => {
@@ -197,44 +215,8 @@ describe('client credentials', () => {
 });
 
 describe('an unreachable database', () => {
-  /** A TCP relay to the test database that can be cut and restored. */
-  async function relay(target: string) {
-    const url = new URL(target);
-    // The embedded database listens on a unix socket (`?host=/dir`), a server on TCP.
-    const socketDir = url.searchParams.get('host');
-    const connect = () =>
-      socketDir?.startsWith('/') ? net.connect(`${socketDir}/.s.PGSQL.${url.port || 5432}`) : net.connect(Number(url.port || 5432), url.hostname);
-    const open = new Set<net.Socket>();
-    let listener: net.Server | undefined;
-    let port = 0;
-    return {
-      async start() {
-        listener = net.createServer((client) => {
-          const db = connect();
-          open.add(client).add(db);
-          client.pipe(db).pipe(client);
-          const end = () => [client, db].forEach((s) => (s.destroy(), open.delete(s)));
-          client.on('error', end).on('close', end);
-          db.on('error', end).on('close', end);
-        });
-        await new Promise<void>((resolve) => listener!.listen(port, '127.0.0.1', resolve));
-        port = (listener.address() as net.AddressInfo).port;
-        const relayed = new URL(target);
-        relayed.hostname = '127.0.0.1';
-        relayed.port = String(port);
-        relayed.searchParams.delete('host');
-        return relayed.toString();
-      },
-      async stop() {
-        const closed = new Promise((resolve) => listener!.close(resolve));
-        for (const socket of open) socket.destroy();
-        await closed;
-      },
-    };
-  }
-
   it('makes the token endpoint answer 503 with Retry-After, the JWKS still served, and recovers', async () => {
-    const db = await relay(databaseUrl());
+    const db = databaseRelay(databaseUrl());
     const viaRelay = await startTestServer(await db.start());
     try {
       const sa = await serviceAccount(tenant.organizationId);
@@ -403,19 +385,7 @@ describe('interactive login (authorization code + PKCE)', () => {
   });
 
   it('lets newcomers sign up on the login page when sign-up is on', async () => {
-    const redirectUri = server.services.identity.clients[0].redirect_uris[0];
-    const url = new URL(`${server.url}/oidc/auth`);
-    url.search = new URLSearchParams({
-      client_id: 'console',
-      response_type: 'code',
-      redirect_uri: redirectUri,
-      scope: 'openid api_access',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
-    const res = await fetch(url, { redirect: 'manual' });
-    const page = new URL(res.headers.get('location')!, url).toString();
-    const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const { page, cookies } = await openLoginPage(server);
     expect(await (await fetch(page, { headers: { cookie: cookies } })).text()).toContain('/signup');
     expect((await fetch(`${page}/signup`, { headers: { cookie: cookies } })).status).toBe(200);
     const form = (body: Record<string, string>) =>
@@ -435,19 +405,7 @@ describe('interactive login (authorization code + PKCE)', () => {
   it('has no sign-up when it is switched off', async () => {
     const closed = await startExtra({ auth: { ...baseAuth, signupEnabled: false } });
     await expect(closed.services.accounts.signUp({ email: unique('closed'), password: 'a long enough password' })).rejects.toMatchObject({ extensions: { code: 'FORBIDDEN' } });
-    const redirectUri = closed.services.identity.clients[0].redirect_uris[0];
-    const url = new URL(`${closed.url}/oidc/auth`);
-    url.search = new URLSearchParams({
-      client_id: 'console',
-      response_type: 'code',
-      redirect_uri: redirectUri,
-      scope: 'openid api_access',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
-    const res = await fetch(url, { redirect: 'manual' });
-    const page = new URL(res.headers.get('location')!, url).toString();
-    const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const { page, cookies } = await openLoginPage(closed);
     expect(await (await fetch(page, { headers: { cookie: cookies } })).text()).not.toContain('/signup');
     expect((await fetch(`${page}/signup`, { headers: { cookie: cookies } })).status).toBe(404);
     const post = await fetch(`${page}/signup`, { method: 'POST', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email: unique('closed'), password: 'a long enough password' }).toString() });

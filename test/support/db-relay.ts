@@ -1,0 +1,52 @@
+import net from 'node:net';
+
+export interface DatabaseRelay {
+  /** Starts (or restarts, on the same port) relaying; resolves with the database URL that goes through the relay. */
+  start(): Promise<string>;
+  /** Cuts every relayed connection and refuses new ones: the database going away. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A TCP relay to the test database: stopping it is the database going away (connections cut, new ones refused),
+ * starting it again is the database coming back. The embedded database listens on a unix socket (`?host=/dir`),
+ * a server on TCP; either way the relay listens on loopback TCP.
+ */
+export function databaseRelay(target: string): DatabaseRelay {
+  const url = new URL(target);
+  const socketDir = url.searchParams.get('host');
+  const connect = () =>
+    socketDir?.startsWith('/') ? net.connect(`${socketDir}/.s.PGSQL.${url.port || 5432}`) : net.connect(Number(url.port || 5432), url.hostname);
+  const open = new Set<net.Socket>();
+  let listener: net.Server | undefined;
+  let port = 0;
+  return {
+    async start() {
+      listener = net.createServer((client) => {
+        const db = connect();
+        open.add(client).add(db);
+        client.pipe(db).pipe(client);
+        const end = () => {
+          client.destroy();
+          db.destroy();
+          open.delete(client);
+          open.delete(db);
+        };
+        client.on('error', end).on('close', end);
+        db.on('error', end).on('close', end);
+      });
+      await new Promise<void>((resolve) => listener!.listen(port, '127.0.0.1', resolve));
+      port = (listener.address() as net.AddressInfo).port;
+      const relayed = new URL(target);
+      relayed.hostname = '127.0.0.1';
+      relayed.port = String(port);
+      relayed.searchParams.delete('host');
+      return relayed.toString();
+    },
+    async stop() {
+      const closed = new Promise((resolve) => listener!.close(resolve));
+      for (const socket of open) socket.destroy();
+      await closed;
+    },
+  };
+}
