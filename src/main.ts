@@ -22,6 +22,7 @@ import { Services } from './graphql/context';
 import { buildAppSchema } from './graphql/schema';
 import { AccountService } from './management/accounts/account.service';
 import { bootstrap } from './management/bootstrap';
+import { OrganizationService } from './management/organizations/organization.service';
 import { FederationService } from './management/federation/federation.service';
 import { TenantService } from './management/tenants/tenant.service';
 
@@ -72,6 +73,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),
     accounts,
     identity,
+    organizations: new OrganizationService(dataSource),
   };
   const created = await bootstrap(dataSource, {
     ownerEmail: config.bootstrapOwnerEmail,

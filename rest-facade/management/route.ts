@@ -1,4 +1,4 @@
-import type { Query } from '../params';
+import { type Query, single } from '../params';
 import type { Method } from '../route';
 
 export interface ManagementRequest {
@@ -46,3 +46,39 @@ export function managementPage(page: { result: unknown[]; pagingMetadata: { curs
   const cursor = page.pagingMetadata.cursor;
   return { paging_metadata: cursor ? { cursor } : {}, result: page.result };
 }
+
+/** A record without its `etag` field (that goes into the ETag header). */
+function withoutEtag(record: unknown): unknown {
+  if (record === null || typeof record !== 'object' || !('etag' in record)) return record;
+  const { etag: _etag, ...rest } = record as Record<string, unknown>;
+  return rest;
+}
+
+/** One record: 200 (or `status`) with its ETag header when it has one, and a Location for 201. */
+export function recordResponse(record: unknown, options: { status?: number; location?: string } = {}): ManagementResponse {
+  const headers: Record<string, string> = {};
+  const etag = (record as { etag?: unknown } | null)?.etag;
+  if (typeof etag === 'string') headers.ETag = etag;
+  if (options.location) headers.Location = options.location;
+  return { status: options.status ?? 200, body: withoutEtag(record), headers };
+}
+
+/** A page of records, each without its `etag`. */
+export function recordPage(page: { result: unknown[]; pagingMetadata: { cursor?: string | null } }) {
+  return { status: 200, body: managementPage({ ...page, result: page.result.map(withoutEtag) }) };
+}
+
+/** `limit` and `cursor` of a list request, as GraphQL variables (the core checks them). */
+export function pagingOf(req: ManagementRequest): { limit?: number; cursor?: string } {
+  const vars: { limit?: number; cursor?: string } = {};
+  const limit = single(req.query, 'limit');
+  if (limit !== undefined) vars.limit = /^\d{1,6}$/.test(limit) ? Number(limit) : -1;
+  const cursor = single(req.query, 'cursor');
+  if (cursor !== undefined) vars.cursor = cursor;
+  return vars;
+}
+
+/** The If-Match header, as the `ifMatch` variable. */
+export const ifMatchOf = (req: ManagementRequest) => ({ ifMatch: req.header('if-match') ?? null });
+
+export const noContent = (): ManagementResponse => ({ status: 204 });

@@ -7,6 +7,7 @@ import { TokenError, type TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { IdentityService } from '../auth/identity/identity.service';
 import type { AccountService } from '../management/accounts/account.service';
+import type { OrganizationService } from '../management/organizations/organization.service';
 import type { FederationService } from '../management/federation/federation.service';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { TenantService } from '../management/tenants/tenant.service';
@@ -25,6 +26,7 @@ export interface Services {
   accounts: AccountService;
   /** The built-in identity service (oidc-provider at `{manage_url}/oidc`, its signing keys). */
   identity: IdentityService;
+  organizations: OrganizationService;
 }
 
 /** What every resolver sees, built once per request (HTTP GraphQL or REST facade alike). */

@@ -12,6 +12,7 @@ import { SubmodelElementAtPathResolver, SubmodelResolver } from '../aas/submodel
 import { submodelJsonResolvers } from '../aas/submodels/submodel.types';
 import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { authChecker } from '../auth/policy';
+import { OrganizationResolver } from '../management/organizations/organization.resolver';
 import { TenantResolver } from '../management/tenants/tenant.resolver';
 
 let built: Promise<GraphQLSchema> | undefined;
@@ -27,6 +28,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       DescriptionResolver,
       TenantResolver,
       IdentityResolver,
+      OrganizationResolver,
       ...modelJsonResolvers,
       ...shellJsonResolvers,
       ...submodelJsonResolvers,
