@@ -8,6 +8,11 @@ export interface Config {
   publicUrl: string;
   /** Base URL of the Management API and the identity service (`MANAGE_URL`, else `publicUrl`). */
   manageUrl: string;
+  /**
+   * Origins whose browser pages may call the APIs (CORS): a list of origins, or `'*'` for any. Absent (the
+   * default): no CORS headers at all.
+   */
+  corsOrigins?: string[] | '*';
   /** When set, tenants are also served host-based at `{name}.{tenantHostSuffix}`. */
   tenantHostSuffix?: string;
   /** PostgreSQL connection string; absent means the embedded PostgreSQL (PGlite) under `dataDir`. */
@@ -90,6 +95,32 @@ function url(name: string, raw: string): string {
   }
 }
 
+/** CORS_ORIGINS: `*`, or comma-separated origins (`scheme://host[:port]`, no path), each normalized. */
+function corsOrigins(raw: string | undefined): Config['corsOrigins'] {
+  const items = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  if (!items.length) return undefined;
+  if (items.includes('*')) {
+    if (items.length > 1) throw new ConfigError('CORS_ORIGINS is either * or a list of origins, not both');
+    return '*';
+  }
+  return [
+    ...new Set(
+      items.map((item) => {
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(item);
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.pathname !== '/' || parsed.search || parsed.hash || parsed.username || !/^https?:\/\/[^/]+\/?$/i.test(item)) {
+          throw new ConfigError(`CORS_ORIGINS: "${item}" is not an origin (http(s)://host[:port], no path)`);
+        }
+        return parsed.origin;
+      }),
+    ),
+  ];
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** BOOTSTRAP_CLIENT_ID (a UUID) and BOOTSTRAP_CLIENT_SECRET (at least 32 characters) come together, or not at all. */
@@ -123,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     publicUrl,
     manageUrl: env.MANAGE_URL ? url('MANAGE_URL', env.MANAGE_URL) : publicUrl,
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
     tenantHostSuffix: env.TENANT_HOST_SUFFIX || undefined,
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),

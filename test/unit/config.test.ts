@@ -28,6 +28,19 @@ describe('config', () => {
     expect(() => loadConfig({ AUTH_FAILURE_LIMIT: '0' })).toThrow(/AUTH_FAILURE_LIMIT/);
   });
 
+  it('sends no CORS headers unless CORS_ORIGINS lists origins or says *', () => {
+    expect(loadConfig({}).corsOrigins).toBeUndefined();
+    expect(loadConfig({ CORS_ORIGINS: ' ' }).corsOrigins).toBeUndefined();
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: 'https://ui.example.com, http://localhost:3000/,HTTPS://UI.example.com:443' }).corsOrigins).toEqual([
+      'https://ui.example.com',
+      'http://localhost:3000',
+    ]);
+    for (const bad of ['ui.example.com', 'https://ui.example.com/app', 'ftp://ui.example.com', '*,https://a.example', 'https://a.example?x=1', 'https://user@a.example']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
+    }
+  });
+
   it('parses sizes', () => {
     expect(parseSize('64mb')).toBe(64 * 1024 * 1024);
     expect(parseSize('10KB')).toBe(10240);
