@@ -2,19 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import cors from '@koa/cors';
 import Router from '@koa/router';
 import { GraphQLError, GraphQLSchema } from 'graphql';
 import Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { createApiConsoleRouter } from '../rest-facade/api-console';
 import { createConsoleRouter } from '../rest-facade/console';
 import { FacadeError } from '../rest-facade/facade-error';
-import { createManagementApiRouter } from '../rest-facade/management-api';
+import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../rest-facade/management-api';
+import { managementRoutes } from '../rest-facade/management';
+import { createOpenApiRouter } from '../rest-facade/openapi/router';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { resultOf } from './common/result';
 import { Config } from './config';
-import { GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
+import { CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
 import { Context, Services, createContext } from './graphql/context';
 import { DATABASE_UNAVAILABLE, badGraphqlRequest, errorCodeOf } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
@@ -124,6 +128,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       ctx.body = resultOf(status, messages, ctx.state.requestId);
     }
   });
+
+  // CORS (CORS_ORIGINS; off by default): inside the error handling, so refusals carry the headers too and a
+  // browser page of another origin can read their Result; preflights are answered here, before any route.
+  if (config.corsOrigins) koa.use(corsMiddleware(config.corsOrigins));
 
   // The token is verified when an operation first needs the caller (never for showcase tenants).
   const contextOf = (ctx: Koa.Context): Context => {
@@ -243,20 +251,72 @@ export async function createApp(deps: AppDeps): Promise<App> {
     return graphql(ctx, next);
   });
 
+  const tenantApiUrlOf = (tenant: string) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`;
   const tenantApi = createTenantApiRouter({
     schema,
     contextOf,
-    apiUrlOf: (tenant) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`,
+    apiUrlOf: tenantApiUrlOf,
     bodyLimitBytes: config.bodyLimitBytes,
     tenantHostSuffix: config.tenantHostSuffix,
   });
+  const managementApi = createManagementApiRouter({ schema, contextOf, manageUrl: config.manageUrl, bodyLimitBytes: config.bodyLimitBytes });
+
+  // The OpenAPI documents of both APIs, generated from what their routers registered, and the REST API console.
+  koa.use(
+    createOpenApiRouter({
+      managementRouter: managementApi,
+      managementRoutes,
+      managementBase: MANAGEMENT_API_BASE,
+      tenantRouter: tenantApi,
+      tenantBase: `/api/${API_VERSION}`,
+      manageUrl: config.manageUrl,
+      tenantApiUrlOf,
+      tenantHostSuffix: config.tenantHostSuffix,
+    }).routes(),
+  );
+  koa.use(
+    createApiConsoleRouter({
+      manageUrl: config.manageUrl,
+      tenantApiUrlTemplate: tenantApiUrlOf('__TENANT__'),
+      login: services.identity.loginFor(CONSOLE_CLIENT_ID),
+      connectSources: consoleConnectSources(config),
+    }).routes(),
+  );
+
   koa.use(tenantApi.routes());
   koa.use(tenantApi.allowedMethods());
 
-  const managementApi = createManagementApiRouter({ schema, contextOf, manageUrl: config.manageUrl, bodyLimitBytes: config.bodyLimitBytes });
   koa.use(managementApi.routes());
   koa.use(managementApi.allowedMethods());
   return { koa, apollo };
+}
+
+/** The request headers cross-origin pages may send, and the response headers they may read. */
+const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'X-Request-Id'];
+const CORS_EXPOSE_HEADERS = ['ETag', 'Location', 'X-Request-Id', 'Retry-After', 'WWW-Authenticate'];
+
+/** Echoes an allowed `Origin` (any, with `*`); other origins get no CORS headers at all. No cookies are involved. */
+function corsMiddleware(origins: string[] | '*'): Koa.Middleware {
+  const allowed = origins === '*' ? undefined : new Set(origins);
+  return cors({
+    origin: (ctx) => {
+      const origin = ctx.get('Origin');
+      if (!origin) return '';
+      return !allowed || allowed.has(origin) ? origin : '';
+    },
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowHeaders: CORS_ALLOW_HEADERS,
+    exposeHeaders: CORS_EXPOSE_HEADERS,
+    maxAge: 600,
+  });
+}
+
+/** Where the console may send requests: the tenant APIs, whether path-based or on tenant hosts. */
+function consoleConnectSources(config: Config): string[] {
+  const publicUrl = new URL(config.publicUrl);
+  const sources = [publicUrl.origin];
+  if (config.tenantHostSuffix) sources.push(`${publicUrl.protocol}//*.${config.tenantHostSuffix}${publicUrl.port ? `:${publicUrl.port}` : ''}`);
+  return sources;
 }
 
 function errorResponse(err: unknown): { status: number; messages: string[] } {

@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Router, { RouterContext } from '@koa/router';
+
+/**
+ * The REST API console at `{manage_url}/console`: Swagger UI from the installed `swagger-ui-dist` (no CDN: factory
+ * networks have no internet), showing the Management API's OpenAPI document and, with `?tenant=name`, a tenant's
+ * AAS API document. Its Authorize dialog takes a pasted bearer token, or logs in with the built-in identity
+ * service (authorization code + PKCE, public client `console`, which comes back to `oauth2-redirect.html`).
+ */
+const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'swagger-ui.css': { file: path.join(dist, 'swagger-ui.css'), type: 'text/css' },
+  'swagger-ui-bundle.js': { file: path.join(dist, 'swagger-ui-bundle.js'), type: 'text/javascript' },
+  'swagger-ui-standalone-preset.js': { file: path.join(dist, 'swagger-ui-standalone-preset.js'), type: 'text/javascript' },
+  'oauth2-redirect.js': { file: path.join(dist, 'oauth2-redirect.js'), type: 'text/javascript' },
+};
+
+const page = (base: string) => `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Asset platform · REST API console</title>
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <link rel="stylesheet" href="${base}/console/assets/swagger-ui.css">
+  <style>
+    body { margin: 0; }
+    #tenant-bar { display: flex; align-items: center; gap: 10px; padding: 8px 20px; font: 14px system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
+      background: #f3f5f8; border-bottom: 1px solid #dde2e8; color: #3b4654; }
+    #tenant-bar input { font: inherit; padding: 3px 8px; border: 1px solid #b8c0ca; border-radius: 4px; }
+    #tenant-bar button { font: inherit; padding: 3px 12px; border: 1px solid #2f6fde; border-radius: 4px; background: #2f6fde; color: #fff; cursor: pointer; }
+    #tenant-bar .hint { margin-left: auto; color: #6b7684; }
+  </style>
+</head>
+<body>
+  <form id="tenant-bar" method="get" action="${base}/console">
+    <label for="tenant">AAS API of tenant</label>
+    <input id="tenant" name="tenant" placeholder="tenant name" autocomplete="off">
+    <button type="submit">Load</button>
+    <span class="hint">Authorize: paste a bearer token, or log in (oauth2, authorization code).</span>
+  </form>
+  <div id="swagger-ui">Loading the REST API console…</div>
+  <script src="${base}/console/assets/swagger-ui-bundle.js"></script>
+  <script src="${base}/console/assets/swagger-ui-standalone-preset.js"></script>
+  <script src="${base}/console/console.js"></script>
+</body>
+</html>
+`;
+
+const REDIRECT_PAGE = (base: string) => `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Asset platform · login</title></head>
+<body>
+<script src="${base}/console/assets/oauth2-redirect.js"></script>
+</body>
+</html>
+`;
+
+// Kept out of the page so the Content-Security-Policy needs no inline script. `__CONFIG__` is replaced below.
+const BOOT = `const config = __CONFIG__;
+const params = new URLSearchParams(location.search);
+const tenants = (params.get('tenant') || '').split(',').map((t) => t.trim()).filter(Boolean);
+const urls = tenants.map((tenant) => ({
+  name: 'AAS API of tenant ' + tenant,
+  url: config.tenantApiUrl.replace('__TENANT__', encodeURIComponent(tenant)) + '/openapi.json',
+}));
+urls.push({ name: 'Management API', url: config.managementDocument });
+if (tenants.length) document.getElementById('tenant').value = tenants[0];
+document.getElementById('swagger-ui').textContent = '';
+window.ui = SwaggerUIBundle({
+  urls,
+  'urls.primaryName': urls[0].name,
+  dom_id: '#swagger-ui',
+  deepLinking: false,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+  layout: 'StandaloneLayout',
+  // No online validator badge: the page loads nothing from elsewhere.
+  validatorUrl: null,
+  oauth2RedirectUrl: config.redirectUri,
+  persistAuthorization: true,
+});
+if (config.clientId) {
+  window.ui.initOAuth({ clientId: config.clientId, usePkceWithAuthorizationCodeGrant: true, scopes: 'openid api_access' });
+}
+`;
+
+export interface ApiConsoleOptions {
+  /** `{manage_url}`: the console, its redirect page and the Management API are below it. */
+  manageUrl: string;
+  /** A tenant's `{tenant_url}/api/v3.0`, with `__TENANT__` for the name. */
+  tenantApiUrlTemplate: string;
+  /** The console's OAuth client at the identity service (absent: token pasting only). */
+  login?: { clientId: string; redirectUri: string };
+  /** Where the page may send requests besides its own origin: the tenant APIs (`https://*.suffix`, say). */
+  connectSources: string[];
+}
+
+export function createApiConsoleRouter(options: ApiConsoleOptions): Router {
+  // A proxy may serve MANAGE_URL below a path prefix that it strips: the page's own links carry it.
+  const base = new URL(options.manageUrl).pathname.replace(/\/$/, '');
+  const html = page(base);
+  const redirectHtml = REDIRECT_PAGE(base);
+  const boot = BOOT.replace(
+    '__CONFIG__',
+    JSON.stringify({
+      managementDocument: `${options.manageUrl}/api/v1/openapi.json`,
+      tenantApiUrl: options.tenantApiUrlTemplate,
+      clientId: options.login?.clientId ?? null,
+      redirectUri: options.login?.redirectUri ?? `${options.manageUrl}/console/oauth2-redirect.html`,
+    }),
+  );
+  const connect = [...new Set(["'self'", new URL(options.manageUrl).origin, ...options.connectSources])].join(' ');
+  const csp = `default-src 'self'; connect-src ${connect}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; form-action 'self'`;
+  const sendHtml = (ctx: RouterContext, body: string) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Content-Security-Policy', csp);
+    ctx.body = body;
+  };
+
+  const router = new Router();
+  router.get('/console', (ctx) => sendHtml(ctx, html));
+  router.get('/console/', (ctx) => ctx.redirect(`${base}/console${ctx.querystring ? `?${ctx.querystring}` : ''}`));
+  router.get('/console/oauth2-redirect.html', (ctx) => sendHtml(ctx, redirectHtml));
+  router.get('/console/console.js', (ctx) => {
+    ctx.type = 'text/javascript';
+    ctx.body = boot;
+  });
+  router.get('/console/assets/:name', (ctx) => {
+    if (!Object.hasOwn(ASSETS, ctx.params.name)) return;
+    const asset = ASSETS[ctx.params.name];
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = fs.createReadStream(asset.file);
+  });
+  return router;
+}

@@ -1,0 +1,263 @@
+import http from 'node:http';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../../rest-facade/management-api';
+import { createTenantApiRouter } from '../../rest-facade/tenant-api';
+import { buildAppSchema } from '../../src/graphql/schema';
+import { TestServer, startTestServer } from '../support/server';
+
+/**
+ * The OpenAPI documents (Management API, a tenant's AAS API), the REST API console that shows them, and CORS.
+ * The route coverage test holds the documents to what the routers register, both ways.
+ */
+
+let server: TestServer;
+let cors: TestServer;
+const ORIGIN = 'http://ui.example.test';
+
+beforeAll(async () => {
+  server = await startTestServer(inject('databaseUrl'));
+  cors = await startTestServer(inject('databaseUrl'), { corsOrigins: [ORIGIN] });
+});
+afterAll(async () => {
+  await server?.close();
+  await cors?.close();
+});
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(new URL(path, server.url), { headers, redirect: 'manual' });
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = any;
+
+async function validate(doc: Doc): Promise<void> {
+  const result = await new Validator().validate(doc);
+  expect(result.errors ?? [], JSON.stringify(result.errors)?.slice(0, 2000)).toEqual([]);
+  expect(result.valid).toBe(true);
+  expect(doc.openapi).toBe('3.1.0');
+}
+
+interface Route {
+  method: string;
+  path: string;
+}
+
+/** What a router registers, as `METHOD /path/{}` with parameter names left out. */
+function registered(stack: { path: string | RegExp; methods: string[] }[], strip = ''): Set<string> {
+  const out = new Set<string>();
+  for (const layer of stack) {
+    if (typeof layer.path !== 'string' || !layer.path.startsWith(strip)) continue;
+    for (const method of layer.methods) if (method !== 'HEAD') out.add(`${method} ${layer.path.slice(strip.length).replace(/:[A-Za-z0-9_]+/g, '{}')}`);
+  }
+  return out;
+}
+
+function documented(doc: Doc): Route[] {
+  const routes: Route[] = [];
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+    for (const method of Object.keys(item)) if (['get', 'put', 'post', 'patch', 'delete'].includes(method)) routes.push({ method: method.toUpperCase(), path });
+  }
+  return routes;
+}
+const shape = (r: Route) => `${r.method} ${r.path.replace(/\{[^}]+\}/g, '{}')}`;
+
+/** A request to a documented operation, with made-up parameters: whatever it answers, it must not be a routing failure. */
+async function expectServed(base: string, route: Route): Promise<void> {
+  const id = Buffer.from('urn:openapi:nothing').toString('base64url');
+  const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === 'idShortPath' ? 'Prop' : id));
+  const body = ['POST', 'PUT', 'PATCH'].includes(route.method) ? '{}' : undefined;
+  const res = await fetch(base + path, { method: route.method, body, headers: body ? { 'content-type': 'application/json' } : {} });
+  const text = await res.text();
+  expect(text, `${route.method} ${path}`).not.toMatch(/No route for|is not allowed here|is not supported by this server/);
+  expect(res.status, `${route.method} ${path}: ${text.slice(0, 200)}`).not.toBe(405);
+}
+
+/** A GET with a Host header of its own (fetch sends the URL's). */
+const hostGet = (port: string, host: string, path: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      })
+      .on('error', reject);
+  });
+
+describe('OpenAPI documents', () => {
+  it('serves the Management API document without a token: valid OpenAPI 3.1, both security schemes, Result errors', async () => {
+    const res = await get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const doc = await res.json();
+    await validate(doc);
+    expect(doc.servers[0].url).toBe(server.url);
+    expect(doc.info.description).toMatch(/README/);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    const flows = doc.components.securitySchemes.oauth2.flows;
+    expect(flows.authorizationCode).toMatchObject({ authorizationUrl: `${server.url}/oidc/auth`, tokenUrl: `${server.url}/oidc/token` });
+    expect(flows.clientCredentials.tokenUrl).toBe(`${server.url}/oidc/token`);
+    expect(Object.keys(flows.authorizationCode.scopes)).toEqual(['openid', 'api_access']);
+    expect(doc.components.schemas.Result.properties.messages.items.$ref).toBe('#/components/schemas/Message');
+
+    for (const route of documented(doc)) {
+      const op = doc.paths[route.path][route.method.toLowerCase()];
+      expect(op.summary, route.path).toBeTruthy();
+      expect(op.tags).toHaveLength(1);
+      expect(op.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/Result');
+      const names = (op.parameters ?? []).map((p: { name: string }) => p.name);
+      if (route.method === 'GET' && !route.path.endsWith('}')) expect(names, route.path).toEqual(expect.arrayContaining(['limit', 'cursor']));
+      else expect(names).not.toContain('cursor');
+      if (['PUT', 'PATCH', 'DELETE'].includes(route.method)) expect(names, route.path).toContain('If-Match');
+      if (op.security) expect(op.security).toEqual([]);
+    }
+  });
+
+  it("serves a tenant's AAS API document without a token, with the tenant's server URL, bundled (no external $ref), valid OpenAPI 3.1", async () => {
+    const tenant = await server.createTenant({ showcase: false });
+    const res = await get(`/tenants/${tenant.name}/api/v3.0/openapi.json`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toMatch(/"\$ref":"(?!#)/);
+    const doc = JSON.parse(text);
+    await validate(doc);
+    expect(doc.servers).toEqual([{ url: server.api(tenant.name) }]);
+    // The official operation texts, with their schemas.
+    expect(doc.paths['/shells'].get.operationId).toBe('GetAllAssetAdministrationShells');
+    expect(doc.paths['/shells'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/GetAssetAdministrationShellsResult');
+    expect(doc.components.schemas.AssetAdministrationShell).toBeDefined();
+    expect(doc.components.schemas.Result).toBeDefined();
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearer', 'oauth2']);
+    // Every $ref points into the document.
+    for (const [, ref] of text.matchAll(/"\$ref":"([^"]*)"/g)) {
+      const target = ref.slice(2).split('/').reduce((node: Doc, key: string) => node?.[key], doc);
+      expect(target, ref).toBeDefined();
+    }
+    // A made-up tenant gets the same document: it describes, and reveals nothing about which tenants exist.
+    const other = await get('/tenants/no-such-tenant/api/v3.0/openapi.json');
+    expect(other.status).toBe(200);
+    expect((await other.json()).servers[0].url).toBe(server.api('no-such-tenant'));
+  });
+
+  it('route coverage: every route the routers register is documented with its method, and every documented operation is served', async () => {
+    const schema = await buildAppSchema();
+    const notUsed = () => {
+      throw new Error('not called');
+    };
+    const managementRouter = createManagementApiRouter({ schema, contextOf: notUsed, manageUrl: server.url, bodyLimitBytes: 1024 });
+    const tenantRouter = createTenantApiRouter({ schema, contextOf: notUsed, apiUrlOf: notUsed, bodyLimitBytes: 1024 });
+
+    const management: Doc = await (await get('/api/v1/openapi.json')).json();
+    const managementServed = registered(managementRouter.stack);
+    expect(managementServed.size).toBeGreaterThan(0);
+    expect(new Set(documented(management).map(shape))).toEqual(managementServed);
+    for (const route of documented(management)) await expectServed(server.url, route);
+
+    const tenant = await server.createTenant({ showcase: true });
+    const aas: Doc = await (await get(`/tenants/${tenant.name}/api/v3.0/openapi.json`)).json();
+    const tenantServed = registered(tenantRouter.stack, '/tenants/:tenant/api/v3.0');
+    expect(tenantServed.size).toBeGreaterThan(50);
+    expect(new Set(documented(aas).map(shape))).toEqual(tenantServed);
+    for (const route of documented(aas)) await expectServed(server.api(tenant.name), route);
+    expect(MANAGEMENT_API_BASE).toBe('/api/v1');
+  });
+
+  it('serves the tenant document host-based too (TENANT_HOST_SUFFIX)', async () => {
+    const hosted = await startTestServer(inject('databaseUrl'), { tenantHostSuffix: 'tenants.test' });
+    try {
+      const { port } = new URL(hosted.url);
+      const res = await hostGet(port, `acme.tenants.test:${port}`, '/api/v3.0/openapi.json');
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body).servers[0].url).toBe(`http://acme.tenants.test:${port}/api/v3.0`);
+      // Not a tenant host: no tenant.
+      expect((await fetch(`${hosted.url}/api/v3.0/openapi.json`)).status).toBe(404);
+    } finally {
+      await hosted.close();
+    }
+  });
+});
+
+describe('REST API console', () => {
+  it('serves Swagger UI from installed packages, with the OAuth client `console` and PKCE', async () => {
+    const res = await get('/console');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const html = await res.text();
+    expect(html).not.toMatch(/https?:\/\//i);
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(refs).toEqual(expect.arrayContaining(['/console/assets/swagger-ui.css', '/console/assets/swagger-ui-bundle.js', '/console/console.js']));
+    for (const ref of refs) {
+      const asset = await get(ref);
+      expect(asset.status, ref).toBe(200);
+      expect(asset.headers.get('content-type'), ref).toMatch(/text\/(css|javascript)/);
+      expect((await asset.text()).length, ref).toBeGreaterThan(100);
+    }
+    const boot = await (await get('/console/console.js')).text();
+    expect(boot).toContain('"clientId":"console"');
+    expect(boot).toContain(`"redirectUri":"${server.url}/console/oauth2-redirect.html"`);
+    expect(boot).toContain(`"managementDocument":"${server.url}/api/v1/openapi.json"`);
+    expect(boot).toContain('usePkceWithAuthorizationCodeGrant: true');
+    expect(boot).toContain('validatorUrl: null');
+
+    const redirect = await get('/console/oauth2-redirect.html');
+    expect(redirect.status).toBe(200);
+    expect(await redirect.text()).toContain('/console/assets/oauth2-redirect.js');
+    expect((await get('/console/assets/oauth2-redirect.js')).status).toBe(200);
+    expect((await get('/console/assets/package.json')).status).toBe(404);
+  });
+});
+
+describe('CORS', () => {
+  const preflight = (base: string, path: string, origin: string) =>
+    fetch(base + path, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization,content-type,if-match' },
+    });
+
+  it('is off by default: no CORS headers at all', async () => {
+    const tenant = await server.createTenant();
+    const res = await fetch(`${server.api(tenant.name)}/shells`, { headers: { origin: ORIGIN } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const pre = await preflight(server.api(tenant.name), '/shells', ORIGIN);
+    expect(pre.headers.get('access-control-allow-origin')).toBeNull();
+    expect(pre.headers.get('access-control-allow-methods')).toBeNull();
+  });
+
+  it('echoes an allowed origin, on answers and refusals, and exposes the headers clients read', async () => {
+    const tenant = await cors.createTenant();
+    const res = await fetch(`${cors.api(tenant.name)}/shells`, { headers: { origin: ORIGIN } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    const exposed = res.headers.get('access-control-expose-headers')!.split(',');
+    expect(exposed).toEqual(expect.arrayContaining(['ETag', 'Location', 'X-Request-Id', 'Retry-After']));
+    expect(res.headers.get('vary')).toMatch(/Origin/);
+
+    const refused = await fetch(`${cors.url}/api/v1/organizations`, { headers: { origin: ORIGIN } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+  });
+
+  it('gives a disallowed origin no CORS headers', async () => {
+    const tenant = await cors.createTenant();
+    const res = await fetch(`${cors.api(tenant.name)}/shells`, { headers: { origin: 'http://evil.example.test' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const pre = await preflight(cors.api(tenant.name), '/shells', 'http://evil.example.test');
+    expect(pre.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers preflights of the tenant and Management APIs', async () => {
+    const tenant = await cors.createTenant();
+    for (const [base, path] of [
+      [cors.api(tenant.name), '/shells/abc'],
+      [cors.url, '/api/v1/organizations'],
+    ]) {
+      const res = await preflight(base, path, ORIGIN);
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+      expect(res.headers.get('access-control-allow-methods')).toContain('PUT');
+      const allowed = res.headers.get('access-control-allow-headers')!.split(',');
+      expect(allowed).toEqual(expect.arrayContaining(['Authorization', 'Content-Type', 'If-Match', 'If-None-Match']));
+    }
+  });
+});
