@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import { Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { RoleAssignmentEntity } from '../../src/management/role-assignments/role-assignment.entity';
+import { newUser } from '../support/identity';
+import { TestServer, sampleShell, startTestServer } from '../support/server';
+
+/**
+ * The REST API console in a real browser (Debian's chromium, headless, driven by playwright-core): a user logs
+ * in through Swagger UI's Authorize dialog (authorization code + PKCE, our login page in a popup, back through
+ * oauth2-redirect.html) and executes a call with the token. `.ci/run` installs chromium when it is missing, so a
+ * missing browser fails this test rather than skipping it.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`No chromium at ${CHROMIUM}: install it (apt-get install -y --no-install-recommends chromium), as .ci/run does.`);
+  }
+  server = await startTestServer(inject('databaseUrl'));
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-background-networking'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('REST API console in a browser', () => {
+  it('logs in with the authorization code flow and executes GET /shells of a tenant the user reads', async () => {
+    const tenant = await server.createTenant({ showcase: false });
+    const user = await newUser(server);
+    await server.dataSource.manager.insert(RoleAssignmentEntity, {
+      organizationId: tenant.organizationId,
+      tenantId: null,
+      role: 'reader',
+      principalType: 'user',
+      principalId: user.id,
+      createdBy: 'test',
+    });
+    // A shell to read, written by a contributor of the organization.
+    const owner = await newUser(server);
+    await server.dataSource.manager.insert(RoleAssignmentEntity, {
+      organizationId: tenant.organizationId,
+      tenantId: null,
+      role: 'contributor',
+      principalType: 'user',
+      principalId: owner.id,
+      createdBy: 'test',
+    });
+    const created = await fetch(`${server.api(tenant.name)}/shells`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await owner.token()}` },
+      body: JSON.stringify(sampleShell('urn:console:browser:1')),
+    });
+    expect(created.status).toBe(201);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(msg.text());
+    });
+    const offsite: string[] = [];
+    await context.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.origin !== new URL(server.url).origin) {
+        offsite.push(url.href);
+        return route.abort();
+      }
+      return route.continue();
+    });
+
+    await page.goto(`${server.url}/console?tenant=${tenant.name}`);
+    await page.locator('.swagger-ui .btn.authorize').first().click();
+    const flow = page.locator('.auth-container', { hasText: 'authorizationCode' });
+    await expect.poll(() => flow.count()).toBeGreaterThan(0);
+    const [popup] = await Promise.all([context.waitForEvent('page'), flow.locator('button.authorize').click()]);
+    await popup.locator('#email').fill(user.email);
+    await popup.locator('#password').fill(user.password);
+    await popup.locator('#login').click();
+    await popup.waitForEvent('close', { timeout: 20_000 });
+    // Authorized: the flow's button now logs out.
+    await expect.poll(() => flow.locator('button', { hasText: 'Logout' }).count(), { timeout: 10_000 }).toBe(1);
+    await page.locator('.modal-ux .btn-done, .modal-ux button.close-modal').first().click();
+
+    const operation = page.locator('.opblock-get', { has: page.locator('[data-path="/shells"]') }).first();
+    await operation.locator('.opblock-summary').first().click();
+    await operation.locator('.try-out__btn').click();
+    await operation.locator('.execute').click();
+    const status = operation.locator('.live-responses-table .response .response-col_status').first();
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain('200');
+    const body = await operation.locator('.live-responses-table .response-col_description pre').first().textContent();
+    expect(body).toContain('urn:console:browser:1');
+
+    expect(offsite).toEqual([]);
+    expect(problems.filter((p) => /Content Security Policy|Refused/i.test(p))).toEqual([]);
+    await context.close();
+  });
+});
