@@ -1,8 +1,19 @@
 import { DataSource } from 'typeorm';
+import { isUuid } from '../../auth/policy';
 import { Config } from '../../config';
+import { notFound } from '../../graphql/errors';
+import { Page, bumpVersion, checkIfMatch, pageBySeq, rejectProblems, textProblem, uniquely } from '../records';
 import { TenantEntity } from './tenant.entity';
 
 export const TENANT_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** What the Management API sets on a tenant (the name only on creation: it is the tenant's URL). */
+export interface TenantInput {
+  name?: string | null;
+  friendlyName?: string | null;
+  tag?: string | null;
+  showcase?: boolean | null;
+}
 
 export interface NewTenant {
   organizationId: string;
@@ -72,4 +83,83 @@ export class TenantService {
   evict(name: string): void {
     this.cache.delete(name);
   }
+
+  /** The tenants of an organization the caller may see (`all`, or those ids), in creation order. */
+  async listIn(organizationId: string, visible: 'all' | Set<string>, limit: number, cursor: string | null): Promise<Page<TenantEntity>> {
+    const query = this.dataSource.manager.createQueryBuilder(TenantEntity, 't').where('t.organizationId = :organizationId', { organizationId });
+    if (visible !== 'all') query.andWhere('t.id = ANY(:ids::uuid[])', { ids: [...visible] });
+    return pageBySeq(query, `tenants:${organizationId}`, limit, cursor);
+  }
+
+  /** A tenant of the organization the caller may see; 404 otherwise. */
+  async getIn(organizationId: string, tenantId: string, visible: 'all' | Set<string>): Promise<TenantEntity> {
+    const tenant = isUuid(tenantId) ? await this.dataSource.manager.findOneBy(TenantEntity, { id: tenantId, organizationId }) : null;
+    if (!tenant || (visible !== 'all' && !visible.has(tenant.id))) throw notFound(`Tenant '${tenantId}' not found.`);
+    return tenant;
+  }
+
+  /** A new tenant of the organization: 400 for a name that is no DNS label, 409 when the name is taken (names are global: they are URLs). */
+  async createIn(organizationId: string, input: TenantInput): Promise<TenantEntity> {
+    rejectProblems([nameProblem(input.name), ...fieldProblems(input)]);
+    const tenant = await uniquely(
+      () =>
+        this.create({
+          organizationId,
+          name: input.name!,
+          friendlyName: input.friendlyName ?? null,
+          tag: input.tag ?? null,
+          showcase: input.showcase ?? false,
+        }),
+      `The tenant name '${input.name}' is taken.`,
+    );
+    return this.dataSource.manager.findOneByOrFail(TenantEntity, { id: tenant.id });
+  }
+
+  /**
+   * PUT (`replace`: fields not given are cleared, showcase off) or PATCH (only the fields given). The name is
+   * the tenant's URL and cannot change: a PUT may repeat it, a different one is 400.
+   */
+  async update(organizationId: string, tenantId: string, input: TenantInput, options: { ifMatch?: string | null; replace: boolean }): Promise<TenantEntity> {
+    rejectProblems(fieldProblems(input));
+    const tenant = await this.dataSource.transaction(async (manager) => {
+      const current = isUuid(tenantId) ? await manager.findOne(TenantEntity, { where: { id: tenantId, organizationId }, lock: { mode: 'pessimistic_write' } }) : null;
+      if (!current) throw notFound(`Tenant '${tenantId}' not found.`);
+      if (input.name !== undefined && input.name !== null && input.name !== current.name) {
+        rejectProblems([`A tenant's name is its URL and cannot change ('${current.name}').`]);
+      }
+      checkIfMatch(current, options.ifMatch, `Tenant '${current.name}'`);
+      const changes: Partial<TenantEntity> = options.replace
+        ? { friendlyName: input.friendlyName ?? null, tag: input.tag ?? null, showcase: input.showcase ?? false }
+        : {
+            ...(input.friendlyName !== undefined ? { friendlyName: input.friendlyName } : {}),
+            ...(input.tag !== undefined ? { tag: input.tag } : {}),
+            ...(input.showcase !== undefined && input.showcase !== null ? { showcase: input.showcase } : {}),
+          };
+      await manager.createQueryBuilder().update(TenantEntity).set({ ...changes, ...bumpVersion }).where('id = :id', { id: current.id }).execute();
+      return manager.findOneByOrFail(TenantEntity, { id: current.id });
+    });
+    this.evict(tenant.name);
+    return tenant;
+  }
+
+  /** Deletes a tenant with all its data (shells, submodels, concept descriptions, its role assignments and trusts). */
+  async deleteIn(organizationId: string, tenantId: string, ifMatch: string | null): Promise<void> {
+    const name = await this.dataSource.transaction(async (manager) => {
+      const current = isUuid(tenantId) ? await manager.findOne(TenantEntity, { where: { id: tenantId, organizationId }, lock: { mode: 'pessimistic_write' } }) : null;
+      if (!current) throw notFound(`Tenant '${tenantId}' not found.`);
+      checkIfMatch(current, ifMatch, `Tenant '${current.name}'`);
+      await manager.delete(TenantEntity, { id: current.id });
+      return current.name;
+    });
+    this.evict(name);
+  }
+}
+
+function nameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || !name) return 'name is required.';
+  return TENANT_NAME.test(name) ? undefined : `name '${name.slice(0, 100)}' must be lowercase letters, digits and inner dashes, at most 63 characters (it is part of the tenant URL).`;
+}
+
+function fieldProblems(input: TenantInput): (string | undefined)[] {
+  return [textProblem(input.friendlyName, 'friendlyName'), textProblem(input.tag, 'tag', { max: 100 })];
 }
