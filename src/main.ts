@@ -25,6 +25,8 @@ import { bootstrap } from './management/bootstrap';
 import { OrganizationService } from './management/organizations/organization.service';
 import { FederationService } from './management/federation/federation.service';
 import { TenantService } from './management/tenants/tenant.service';
+import { ServiceAccountSecretService } from './management/service-accounts/service-account-secret.service';
+import { ServiceAccountService } from './management/service-accounts/service-account.service';
 
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:8080. */
@@ -60,6 +62,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const shells = new ShellService(dataSource);
   const federation = new FederationService(dataSource);
   const accounts = new AccountService(dataSource, config);
+  const serviceAccounts = new ServiceAccountService(dataSource, config);
   // The built-in identity service: its signing keys are created on the first start, loaded on every start.
   const identity = new IdentityService(config, dataSource, accounts, log);
   await identity.start();
@@ -74,6 +77,8 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     accounts,
     identity,
     organizations: new OrganizationService(dataSource),
+    serviceAccounts,
+    serviceAccountSecrets: new ServiceAccountSecretService(dataSource, serviceAccounts),
   };
   const created = await bootstrap(dataSource, {
     ownerEmail: config.bootstrapOwnerEmail,

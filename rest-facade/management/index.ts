@@ -1,6 +1,7 @@
 import { identityRoutes } from './identity';
 import { organizationRoutes } from './organizations';
 import { ManagementRouteSpec } from './route';
+import { serviceAccountRoutes } from './service-accounts';
 
 /** Every Management API route, by resource family (one file each in this folder). */
-export const managementRoutes: ManagementRouteSpec[] = [...organizationRoutes, ...identityRoutes];
+export const managementRoutes: ManagementRouteSpec[] = [...organizationRoutes, ...serviceAccountRoutes, ...identityRoutes];

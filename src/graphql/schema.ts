@@ -14,6 +14,8 @@ import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { authChecker } from '../auth/policy';
 import { OrganizationResolver } from '../management/organizations/organization.resolver';
 import { TenantResolver } from '../management/tenants/tenant.resolver';
+import { ServiceAccountSecretResolver } from '../management/service-accounts/service-account-secret.resolver';
+import { ServiceAccountResolver } from '../management/service-accounts/service-account.resolver';
 
 let built: Promise<GraphQLSchema> | undefined;
 
@@ -29,6 +31,8 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       TenantResolver,
       IdentityResolver,
       OrganizationResolver,
+      ServiceAccountResolver,
+      ServiceAccountSecretResolver,
       ...modelJsonResolvers,
       ...shellJsonResolvers,
       ...submodelJsonResolvers,
