@@ -1,7 +1,8 @@
 import { identityRoutes } from './identity';
 import { organizationRoutes } from './organizations';
 import { ManagementRouteSpec } from './route';
+import { userGroupRoutes } from './user-groups';
 import { serviceAccountRoutes } from './service-accounts';
 
 /** Every Management API route, by resource family (one file each in this folder). */
-export const managementRoutes: ManagementRouteSpec[] = [...organizationRoutes, ...serviceAccountRoutes, ...identityRoutes];
+export const managementRoutes: ManagementRouteSpec[] = [...organizationRoutes, ...userGroupRoutes, ...serviceAccountRoutes, ...identityRoutes];
