@@ -40,17 +40,38 @@ export async function benchTokenIssuance(ctx: IdentityBenchContext): Promise<Row
 }
 
 /**
- * GET by id with the service account's token on a tenant not in showcase mode (`paths`: GET paths of its
- * shells, rotated), against the same on a showcase tenant (`showcasePaths`). The ratio is the cost of
- * verifying the token and resolving the roles from the database on every request.
+ * GET by id on the `default` tenant in showcase mode (no token verified, no roles read), then the same GETs
+ * with the service account's token after switching showcase mode off through the Management API (the token
+ * verified in-process and the roles read from the database on every request); showcase mode is restored
+ * after. The ratio is the cost of database-backed role resolution.
  */
-export async function benchRoleResolution(ctx: IdentityBenchContext, paths: string[], showcasePaths: string[]): Promise<{ rows: Row[]; ratio: number }> {
+export async function benchRoleResolution(ctx: IdentityBenchContext, paths: string[]): Promise<{ rows: Row[]; ratio: number }> {
   const token = await benchToken(ctx.server.url);
-  const rotating = (list: string[], headers: Record<string, string> = {}): autocannon.Request => {
+  const rotating = (headers: Record<string, string> = {}): autocannon.Request => {
     let next = 0;
-    return { method: 'GET', headers, setupRequest: (req) => ({ ...req, path: list[next++ % list.length] }) };
+    return { method: 'GET', headers, setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) };
   };
-  const showcase = await ctx.measure('GET /shells/{id} showcase (no token)', ctx.server, rotating(showcasePaths));
-  const secured = await ctx.measure('GET /shells/{id} with a token, roles from the database', ctx.server, rotating(paths, { authorization: `Bearer ${token}` }));
-  return { rows: [showcase, secured], ratio: secured.reqPerSec / showcase.reqPerSec };
+  const showcase = await ctx.measure('GET /shells/{id} showcase (no token)', ctx.server, rotating());
+  const setShowcase = await showcaseSwitch(ctx.server.url, token);
+  await setShowcase(false);
+  try {
+    const probe = await fetch(`${ctx.server.url}${paths[0]}`);
+    if (probe.status !== 401) throw new Error(`the default tenant still answers without a token (${probe.status})`);
+    const secured = await ctx.measure('GET /shells/{id} with a token, roles from the database', ctx.server, rotating({ authorization: `Bearer ${token}` }));
+    return { rows: [showcase, secured], ratio: secured.reqPerSec / showcase.reqPerSec };
+  } finally {
+    await setShowcase(true);
+  }
+}
+
+/** Switches showcase mode of the `default` tenant through the Management API, as its organization's owner. */
+async function showcaseSwitch(url: string, token: string): Promise<(on: boolean) => Promise<void>> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const me = (await (await fetch(`${url}/api/v1/me`, { headers })).json()) as { tenants: { id: string; name: string; organizationId: string }[] };
+  const tenant = me.tenants.find((t) => t.name === 'default');
+  if (!tenant) throw new Error('the bench service account sees no default tenant');
+  return async (on) => {
+    const res = await fetch(`${url}/api/v1/organizations/${tenant.organizationId}/tenants/${tenant.id}`, { method: 'PATCH', headers, body: JSON.stringify({ showcase: on }) });
+    if (res.status !== 200) throw new Error(`switching showcase mode: ${res.status} ${await res.text()}`);
+  };
 }

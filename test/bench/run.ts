@@ -12,6 +12,7 @@ import type { CannedResponse } from './bare-server';
 import { sampleShell } from './shells';
 import { benchHardening } from './hardening';
 import { benchSubmodels } from './submodels';
+import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './identity';
 
 /**
  * `npm run bench`: starts the built server as a child process (on DATABASE_URL in a fresh database of its
@@ -24,9 +25,9 @@ import { benchSubmodels } from './submodels';
  * BENCH_SERVER_NODE_ARGS adds node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
 
-/** `BENCH_ONLY=hardening` runs GET by id and the hardening lines alone, on fewer shells. */
+/** `BENCH_ONLY=hardening` (or `identity`) runs GET by id and those lines alone, on fewer shells. */
 const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'hardening') throw new Error(`BENCH_ONLY takes 'hardening', got '${ONLY}'`);
+if (ONLY !== undefined && ONLY !== 'hardening' && ONLY !== 'identity') throw new Error(`BENCH_ONLY takes 'hardening' or 'identity', got '${ONLY}'`);
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
 const DEEP_POSITION = SHELLS * 0.9;
@@ -248,7 +249,7 @@ async function main(): Promise<void> {
   console.log(`asset-platform bench: ${database.description}`);
   console.log(`server log level ${LOG_LEVEL}; ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per measurement; node ${process.version}, ${os.availableParallelism()} cores`);
 
-  const server = await startServer({ ...database.env, DATA_DIR: dataDir });
+  const server = await startServer({ ...database.env, DATA_DIR: dataDir, ...benchClientEnv() });
   const apiPath = '/tenants/default/api/v3.0';
   const api = `${server.url}${apiPath}`;
   const run = randomBytes(4).toString('hex');
@@ -282,8 +283,15 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   rows.push(await measure('GET /shells/{id}', server, rotating(byIdPaths)));
   const hardening = () => benchHardening({ server, apiPath, measure, byId: { row: rows[0], request: () => rotating(byIdPaths) } }, run);
+  const identity = async () => {
+    const issuance = await benchTokenIssuance({ server, measure });
+    const roles = await benchRoleResolution({ server, measure }, byIdPaths);
+    printTable([issuance, ...roles.rows], { header: 'vs showcase', of: (r) => (r === issuance ? '' : (r.reqPerSec / roles.rows[0].reqPerSec).toFixed(3)) });
+    console.log(`identity: ${issuance.reqPerSec.toFixed(0)} client-credentials tokens/s; GET by id with roles from the database at ${(roles.ratio * 100).toFixed(1)}% of showcase`);
+    return [issuance, ...roles.rows];
+  };
   if (ONLY) {
-    rows.push(...(await hardening()));
+    rows.push(...(await (ONLY === 'identity' ? identity() : hardening())));
     return finish(rows, 0, server, started);
   }
   rows.push(await measure('GET /shells?limit=100', server, { method: 'GET', path: `${apiPath}/shells?limit=${PAGE}` }));
@@ -305,6 +313,7 @@ async function main(): Promise<void> {
 
   rows.push(...(await benchSubmodels({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable }, run)));
   rows.push(...(await hardening()));
+  rows.push(...(await identity()));
   finish(rows, loadFailures, server, started);
 }
 
