@@ -25,6 +25,7 @@ import { bootstrap } from './management/bootstrap';
 import { OrganizationService } from './management/organizations/organization.service';
 import { FederationService } from './management/federation/federation.service';
 import { TenantService } from './management/tenants/tenant.service';
+import { IdentityProviderService } from './management/federation/identity-provider.service';
 import { UserGroupService } from './management/user-groups/user-group.service';
 import { ServiceAccountSecretService } from './management/service-accounts/service-account-secret.service';
 import { ServiceAccountService } from './management/service-accounts/service-account.service';
@@ -78,6 +79,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     accounts,
     identity,
     organizations: new OrganizationService(dataSource),
+    identityProviders: new IdentityProviderService(dataSource, federation),
     userGroups: new UserGroupService(dataSource),
     serviceAccounts,
     serviceAccountSecrets: new ServiceAccountSecretService(dataSource, serviceAccounts),

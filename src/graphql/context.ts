@@ -11,6 +11,7 @@ import type { OrganizationService } from '../management/organizations/organizati
 import type { FederationService } from '../management/federation/federation.service';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { TenantService } from '../management/tenants/tenant.service';
+import type { IdentityProviderService } from '../management/federation/identity-provider.service';
 import type { UserGroupService } from '../management/user-groups/user-group.service';
 import type { ServiceAccountSecretService } from '../management/service-accounts/service-account-secret.service';
 import type { ServiceAccountService } from '../management/service-accounts/service-account.service';
@@ -30,6 +31,8 @@ export interface Services {
   /** The built-in identity service (oidc-provider at `{manage_url}/oidc`, its signing keys). */
   identity: IdentityService;
   organizations: OrganizationService;
+  /** Trusted external issuers (federation), as the Management API changes them. */
+  identityProviders: IdentityProviderService;
   userGroups: UserGroupService;
   serviceAccounts: ServiceAccountService;
   /** Client secrets of service accounts (hashes only; a value is shown once). */

@@ -14,6 +14,7 @@ import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { authChecker } from '../auth/policy';
 import { OrganizationResolver } from '../management/organizations/organization.resolver';
 import { TenantResolver } from '../management/tenants/tenant.resolver';
+import { IdentityProviderResolver } from '../management/federation/identity-provider.resolver';
 import { UserGroupResolver } from '../management/user-groups/user-group.resolver';
 import { ServiceAccountSecretResolver } from '../management/service-accounts/service-account-secret.resolver';
 import { ServiceAccountResolver } from '../management/service-accounts/service-account.resolver';
@@ -32,6 +33,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       TenantResolver,
       IdentityResolver,
       OrganizationResolver,
+      IdentityProviderResolver,
       UserGroupResolver,
       ServiceAccountResolver,
       ServiceAccountSecretResolver,

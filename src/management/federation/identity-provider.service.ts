@@ -1,0 +1,137 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { isUuid } from '../../auth/policy';
+import { notFound } from '../../graphql/errors';
+import { Page, bumpVersion, checkIfMatch, pageBySeq, rejectProblems, textProblem } from '../records';
+import { TenantEntity } from '../tenants/tenant.entity';
+import { FederationService } from './federation.service';
+import { IdentityTrustEntity } from './identity-trust.entity';
+
+export interface IdentityProviderInput {
+  issuer?: string | null;
+  audience?: string | null;
+  jwksUri?: string | null;
+  rolesClaim?: string | null;
+  tenantId?: string | null;
+}
+
+/** A dot path into the token's claims: `roles`, `realm_access.roles`. */
+const ROLES_CLAIM = /^[A-Za-z0-9_:-]+(\.[A-Za-z0-9_:-]+)*$/;
+const DEFAULT_ROLES_CLAIM = 'roles';
+/** Longer issuers are never looked up (FederationService.byIssuer). */
+const URL_MAX = 2000;
+const AUDIENCE_MAX = 500;
+const ROLES_CLAIM_MAX = 200;
+
+/**
+ * Identity providers: the external issuers an organization (or one tenant of it) trusts. A token of the issuer
+ * with the audience, verified with the keys at jwksUri, carries roles at rolesClaim that hold where the trust
+ * does. Every change evicts the issuer (old and new) from the federation cache, so it takes effect at once here.
+ */
+export class IdentityProviderService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly federation: FederationService,
+  ) {}
+
+  list(organizationId: string, limit: number, cursor: string | null): Promise<Page<IdentityTrustEntity>> {
+    const query = this.dataSource.manager.createQueryBuilder(IdentityTrustEntity, 't').where('t.organizationId = :organizationId', { organizationId });
+    return pageBySeq(query, `identity-providers:${organizationId}`, limit, cursor);
+  }
+
+  async get(organizationId: string, id: string): Promise<IdentityTrustEntity> {
+    const found = isUuid(id) ? await this.dataSource.manager.findOneBy(IdentityTrustEntity, { id, organizationId }) : null;
+    if (!found) throw notFound(`Identity provider '${id}' not found.`);
+    return found;
+  }
+
+  async create(organizationId: string, input: IdentityProviderInput): Promise<IdentityTrustEntity> {
+    check(input, true);
+    const trust = await this.dataSource.transaction(async (manager) => {
+      await checkTenant(manager, organizationId, input.tenantId);
+      const { identifiers } = await manager.insert(IdentityTrustEntity, {
+        organizationId,
+        tenantId: input.tenantId ?? null,
+        issuer: input.issuer!,
+        audience: input.audience!,
+        jwksUri: input.jwksUri!,
+        rolesClaim: input.rolesClaim ?? DEFAULT_ROLES_CLAIM,
+      });
+      return manager.findOneByOrFail(IdentityTrustEntity, { id: identifiers[0].id as string });
+    });
+    this.federation.evict(trust.issuer);
+    return trust;
+  }
+
+  /** PUT (`replace`: issuer, audience, jwksUri required; rolesClaim defaults to `roles`, tenantId to none) or PATCH. */
+  async update(
+    organizationId: string,
+    id: string,
+    input: IdentityProviderInput,
+    options: { ifMatch?: string | null; replace: boolean },
+  ): Promise<IdentityTrustEntity> {
+    check(input, options.replace);
+    const changes: Partial<IdentityTrustEntity> = {};
+    for (const field of ['issuer', 'audience', 'jwksUri', 'rolesClaim'] as const) if (typeof input[field] === 'string') changes[field] = input[field]!;
+    if (options.replace) {
+      changes.rolesClaim = input.rolesClaim ?? DEFAULT_ROLES_CLAIM;
+      changes.tenantId = input.tenantId ?? null;
+    } else if (input.tenantId !== undefined) changes.tenantId = input.tenantId;
+    const { before, after } = await this.dataSource.transaction(async (manager) => {
+      const current = isUuid(id) ? await manager.findOne(IdentityTrustEntity, { where: { id, organizationId }, lock: { mode: 'pessimistic_write' } }) : null;
+      if (!current) throw notFound(`Identity provider '${id}' not found.`);
+      checkIfMatch(current, options.ifMatch, `Identity provider '${id}'`);
+      await checkTenant(manager, organizationId, changes.tenantId);
+      await manager.createQueryBuilder().update(IdentityTrustEntity).set({ ...changes, ...bumpVersion }).where('id = :id', { id }).execute();
+      return { before: current, after: await manager.findOneByOrFail(IdentityTrustEntity, { id }) };
+    });
+    this.federation.evict(before.issuer);
+    this.federation.evict(after.issuer);
+    return after;
+  }
+
+  async delete(organizationId: string, id: string, ifMatch: string | null | undefined): Promise<boolean> {
+    const deleted = await this.dataSource.transaction(async (manager) => {
+      const current = isUuid(id) ? await manager.findOne(IdentityTrustEntity, { where: { id, organizationId }, lock: { mode: 'pessimistic_write' } }) : null;
+      if (!current) throw notFound(`Identity provider '${id}' not found.`);
+      checkIfMatch(current, ifMatch, `Identity provider '${id}'`);
+      await manager.delete(IdentityTrustEntity, { id });
+      return current;
+    });
+    this.federation.evict(deleted.issuer);
+    return true;
+  }
+}
+
+/** 404 unless `tenantId` (when given) is a tenant of the organization. */
+async function checkTenant(manager: EntityManager, organizationId: string, tenantId: string | null | undefined): Promise<void> {
+  if (tenantId === null || tenantId === undefined) return;
+  const found = isUuid(tenantId) && (await manager.existsBy(TenantEntity, { id: tenantId, organizationId }));
+  if (!found) throw notFound(`Tenant '${tenantId}' not found in this organization.`);
+}
+
+function check(input: IdentityProviderInput, replace: boolean): void {
+  const required = (value: unknown) => replace || value !== undefined;
+  rejectProblems([
+    urlProblem(input.issuer, 'issuer', required(input.issuer)),
+    textProblem(input.audience, 'audience', { required: required(input.audience), max: AUDIENCE_MAX }),
+    urlProblem(input.jwksUri, 'jwksUri', required(input.jwksUri)),
+    textProblem(input.rolesClaim, 'rolesClaim', { required: input.rolesClaim !== undefined && !replace, max: ROLES_CLAIM_MAX }) ??
+      (typeof input.rolesClaim === 'string' && !ROLES_CLAIM.test(input.rolesClaim)
+        ? "rolesClaim must be a dot path of claim names, like 'roles' or 'realm_access.roles'."
+        : undefined),
+  ]);
+}
+
+/** An absolute http(s) URL, compared as given (issuers are matched exactly). */
+function urlProblem(value: unknown, field: string, required: boolean): string | undefined {
+  const problem = textProblem(value, field, { required, max: URL_MAX });
+  if (problem || typeof value !== 'string') return problem;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${field} must be an absolute http(s) URL.`;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || value !== value.trim()) return `${field} must be an absolute http(s) URL.`;
+  return undefined;
+}

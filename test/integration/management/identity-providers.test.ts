@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { clientWithRole } from '../../support/grants';
+import { newUser } from '../../support/identity';
+import { managementClient, newOrganization } from '../../support/management';
+import { TestServer, startTestServer } from '../../support/server';
+import { TestIssuer, startTestIssuer } from '../../support/tokens';
+
+let server: TestServer;
+let issuer: TestIssuer;
+beforeAll(async () => {
+  server = await startTestServer(inject('databaseUrl'));
+  issuer = await startTestIssuer();
+});
+afterAll(async () => {
+  await server?.close();
+  await issuer?.close();
+});
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const trustOf = (extra: Record<string, unknown> = {}) => ({ issuer: issuer.issuer, audience: issuer.audience, jwksUri: issuer.jwksUri, ...extra });
+const newTenant = (organizationId: string) => server.services.tenants.create({ organizationId, name: `f-${randomBytes(5).toString('hex')}`, showcase: false });
+const read = async (tenant: string, token: string) => (await fetch(`${server.api(tenant)}/shells`, { headers: { authorization: `Bearer ${token}` } })).status;
+
+describe('identity providers', () => {
+  it("a trust made through the API admits the issuer's tokens at once, and its deletion refuses them at once", async () => {
+    const { owner, organization } = await newOrganization(server);
+    const tenant = await newTenant(organization.id);
+    // A token of another audience, so that no trust of another test admits it.
+    const audience = `aud-${randomBytes(4).toString('hex')}`;
+    const token = issuer.sign({ roles: ['reader'] }, { audience });
+    expect([401, 404]).toContain(await read(tenant.name, token));
+
+    const created = await owner.call('POST', `/organizations/${organization.id}/identity-providers`, trustOf({ audience }));
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ issuer: issuer.issuer, audience, jwksUri: issuer.jwksUri, rolesClaim: 'roles', tenantId: null });
+    expect(await read(tenant.name, token)).toBe(200);
+    // Readers do not write.
+    const writer = issuer.sign({ roles: ['reader'] }, { audience });
+    expect((await fetch(`${server.api(tenant.name)}/shells`, { method: 'POST', headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' }, body: '{}' })).status).toBe(403);
+
+    // A different roles claim: the same token has no roles there any more.
+    const moved = await owner.call('PATCH', `/organizations/${organization.id}/identity-providers/${created.body.id}`, { rolesClaim: 'realm_access.roles' });
+    expect(moved.status).toBe(200);
+    expect([401, 404]).toContain(await read(tenant.name, token));
+    expect(await read(tenant.name, issuer.sign({ realm_access: { roles: ['reader'] } }, { audience }))).toBe(200);
+
+    expect((await owner.call('DELETE', `/organizations/${organization.id}/identity-providers/${created.body.id}`)).status).toBe(204);
+    expect([401, 404]).toContain(await read(tenant.name, issuer.sign({ realm_access: { roles: ['reader'] } }, { audience })));
+  });
+
+  it('a trust for one tenant grants roles there only', async () => {
+    const { owner, organization } = await newOrganization(server);
+    const [one, other] = [await newTenant(organization.id), await newTenant(organization.id)];
+    const audience = `aud-${randomBytes(4).toString('hex')}`;
+    const created = await owner.call('POST', `/organizations/${organization.id}/identity-providers`, trustOf({ audience, tenantId: one.id }));
+    expect(created.status).toBe(201);
+    expect(created.body.tenantId).toBe(one.id);
+    const token = issuer.sign({ roles: ['reader'] }, { audience });
+    expect(await read(one.name, token)).toBe(200);
+    expect(await read(other.name, token)).toBe(404);
+    // A trust of one tenant grants no organization role: the Management API does not open.
+    expect((await managementClient(server, token).call('GET', `/organizations/${organization.id}/identity-providers`)).status).toBe(403);
+  });
+
+  it('get, list, PUT and PATCH with If-Match, delete', async () => {
+    const { owner, organization } = await newOrganization(server);
+    const base = `/organizations/${organization.id}/identity-providers`;
+    const tenant = await newTenant(organization.id);
+    const created = await owner.call('POST', base, trustOf({ audience: 'api://one', rolesClaim: 'realm_access.roles' }));
+    const id = created.body.id;
+    const etag = created.headers.get('etag')!;
+    expect(created.headers.get('location')).toBe(`${server.url}/api/v1${base}/${id}`);
+    expect((await owner.call('GET', `${base}/${id}`)).body).toEqual(created.body);
+    expect((await owner.call('GET', base)).body).toEqual({ paging_metadata: {}, result: [created.body] });
+
+    const replacement = trustOf({ audience: 'api://two', tenantId: tenant.id });
+    expect((await owner.call('PUT', `${base}/${id}`, replacement, { 'if-match': '"1-5"' })).status).toBe(412);
+    const put = await owner.call('PUT', `${base}/${id}`, replacement, { 'if-match': etag });
+    expect(put.status).toBe(200);
+    // PUT replaces: the roles claim not given is the default again.
+    expect(put.body).toMatchObject({ audience: 'api://two', rolesClaim: 'roles', tenantId: tenant.id });
+    const patch = await owner.call('PATCH', `${base}/${id}`, { tenantId: null }, { 'if-match': put.headers.get('etag')! });
+    expect(patch.status).toBe(200);
+    expect(patch.body).toMatchObject({ audience: 'api://two', tenantId: null });
+
+    expect((await owner.call('DELETE', `${base}/${id}`, undefined, { 'if-match': etag })).status).toBe(412);
+    expect((await owner.call('DELETE', `${base}/${id}`, undefined, { 'if-match': patch.headers.get('etag')! })).status).toBe(204);
+    expect((await owner.call('GET', `${base}/${id}`)).status).toBe(404);
+  });
+
+  it('bad input is 400; a tenant of another organization or unknown ids 404', async () => {
+    const { owner, organization } = await newOrganization(server);
+    const base = `/organizations/${organization.id}/identity-providers`;
+    const bad = [
+      {},
+      { audience: 'a', jwksUri: issuer.jwksUri },
+      trustOf({ issuer: 'not a url' }),
+      trustOf({ issuer: 'ftp://issuer.example' }),
+      trustOf({ issuer: '/relative' }),
+      trustOf({ issuer: ` ${issuer.issuer}` }),
+      trustOf({ jwksUri: 'file:///etc/passwd' }),
+      trustOf({ jwksUri: 'javascript:alert(1)' }),
+      trustOf({ issuer: `https://x.example/${'a'.repeat(2000)}` }),
+      trustOf({ audience: '' }),
+      trustOf({ audience: 'a'.repeat(501) }),
+      trustOf({ rolesClaim: '' }),
+      trustOf({ rolesClaim: 'roles.' }),
+      trustOf({ rolesClaim: '.roles' }),
+      trustOf({ rolesClaim: 'realm access.roles' }),
+      trustOf({ rolesClaim: 'roles[0]' }),
+      trustOf({ tenantId: 'nope' }),
+      trustOf({ extra: 1 }),
+      trustOf({ issuer: 5 }),
+      [],
+    ];
+    for (const body of bad) {
+      const res = await owner.call('POST', base, body);
+      expect([400, 404], JSON.stringify(body).slice(0, 100)).toContain(res.status);
+      if (!(typeof body === 'object' && 'tenantId' in body)) expect(res.status, JSON.stringify(body).slice(0, 100)).toBe(400);
+    }
+    const elsewhere = await newOrganization(server);
+    const foreignTenant = await newTenant(elsewhere.organization.id);
+    expect((await owner.call('POST', base, trustOf({ tenantId: foreignTenant.id }))).status).toBe(404);
+    expect((await owner.call('POST', base, trustOf({ tenantId: UNKNOWN }))).status).toBe(404);
+    expect((await owner.call('GET', base)).body.result).toEqual([]);
+
+    const { id } = (await owner.call('POST', base, trustOf({ audience: 'x' }))).body;
+    for (const body of [{ issuer: null }, { audience: null }, { rolesClaim: null }, { jwksUri: 'nope' }]) {
+      expect((await owner.call('PATCH', `${base}/${id}`, body)).status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await owner.call('PATCH', `${base}/${id}`, { tenantId: foreignTenant.id })).status).toBe(404);
+    expect((await owner.call('PUT', `${base}/${id}`, { issuer: issuer.issuer })).status).toBe(400);
+    for (const other of ['nope', UNKNOWN]) {
+      expect((await owner.call('GET', `${base}/${other}`)).status).toBe(404);
+      expect((await owner.call('PUT', `${base}/${other}`, trustOf())).status).toBe(404);
+      expect((await owner.call('DELETE', `${base}/${other}`)).status).toBe(404);
+    }
+    const theirs = (await elsewhere.owner.call('POST', `/organizations/${elsewhere.organization.id}/identity-providers`, trustOf({ audience: 'x' }))).body.id;
+    expect((await owner.call('GET', `${base}/${theirs}`)).status).toBe(404);
+    expect((await owner.call('DELETE', `${base}/${theirs}`)).status).toBe(404);
+    expect((await owner.call('GET', `${base}?limit=0`)).status).toBe(400);
+  });
+
+  it('who may: strangers 404, readers read but do not write (403), no token 401', async () => {
+    const { owner, organization } = await newOrganization(server);
+    const base = `/organizations/${organization.id}/identity-providers`;
+    const { id } = (await owner.call('POST', base, trustOf({ audience: 'who' }))).body;
+    const stranger = managementClient(server, await (await newUser(server)).token());
+    const reader = await clientWithRole(server, organization.id, 'reader');
+    const anonymous = managementClient(server, null);
+    const writes: [string, string, unknown?][] = [
+      ['POST', base, trustOf()],
+      ['PUT', `${base}/${id}`, trustOf()],
+      ['PATCH', `${base}/${id}`, { audience: 'x' }],
+      ['DELETE', `${base}/${id}`],
+    ];
+    const reads: [string, string][] = [
+      ['GET', base],
+      ['GET', `${base}/${id}`],
+    ];
+    for (const [method, path, body] of [...writes, ...reads]) {
+      expect((await stranger.call(method, path, body)).status, `${method} ${path}`).toBe(404);
+      expect((await anonymous.call(method, path, body)).status, `${method} ${path}`).toBe(401);
+    }
+    for (const [method, path, body] of writes) expect((await reader.call(method, path, body)).status, `${method} ${path}`).toBe(403);
+    for (const [method, path] of reads) expect((await reader.call(method, path)).status, `${method} ${path}`).toBe(200);
+  });
+});
