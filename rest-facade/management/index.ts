@@ -6,4 +6,4 @@ import { userGroupRoutes } from './user-groups';
 import { serviceAccountRoutes } from './service-accounts';
 
 /** Every Management API route, by resource family (one file each in this folder). */
-export const managementRoutes: ManagementRouteSpec[] = [...organizationRoutes, ...identityProviderRoutes, ...userGroupRoutes, ...serviceAccountRoutes, ...userGroupRoutes, ...serviceAccountRoutes, ...identityRoutes];
+export const managementRoutes: ManagementRouteSpec[] = [...organizationRoutes, ...identityProviderRoutes, ...userGroupRoutes, ...serviceAccountRoutes, ...identityRoutes];
