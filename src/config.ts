@@ -57,6 +57,11 @@ export interface AuthConfig {
    * endpoint, login page); more are refused with 429 and Retry-After until the minute is over.
    */
   failureLimit: number;
+  /**
+   * Whether identity providers' JWKS URLs may be plain http or on loopback, private or link-local addresses.
+   * Off by default: any organization owner sets such a URL, and the server fetches it.
+   */
+  federationPrivateNetworks: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -173,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tokenTtlSec: int(env, 'TOKEN_TTL_SEC', 3600, 60, 86_400),
       signupEnabled: bool(env, 'SIGNUP_ENABLED', true),
       invitationTtlSec: int(env, 'INVITATION_TTL_SEC', 7 * 86_400, 60, 365 * 86_400),
+      federationPrivateNetworks: bool(env, 'FEDERATION_PRIVATE_NETWORKS', false),
       failureLimit: int(env, 'AUTH_FAILURE_LIMIT', 5, 1, 10_000),
     },
     defaultTenantShowcase: bool(env, 'DEFAULT_TENANT_SHOWCASE', !databaseUrl),

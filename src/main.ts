@@ -22,6 +22,9 @@ import { Services } from './graphql/context';
 import { buildAppSchema } from './graphql/schema';
 import { AccountService } from './management/accounts/account.service';
 import { bootstrap } from './management/bootstrap';
+import { MeService } from './management/me/me.service';
+import { RoleAssignmentService } from './management/role-assignments/role-assignment.service';
+import { UserService } from './management/users/user.service';
 import { OrganizationService } from './management/organizations/organization.service';
 import { FederationService } from './management/federation/federation.service';
 import { TenantService } from './management/tenants/tenant.service';
@@ -79,10 +82,13 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     accounts,
     identity,
     organizations: new OrganizationService(dataSource),
-    identityProviders: new IdentityProviderService(dataSource, federation),
+    identityProviders: new IdentityProviderService(dataSource, federation, config.auth.federationPrivateNetworks),
     userGroups: new UserGroupService(dataSource),
     serviceAccounts,
     serviceAccountSecrets: new ServiceAccountSecretService(dataSource, serviceAccounts),
+    users: new UserService(dataSource, config),
+    roleAssignments: new RoleAssignmentService(dataSource),
+    me: new MeService(dataSource),
   };
   const created = await bootstrap(dataSource, {
     ownerEmail: config.bootstrapOwnerEmail,

@@ -5,6 +5,7 @@ import type { AuthConfig } from '../config';
 import { isUuid } from './policy';
 import type { FederatedGrant, Principal } from './principal';
 import { RoleName, isRoleName, isTenantRole } from './roles';
+import { publicAgentFor } from './outbound';
 import { SigningKeys } from './signing-keys';
 
 /** Why a token was refused. The message is for the log (it may name the issuer or audience), `expired` for the client. */
@@ -66,7 +67,13 @@ export function createTokenVerifier(config: AuthConfig, builtIn: BuiltInIssuer |
     if (!keys) {
       if (keySets.size >= MAX_KEY_SETS) keySets.delete(keySets.keys().next().value!);
       // jwks-rsa fetches and converts the key set; which keys are known, and when to fetch again, is SigningKeys' rule.
-      keys = new SigningKeys(new JwksClient({ jwksUri, cache: false, rateLimit: false, timeout: 5_000 }));
+      // Public addresses only, unless FEDERATION_PRIVATE_NETWORKS (an organization owner chose the URL).
+      const agent = config.federationPrivateNetworks ? undefined : publicAgentFor(jwksUri);
+      keys = new SigningKeys(
+        agent instanceof Error
+          ? { getSigningKeys: () => Promise.reject(agent) }
+          : new JwksClient({ jwksUri, cache: false, rateLimit: false, timeout: 5_000, ...(agent ? { requestAgent: agent } : {}) }),
+      );
       keySets.set(jwksUri, keys);
     }
     return keys;

@@ -14,10 +14,10 @@ import { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { OrganizationUserEntity } from '../../src/management/users/organization-user.entity';
 import { clientCredentials, clientCredentialsToken, newServiceAccount, newUser, tokenRequest, userLogin, userToken } from '../support/identity';
 import { databaseRelay } from '../support/db-relay';
-import { TestServer, json, startTestServer } from '../support/server';
+import { TestServer, json, startTestServer, testAuth } from '../support/server';
 
 const databaseUrl = () => inject('databaseUrl');
-const baseAuth = loadConfig({}).auth;
+const baseAuth = testAuth;
 
 let server: TestServer;
 let tenant: TenantEntity;

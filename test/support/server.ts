@@ -24,10 +24,16 @@ export interface TestServer extends RunningServer {
 export type Issuer = Pick<TestIssuer, 'issuer' | 'jwksUri' | 'audience'>;
 
 
+/** Settings every test server has: the test issuers' JWKS are on loopback, which production refuses. */
+const TEST_ENV = { FEDERATION_PRIVATE_NETWORKS: 'true' };
+
+/** The auth settings of a test server, to change one of them: `{ auth: { ...testAuth, signupEnabled: false } }`. */
+export const testAuth = loadConfig(TEST_ENV).auth;
+
 /** Starts the real server in-process on a free loopback port, against `databaseUrl`; `log` receives its log lines. */
 export async function startTestServer(databaseUrl: string, overrides: Partial<Config> = {}, log?: Logger): Promise<TestServer> {
   const port = overrides.port ?? (await freePort());
-  const base = loadConfig({ DATABASE_URL: databaseUrl, PORT: String(port) });
+  const base = loadConfig({ ...TEST_ENV, DATABASE_URL: databaseUrl, PORT: String(port) });
   const config: Config = {
     ...base,
     host: '127.0.0.1',

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { outboundProblem } from '../../auth/outbound';
 import { isUuid } from '../../auth/policy';
 import { notFound } from '../../graphql/errors';
 import { Page, bumpVersion, checkIfMatch, pageBySeq, rejectProblems, textProblem } from '../records';
@@ -31,7 +32,15 @@ export class IdentityProviderService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly federation: FederationService,
+    /** FEDERATION_PRIVATE_NETWORKS: JWKS URLs may be http and on private addresses. */
+    private readonly privateNetworks = false,
   ) {}
+
+  /** 400 when the server would not fetch the JWKS URL (see auth/outbound.ts). */
+  private async checkReachable(jwksUri: string | null | undefined): Promise<void> {
+    if (this.privateNetworks || typeof jwksUri !== 'string') return;
+    rejectProblems([await outboundProblem(jwksUri, 'jwksUri')]);
+  }
 
   list(organizationId: string, limit: number, cursor: string | null): Promise<Page<IdentityTrustEntity>> {
     const query = this.dataSource.manager.createQueryBuilder(IdentityTrustEntity, 't').where('t.organizationId = :organizationId', { organizationId });
@@ -46,6 +55,7 @@ export class IdentityProviderService {
 
   async create(organizationId: string, input: IdentityProviderInput): Promise<IdentityTrustEntity> {
     check(input, true);
+    await this.checkReachable(input.jwksUri);
     const trust = await this.dataSource.transaction(async (manager) => {
       await checkTenant(manager, organizationId, input.tenantId);
       const { identifiers } = await manager.insert(IdentityTrustEntity, {
@@ -70,6 +80,7 @@ export class IdentityProviderService {
     options: { ifMatch?: string | null; replace: boolean },
   ): Promise<IdentityTrustEntity> {
     check(input, options.replace);
+    await this.checkReachable(input.jwksUri);
     const changes: Partial<IdentityTrustEntity> = {};
     for (const field of ['issuer', 'audience', 'jwksUri', 'rolesClaim'] as const) if (typeof input[field] === 'string') changes[field] = input[field]!;
     if (options.replace) {

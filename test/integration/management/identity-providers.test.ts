@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientWithRole } from '../../support/grants';
 import { newUser } from '../../support/identity';
 import { managementClient, newOrganization } from '../../support/management';
-import { TestServer, startTestServer } from '../../support/server';
+import { TestServer, startTestServer, testAuth } from '../../support/server';
 import { TestIssuer, startTestIssuer } from '../../support/tokens';
 
 let server: TestServer;
@@ -165,5 +165,38 @@ describe('identity providers', () => {
     }
     for (const [method, path, body] of writes) expect((await reader.call(method, path, body)).status, `${method} ${path}`).toBe(403);
     for (const [method, path] of reads) expect((await reader.call(method, path)).status, `${method} ${path}`).toBe(200);
+  });
+});
+
+describe('JWKS URLs on private networks (FEDERATION_PRIVATE_NETWORKS off, as in production)', () => {
+  it('are refused when set (400 saying why) and never fetched when stored anyway', async () => {
+    const guarded = await startTestServer(inject('databaseUrl'), { auth: { ...testAuth, federationPrivateNetworks: false } });
+    try {
+      const { owner, organization } = await newOrganization(guarded);
+      const path = `/organizations/${organization.id}/identity-providers`;
+      for (const jwksUri of [
+        issuer.jwksUri, // http, loopback
+        'https://127.0.0.1/jwks',
+        'https://localhost/jwks',
+        'https://[::1]/jwks',
+        'https://[::ffff:10.0.0.1]/jwks',
+        'https://169.254.169.254/latest/meta-data',
+        'https://10.1.2.3/jwks',
+        'https://192.168.1.1/jwks',
+        'https://no-such-host.invalid/jwks',
+      ]) {
+        const res = await owner.call('POST', path, trustOf({ jwksUri }));
+        expect(res.status, jwksUri).toBe(400);
+        expect(res.body.messages[0].text).toMatch(/jwksUri/);
+      }
+      // A trust already stored with such a URL (made before, or by SQL): its keys are not fetched, its tokens refused.
+      const tenant = await guarded.createTenant({ showcase: false });
+      await guarded.trust(issuer, tenant.organizationId);
+      const before = issuer.jwksRequests();
+      expect((await fetch(`${guarded.api(tenant.name)}/shells`, { headers: { authorization: `Bearer ${issuer.sign({ roles: ['reader'] })}` } })).status).toBe(401);
+      expect(issuer.jwksRequests()).toBe(before);
+    } finally {
+      await guarded.close();
+    }
   });
 });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../../src/config';
 import { InvitationEntity } from '../../../src/management/invitations/invitation.entity';
 import { newUser } from '../../support/identity';
 import { managementClient, newOrganization } from '../../support/management';
-import { TestServer, startTestServer } from '../../support/server';
+import { TestServer, startTestServer, testAuth } from '../../support/server';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -42,7 +41,7 @@ describe('sign-up (POST /accounts)', () => {
   });
 
   it('is 403 when sign-up is switched off', async () => {
-    const closed = await startTestServer(inject('databaseUrl'), { auth: { ...loadConfig({}).auth, signupEnabled: false } });
+    const closed = await startTestServer(inject('databaseUrl'), { auth: { ...testAuth, signupEnabled: false } });
     try {
       const res = await managementClient(closed, null).call('POST', '/accounts', { email: `x-${Date.now()}@example.com`, password: 'a long enough password' });
       expect(res.status).toBe(403);
