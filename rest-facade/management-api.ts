@@ -26,12 +26,19 @@ export function createManagementApiRouter(options: ManagementApiOptions): Router
   const executor = new OperationExecutor(options.schema);
   const router = new Router();
   const readJson = jsonBody(options.bodyLimitBytes, true);
+  // A route whose body is all optional fields may be called without one.
+  const optionalJson: Middleware = (ctx, next) => {
+    if (ctx.request.length || ctx.get('transfer-encoding')) return readJson(ctx, next);
+    ctx.request.body = {};
+    return next();
+  };
   for (const spec of managementRoutes) {
     const handler = routeHandler(spec, executor, options);
     const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const paths = spec.path === '/me' ? [MANAGEMENT_API_BASE + spec.path, '/me'] : [MANAGEMENT_API_BASE + spec.path];
     for (const path of paths) {
-      if (spec.body) router[method](path, readJson, handler);
+      if (spec.body === 'optional') router[method](path, optionalJson, handler);
+      else if (spec.body) router[method](path, readJson, handler);
       else router[method](path, handler);
     }
   }

@@ -32,8 +32,8 @@ export interface ManagementRouteSpec {
   tag: string;
   /** The GraphQL document run for this route. */
   operation: string;
-  /** Whether the route takes a JSON object body. */
-  body?: boolean;
+  /** Whether the route takes a JSON object body; `optional`: it may have none (then `{}`). */
+  body?: boolean | 'optional';
   /** Whether the route is served without a bearer token (sign-up). */
   anonymous?: boolean;
   variables(req: ManagementRequest): Record<string, unknown>;

@@ -72,9 +72,9 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     method: 'POST',
     path: `${BASE}/:serviceAccountId/secrets`,
     summary:
-      'Add a client secret (body: description, expiresAt or validForSeconds, all optional; {} for none). The answer holds its value, the only time it is shown. At most two active secrets (409). Organization owners only.',
+      'Add a client secret (body: description, expiresAt or validForSeconds, all optional; the body may be left out). The answer holds its value, the only time it is shown. At most two active secrets (409). Organization owners only.',
     tag: TAG,
-    body: true,
+    body: 'optional',
     operation: `mutation AddServiceAccountSecret($organizationId: ID!, $serviceAccountId: ID!, $input: ServiceAccountSecretInput!) { addServiceAccountSecret(organizationId: $organizationId, serviceAccountId: $serviceAccountId, input: $input) { ${NEW_SECRET} } }`,
     variables: (req) => ({ ...accountOf(req), input: req.body }),
     respond: (data) => ({ status: 201, body: data.addServiceAccountSecret }),
@@ -94,7 +94,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     summary:
       'Rotate: add a secret (answer as for adding one) and let the other active secret expire previousSecretValidForSeconds from now (default 86400, 0: now; never later than it would have). 409 with two active secrets. Organization owners only.',
     tag: TAG,
-    body: true,
+    body: 'optional',
     operation: `mutation RotateServiceAccountSecret($organizationId: ID!, $serviceAccountId: ID!, $input: ServiceAccountSecretRotation!) { rotateServiceAccountSecret(organizationId: $organizationId, serviceAccountId: $serviceAccountId, input: $input) { ${NEW_SECRET} previousSecret { ${SECRET} } } }`,
     variables: (req) => ({ ...accountOf(req), input: req.body }),
     respond: (data) => ({ status: 201, body: data.rotateServiceAccountSecret }),

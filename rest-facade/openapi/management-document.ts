@@ -84,7 +84,7 @@ export function managementDocument(served: ServedRoute[], routes: readonly Manag
       summary: spec.summary,
       operationId,
       ...(parameters.length ? { parameters } : {}),
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+      ...(spec.body ? { requestBody: { required: spec.body === true, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
       responses,
       ...(spec.anonymous ? { security: [] } : {}),
     };

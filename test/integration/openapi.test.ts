@@ -86,7 +86,7 @@ describe('OpenAPI documents', () => {
     const res = await get('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const doc = await res.json();
+    const doc: Doc = await res.json();
     await validate(doc);
     expect(doc.servers[0].url).toBe(server.url);
     expect(doc.info.description).toMatch(/README/);
@@ -133,7 +133,7 @@ describe('OpenAPI documents', () => {
     // A made-up tenant gets the same document: it describes, and reveals nothing about which tenants exist.
     const other = await get('/tenants/no-such-tenant/api/v3.0/openapi.json');
     expect(other.status).toBe(200);
-    expect((await other.json()).servers[0].url).toBe(server.api('no-such-tenant'));
+    expect(((await other.json()) as Doc).servers[0].url).toBe(server.api('no-such-tenant'));
   });
 
   it('route coverage: every route the routers register is documented with its method, and every documented operation is served', async () => {

@@ -65,7 +65,8 @@ export class OrganizationService {
 
   /** PUT (`replace`: name required) or PATCH (only what is given). */
   async update(id: string, input: OrganizationInput, options: { ifMatch?: string | null; replace: boolean }): Promise<OrganizationEntity> {
-    rejectProblems([textProblem(input.name, 'name', { required: options.replace })]);
+    // PUT needs a name; PATCH may leave it out (or null), but a name given must not be empty.
+    rejectProblems([textProblem(input.name, 'name', { required: options.replace || typeof input.name === 'string' })]);
     return this.dataSource.transaction(async (manager) => {
       const current = await manager.findOne(OrganizationEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!current) throw notFound(`Organization '${id}' not found.`);

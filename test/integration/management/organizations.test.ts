@@ -43,6 +43,8 @@ describe('organizations', () => {
     }
     expect((await owner.call('POST', '/organizations', '{"name":')).status).toBe(400);
     expect((await owner.call('PUT', `/organizations/${organization.id}`, {})).status).toBe(400);
+    for (const name of ['', '  ', 7]) expect((await owner.call('PATCH', `/organizations/${organization.id}`, { name })).status, JSON.stringify(name)).toBe(400);
+    expect((await owner.call('GET', `/organizations/${organization.id}`)).body.name).toBe('test organization');
     expect((await owner.call('GET', '/organizations/not-a-uuid')).status).toBe(404);
     expect((await owner.call('GET', '/organizations/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await owner.call('GET', '/organizations?limit=0')).status).toBe(400);

@@ -209,6 +209,11 @@ describe('service account secrets', () => {
 
     await sleep(1_200);
     expect(await tokenStatus(id, short.value)).not.toBe(200);
+    // With one active secret left, a secret can be added again; with no options, the body may be left out.
+    const bare = await owner.call('POST', `${path}/secrets`);
+    expect(bare.status).toBe(201);
+    expect(await tokenStatus(id, bare.body.value)).toBe(200);
+    expect((await owner.call('DELETE', `${path}/secrets/${bare.body.secret.id}`)).status).toBe(204);
     expect(await tokenStatus(id, later.value)).toBe(200);
     const list = await owner.call('GET', `${path}/secrets`);
     expect(list.body.result.map((s: { id: string; active: boolean }) => [s.id, s.active])).toEqual([
