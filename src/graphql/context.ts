@@ -7,6 +7,9 @@ import { TokenError, type TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { IdentityService } from '../auth/identity/identity.service';
 import type { AccountService } from '../management/accounts/account.service';
+import type { MeService } from '../management/me/me.service';
+import type { RoleAssignmentService } from '../management/role-assignments/role-assignment.service';
+import type { UserService } from '../management/users/user.service';
 import type { OrganizationService } from '../management/organizations/organization.service';
 import type { FederationService } from '../management/federation/federation.service';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
@@ -37,6 +40,10 @@ export interface Services {
   serviceAccounts: ServiceAccountService;
   /** Client secrets of service accounts (hashes only; a value is shown once). */
   serviceAccountSecrets: ServiceAccountSecretService;
+  /** Users of organizations and invitations. */
+  users: UserService;
+  roleAssignments: RoleAssignmentService;
+  me: MeService;
 }
 
 /** What every resolver sees, built once per request (HTTP GraphQL or REST facade alike). */

@@ -12,6 +12,11 @@ import { SubmodelElementAtPathResolver, SubmodelResolver } from '../aas/submodel
 import { submodelJsonResolvers } from '../aas/submodels/submodel.types';
 import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { authChecker } from '../auth/policy';
+import { AccountResolver } from '../management/accounts/account.resolver';
+import { MeResolver, MeTenantResolver } from '../management/me/me.resolver';
+import { RoleResolver } from '../management/roles/role.resolver';
+import { RoleAssignmentResolver } from '../management/role-assignments/role-assignment.resolver';
+import { InvitationResolver, OrganizationUserResolver } from '../management/users/user.resolver';
 import { OrganizationResolver } from '../management/organizations/organization.resolver';
 import { TenantResolver } from '../management/tenants/tenant.resolver';
 import { IdentityProviderResolver } from '../management/federation/identity-provider.resolver';
@@ -37,6 +42,13 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       UserGroupResolver,
       ServiceAccountResolver,
       ServiceAccountSecretResolver,
+      OrganizationUserResolver,
+      InvitationResolver,
+      AccountResolver,
+      RoleResolver,
+      RoleAssignmentResolver,
+      MeResolver,
+      MeTenantResolver,
       ...modelJsonResolvers,
       ...shellJsonResolvers,
       ...submodelJsonResolvers,
