@@ -12,7 +12,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     tag: 'Roles',
     operation: `query Roles($organizationId: ID!) { organizationRoles(organizationId: $organizationId) { ${ROLE} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId }),
-    respond: (data) => ({ status: 200, body: { result: data.organizationRoles } }),
+    respond: (data) => ({ status: 200, body: { paging_metadata: {}, result: data.organizationRoles } }),
   },
   {
     method: 'GET',
@@ -21,7 +21,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     tag: 'Roles',
     operation: `query CloudRoles($organizationId: ID!) { cloudRoles(organizationId: $organizationId) { ${ROLE} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId }),
-    respond: (data) => ({ status: 200, body: { result: data.cloudRoles } }),
+    respond: (data) => ({ status: 200, body: { paging_metadata: {}, result: data.cloudRoles } }),
   },
   {
     method: 'POST',

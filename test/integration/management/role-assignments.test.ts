@@ -32,6 +32,7 @@ describe('roles', () => {
   it('lists organization roles and cloud roles separately', async () => {
     const { owner, organization } = await newOrganization(server);
     const org = await owner.call('GET', `/organizations/${organization.id}/roles`);
+    expect(org.body.paging_metadata).toEqual({});
     expect(org.body.result.map((r: { name: string }) => r.name)).toEqual(['reader', 'contributor', 'organization-owner']);
     const cloud = await owner.call('GET', `/organizations/${organization.id}/cloud/roles`);
     expect(cloud.body.result.map((r: { name: string }) => r.name)).toEqual(['reader', 'contributor']);
