@@ -272,6 +272,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       manageUrl: config.manageUrl,
       tenantApiUrlOf,
       tenantHostSuffix: config.tenantHostSuffix,
+      graphqlSchema: schema,
     }).routes(),
   );
   koa.use(

@@ -1,6 +1,8 @@
+import type { GraphQLSchema } from 'graphql';
 import type { ManagementRouteSpec } from '../management/route';
 import type { Json } from './bundle';
 import { OPENAPI_VERSION, SECURITY, ServedRoute, openApiPath, securitySchemes } from './common';
+import { routeSchemas } from './graphql-schemas';
 
 const MAX_LIMIT = 250;
 
@@ -38,10 +40,18 @@ const ERROR_TEXT: Record<string, string> = {
 /**
  * The Management API's OpenAPI 3.1 document, generated from the routes the router registers (`served`, full
  * paths) and the table they come from (`routes`, paths relative to `/api/v1`), so it lists exactly what is served.
- * Bodies and answers are left open (JSON objects); the README documents each route's shape.
+ * Bodies and answers are described by JSON Schemas derived from the GraphQL operation each route runs
+ * (graphql-schemas.ts): the body is its `$input`, the answer the fields it selects.
  */
-export function managementDocument(served: ServedRoute[], routes: readonly ManagementRouteSpec[], manageUrl: string, base: string): Json {
+export function managementDocument(
+  served: ServedRoute[],
+  routes: readonly ManagementRouteSpec[],
+  manageUrl: string,
+  base: string,
+  graphqlSchema: GraphQLSchema,
+): Json {
   const paths: Record<string, Json> = {};
+  const components: Record<string, Json> = {};
   const tags = new Set<string>();
   const operationIds = new Set<string>();
   for (const route of served) {
@@ -70,12 +80,20 @@ export function managementDocument(served: ServedRoute[], routes: readonly Manag
     if (conditional) errors.push('412');
     if (spec.anonymous) errors.push('429');
     errors.push('503');
-    const responses: Json = {
-      '2XX': {
-        description: list ? 'Success: a page, `{"result": [...], "paging_metadata": {"cursor": "..."}}` (no cursor on the last page).' : 'Success.',
-        content: { 'application/json': { schema: list ? { $ref: '#/components/schemas/Page' } : {} } },
-      },
-    };
+    const derived = routeSchemas(graphqlSchema, spec.operation);
+    Object.assign(components, derived.components);
+    const answer = derived.answer;
+    // A whole list (the roles) is answered in the page shape, without a cursor.
+    const answerSchema = answer?.schema.type === 'array' ? { type: 'object', required: ['result', 'paging_metadata'], properties: { result: answer.schema, paging_metadata: { type: 'object' } } } : answer?.schema;
+    const responses: Json = answer?.boolean
+      ? { '204': { description: 'Done; no content.' } }
+      : {
+          '2XX': {
+            description: list ? 'Success: a page, `{"result": [...], "paging_metadata": {"cursor": "..."}}` (no cursor on the last page).' : 'Success.',
+            ...(list || answer?.page ? {} : { headers: { ETag: { description: 'The entity tag, for If-Match (updatable records).', schema: { type: 'string' } } } }),
+            content: { 'application/json': { schema: answerSchema ?? (list ? { $ref: '#/components/schemas/Page' } : {}) } },
+          },
+        };
     for (const status of errors) {
       responses[status] = { description: ERROR_TEXT[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Result' } } } };
     }
@@ -84,7 +102,7 @@ export function managementDocument(served: ServedRoute[], routes: readonly Manag
       summary: spec.summary,
       operationId,
       ...(parameters.length ? { parameters } : {}),
-      ...(spec.body ? { requestBody: { required: spec.body === true, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+      ...(spec.body ? { requestBody: { required: spec.body === true, content: { 'application/json': { schema: derived.body ?? { type: 'object' } } } } } : {}),
       responses,
       ...(spec.anonymous ? { security: [] } : {}),
     };
@@ -97,8 +115,9 @@ export function managementDocument(served: ServedRoute[], routes: readonly Manag
       version: 'v1',
       description:
         'Organizations, users, tenants, service accounts, groups, role assignments and the identity service of the asset platform. ' +
-        'This document is generated from the routes the server registers. Where it leaves bodies and answers open (JSON objects), ' +
-        "the server's README documents them. Errors are AAS Result objects; lists are paged with `limit` and `cursor`.",
+        'This document is generated from the routes the server registers; bodies and answers are derived from the GraphQL operation ' +
+        "each route runs. The server's README documents the paths the platform specification leaves open. Errors are AAS Result objects; " +
+        'lists are paged with `limit` and `cursor`.',
     },
     servers: [{ url: manageUrl }],
     security: SECURITY,
@@ -106,6 +125,7 @@ export function managementDocument(served: ServedRoute[], routes: readonly Manag
     paths,
     components: {
       schemas: {
+        ...components,
         ...RESULT_SCHEMAS,
         Page: {
           type: 'object',

@@ -1,4 +1,5 @@
 import Router, { RouterContext } from '@koa/router';
+import type { GraphQLSchema } from 'graphql';
 import type { ManagementRouteSpec } from '../management/route';
 import { Json } from './bundle';
 import { servedRoutes } from './common';
@@ -17,6 +18,8 @@ export interface OpenApiOptions {
   /** `{tenant_url}/api/v3.0` of a tenant. */
   tenantApiUrlOf(tenant: string): string;
   tenantHostSuffix?: string;
+  /** The GraphQL schema the routes' operations run on: the Management API's bodies and answers come from it. */
+  graphqlSchema: GraphQLSchema;
 }
 
 const SERVER_URL = '"__SERVER_URL__"';
@@ -29,7 +32,7 @@ const SERVER_URL = '"__SERVER_URL__"';
  */
 export function createOpenApiRouter(options: OpenApiOptions): Router {
   const management = JSON.stringify(
-    managementDocument(servedRoutes(options.managementRouter), options.managementRoutes, options.manageUrl, options.managementBase),
+    managementDocument(servedRoutes(options.managementRouter), options.managementRoutes, options.manageUrl, options.managementBase, options.graphqlSchema),
   );
   const prefix = `/tenants/:tenant${options.tenantBase}`;
   const tenantRoutes = servedRoutes(options.tenantRouter)

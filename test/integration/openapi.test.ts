@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { newOrganization } from '../support/management';
 import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../../rest-facade/management-api';
 import { createTenantApiRouter } from '../../rest-facade/tenant-api';
 import { buildAppSchema } from '../../src/graphql/schema';
@@ -81,6 +82,23 @@ const hostGet = (port: string, host: string, path: string) =>
       .on('error', reject);
   });
 
+/** Checks a value against the JSON Schema subset the generated documents use ($ref, type, properties, required, items, enum). */
+function conforms(value: unknown, schema: Doc, doc: Doc, at = '$'): void {
+  if (schema.$ref) return conforms(value, doc.components.schemas[schema.$ref.split('/').pop()], doc, at);
+  const types: string[] = schema.type === undefined ? [] : [schema.type].flat();
+  const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
+  if (types.length) expect(types.includes(actual) || (actual === 'integer' && types.includes('number')), `${at}: ${actual} is not ${types}`).toBe(true);
+  if (schema.enum && value !== null) expect(schema.enum, at).toContain(value);
+  if (actual === 'array' && schema.items) (value as unknown[]).forEach((v, i) => conforms(v, schema.items, doc, `${at}[${i}]`));
+  if (actual === 'object' && schema.properties) {
+    for (const key of schema.required ?? []) expect(value, `${at}.${key} is required`).toHaveProperty(key);
+    for (const [key, v] of Object.entries(value as object)) {
+      expect(schema.properties, `${at}.${key} is not documented`).toHaveProperty(key);
+      conforms(v, schema.properties[key], doc, `${at}.${key}`);
+    }
+  }
+}
+
 describe('OpenAPI documents', () => {
   it('serves the Management API document without a token: valid OpenAPI 3.1, both security schemes, Result errors', async () => {
     const res = await get('/api/v1/openapi.json');
@@ -108,6 +126,28 @@ describe('OpenAPI documents', () => {
       if (['PUT', 'PATCH', 'DELETE'].includes(route.method)) expect(names, route.path).toContain('If-Match');
       if (op.security) expect(op.security).toEqual([]);
     }
+  });
+
+  it('describes Management API bodies and answers from the GraphQL operations, and the real answers match them', async () => {
+    const doc: Doc = await (await get('/api/v1/openapi.json')).json();
+    const create = doc.paths['/api/v1/organizations/{organizationId}/tenants'].post;
+    expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TenantInput' });
+    expect(doc.components.schemas.TenantInput).toMatchObject({ type: 'object', required: ['name'], additionalProperties: false });
+    expect(Object.keys(doc.components.schemas.TenantInput.properties)).toEqual(['name', 'friendlyName', 'tag', 'showcase']);
+    expect(doc.paths['/api/v1/organizations/{organizationId}/tenants/{tenantId}'].delete.responses['204']).toBeDefined();
+
+    // Real answers conform to what is documented (the etag is in the header, not the body).
+    const { owner, organization } = await newOrganization(server);
+    const schemaOf = (path: string, method: string) => doc.paths[path][method].responses['2XX'].content['application/json'].schema;
+    const tenant = await owner.call('POST', `/organizations/${organization.id}/tenants`, { name: `oa-${Date.now().toString(36)}` });
+    conforms(tenant.body, schemaOf('/api/v1/organizations/{organizationId}/tenants', 'post'), doc);
+    expect(schemaOf('/api/v1/organizations/{organizationId}/tenants', 'post').properties).not.toHaveProperty('etag');
+    conforms((await owner.call('GET', `/organizations/${organization.id}/tenants`)).body, schemaOf('/api/v1/organizations/{organizationId}/tenants', 'get'), doc);
+    conforms((await owner.call('GET', '/me')).body, schemaOf('/api/v1/me', 'get'), doc);
+    conforms((await owner.call('GET', `/organizations/${organization.id}/roles`)).body, schemaOf('/api/v1/organizations/{organizationId}/roles', 'get'), doc);
+    const sa = await owner.call('POST', `/organizations/${organization.id}/service-accounts`, { name: 'documented' });
+    const secret = await owner.call('POST', `/organizations/${organization.id}/service-accounts/${sa.body.id}/secrets`);
+    conforms(secret.body, schemaOf('/api/v1/organizations/{organizationId}/service-accounts/{serviceAccountId}/secrets', 'post'), doc);
   });
 
   it("serves a tenant's AAS API document without a token, with the tenant's server URL, bundled (no external $ref), valid OpenAPI 3.1", async () => {
