@@ -21,15 +21,21 @@ export function killAll(): void {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
+export interface SpawnServerOptions extends Pick<SpawnOptions, 'uid' | 'gid'> {
+  /** More environment, given the server's URL (e.g. PUBLIC_URL, BOOTSTRAP_CLIENT_ID). */
+  env?: (url: string) => NodeJS.ProcessEnv;
+}
+
 /**
  * Spawns the server as `npm start` and the Docker image run it (not under vitest's NODE_ENV=test, where libraries
  * behave otherwise) on the embedded database in `dataDir`, on a free port.
  */
-export async function spawnServer(dataDir: string, options: Pick<SpawnOptions, 'uid' | 'gid'> = {}): Promise<ServerProcess> {
+export async function spawnServer(dataDir: string, { env: moreEnv, ...options }: SpawnServerOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete env.DATABASE_URL;
   delete env.DEFAULT_TENANT_SHOWCASE;
+  Object.assign(env, moreEnv?.(`http://127.0.0.1:${port}`));
   const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...options });
   started.push(child);
   let out = '';
@@ -44,8 +50,8 @@ export async function spawnServer(dataDir: string, options: Pick<SpawnOptions, '
 }
 
 /** Spawns the server and waits until it is ready; fails with its output when it exits or takes over a minute. */
-export async function startServerProcess(dataDir: string): Promise<ServerProcess> {
-  const proc = await spawnServer(dataDir);
+export async function startServerProcess(dataDir: string, options: SpawnServerOptions = {}): Promise<ServerProcess> {
+  const proc = await spawnServer(dataDir, options);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.child.exitCode !== null) throw new Error(`server exited with ${proc.child.exitCode}:\n${proc.output()}`);
