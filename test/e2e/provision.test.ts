@@ -166,6 +166,31 @@ describe('docker/provision.sh against a server on its first start', () => {
     expect(missing.stderr).toContain('set BOOTSTRAP_CLIENT_ID');
   });
 
+  it("the README's curl + GraphQL commands work as shown (on another tenant name)", async () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Provisioning by script'));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)![1];
+    expect(block).toContain('URL=http://localhost:8080\n');
+    const commands = block.replace('URL=http://localhost:8080\n', `URL=${server.url}\n`).replaceAll('plant-1', 'readme-1');
+    const run = spawnSync('bash', ['-c', `set -euo pipefail\n${commands}`], {
+      env: { PATH: process.env.PATH, BOOTSTRAP_CLIENT_ID, BOOTSTRAP_CLIENT_SECRET },
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('"errors"');
+    expect(run.stdout).toContain('"role":"contributor"');
+    // The last answer (GET /shells) follows the POST's on the same line: the first '{' from which the rest parses.
+    const out = run.stdout.trim();
+    const shells = [...out.matchAll(/\{/g)].map((m) => {
+      try {
+        return JSON.parse(out.slice(m.index));
+      } catch {
+        return undefined;
+      }
+    }).find(Boolean);
+    expect(shells.result.map((s: { id: string }) => s.id)).toEqual(['urn:example:aas:1']);
+  });
+
   it("answers the compose file's healthcheck command", () => {
     const compose = parse(fs.readFileSync(COMPOSE, 'utf8'));
     const [, , flag, script] = compose.services.app.healthcheck.test as string[];
