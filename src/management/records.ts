@@ -90,7 +90,19 @@ export async function assertOwnerRemains(manager: EntityManager, organizationId:
   if (owners < 1) throw conflict('This would leave the organization without an organization-owner; make someone else owner first.');
 }
 
-/** Runs `write`, turning a unique-index violation into 409 with `message`. */
+/**
+ * Removes what names a principal in one organization: its role assignments and its memberships in the
+ * organization's groups (the tables have no foreign key to the principal, which may be a user or a service account).
+ */
+export async function removePrincipalFrom(manager: EntityManager, organizationId: string, type: 'user' | 'service-account', id: string): Promise<void> {
+  await manager.query('DELETE FROM role_assignments WHERE organization_id = $1 AND principal_type = $2 AND principal_id = $3', [organizationId, type, id]);
+  await manager.query(
+    'DELETE FROM group_members WHERE principal_type = $2 AND principal_id = $3 AND group_id IN (SELECT id FROM user_groups WHERE organization_id = $1)',
+    [organizationId, type, id],
+  );
+}
+/** Runs `write`, turning a unique-index violation
+ into 409 with `message`. */
 export async function uniquely<T>(write: () => Promise<T>, message: string): Promise<T> {
   try {
     return await write();

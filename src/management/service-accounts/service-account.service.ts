@@ -2,7 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { isUuid } from '../../auth/policy';
 import type { Config } from '../../config';
 import { notFound } from '../../graphql/errors';
-import { Page, assertOwnerRemains, bumpVersion, checkIfMatch, lockOrganization, pageBySeq, rejectProblems, textProblem } from '../records';
+import { Page, assertOwnerRemains, bumpVersion, checkIfMatch, lockOrganization, pageBySeq, rejectProblems, textProblem, removePrincipalFrom } from '../records';
 import { ServiceAccountEntity } from './service-account.entity';
 
 export interface ServiceAccountInput {
@@ -84,8 +84,7 @@ export class ServiceAccountService {
         : null;
       if (!current) throw notFound(`Service account '${id}' not found.`);
       checkIfMatch(current, ifMatch, `Service account '${id}'`);
-      await manager.query(`DELETE FROM role_assignments WHERE principal_type = 'service-account' AND principal_id = $1`, [id]);
-      await manager.query(`DELETE FROM group_members WHERE principal_type = 'service-account' AND principal_id = $1`, [id]);
+      await removePrincipalFrom(manager, organizationId, 'service-account', id);
       await manager.delete(ServiceAccountEntity, { id });
       await assertOwnerRemains(manager, organizationId);
       return true;

@@ -1,10 +1,10 @@
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { isUuid } from '../../auth/policy';
 import { Principal, principalRef } from '../../auth/principal';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { AccountEntity } from '../accounts/account.entity';
 import { InvitationEntity } from '../invitations/invitation.entity';
-import { Page, assertOwnerRemains, bumpVersion, checkIfMatch, lockOrganization, pageBySeq, uniquely } from '../records';
+import { Page, assertOwnerRemains, bumpVersion, checkIfMatch, lockOrganization, pageBySeq, removePrincipalFrom, uniquely } from '../records';
 import { OrganizationUserEntity } from './organization-user.entity';
 
 /** How a user of an organization is shown: the identity account and when it joined. */
@@ -171,16 +171,4 @@ function userOf(row: OrganizationUserEntity & { account?: AccountEntity }): Orga
     displayName: row.account!.displayName,
     joinedAt: row.createdAt,
   };
-}
-
-/**
- * Removes what names a principal in one organization: its role assignments and its memberships in the
- * organization's groups (the tables have no foreign key to the principal, which may be a user or a service account).
- */
-export async function removePrincipalFrom(manager: EntityManager, organizationId: string, type: 'user' | 'service-account', id: string): Promise<void> {
-  await manager.query('DELETE FROM role_assignments WHERE organization_id = $1 AND principal_type = $2 AND principal_id = $3', [organizationId, type, id]);
-  await manager.query(
-    'DELETE FROM group_members WHERE principal_type = $2 AND principal_id = $3 AND group_id IN (SELECT id FROM user_groups WHERE organization_id = $1)',
-    [organizationId, type, id],
-  );
 }
