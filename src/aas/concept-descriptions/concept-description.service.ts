@@ -4,6 +4,7 @@ import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, verifyDocument } from '../model/parse';
 import { referenceKey } from '../model/reference-keys';
 import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';
+import type { WriteOptions } from '../store/identifiable-store';
 import { ConceptDescriptionEntity } from './concept-description.entity';
 
 /** Absent and null both mean "no condition"; the references are canonical keys (`model/reference-keys`). */
@@ -53,6 +54,11 @@ export class ConceptDescriptionService {
   /** Concept descriptions by id, for DataLoaders. */
   findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
     return this.store.findMany(tenant, ids);
+  }
+
+  /** Creates or overwrites a concept description the caller verified (imports; `manager`: inside the import's transaction). */
+  put(tenant: TenantEntity, doc: JsonObject, options: WriteOptions = {}): Promise<'created' | 'updated'> {
+    return this.store.put(tenant, doc, options);
   }
 
   async create(tenant: TenantEntity, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {

@@ -16,12 +16,15 @@ function jsonPath(path: string): string {
 /**
  * Deserializes `json` with the official metamodel library and verifies every constraint, recursively, and
  * returns the canonical JSON of what was read: what is stored and what is returned.
- * Anything that fails is a 400 whose messages name the JSON path of each problem.
+ * Anything that fails is a 400 whose messages name the JSON path of each problem. With `warnings` (lenient, for
+ * imports of packages from other tools), properties the metamodel does not know (left out) and broken
+ * constraints are reported there instead; only what cannot be read at all is refused.
  */
 export function parseVerified<T extends types.Class>(
   what: string,
   parse: (json: jsonization.JsonValue) => common.Either<T, jsonization.DeserializationError>,
   json: unknown,
+  warnings?: string[],
 ): JsonObject {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw badRequest(`The body must be a JSON object (${what}).`);
@@ -42,7 +45,8 @@ export function parseVerified<T extends types.Class>(
   // The library ignores properties the metamodel does not have; the AAS JSON schema forbids them.
   const canonical = jsonization.toJsonable(instance) as JsonObject;
   const unexpected = strayProperties(json, canonical, '$');
-  if (unexpected.length) throw badRequest(`Invalid ${what}: ${unexpected[0]}`, unexpected.slice(0, MAX_REPORTED));
+  if (unexpected.length && warnings) warnings.push(...unexpected.slice(0, MAX_REPORTED).map((m) => `${m} (left out)`));
+  else if (unexpected.length) throw badRequest(`Invalid ${what}: ${unexpected[0]}`, unexpected.slice(0, MAX_REPORTED));
   const messages: string[] = [];
   let count = 0;
   for (const error of verification.verify(instance, true)) {
@@ -51,7 +55,8 @@ export function parseVerified<T extends types.Class>(
   }
   if (count > 0) {
     if (count > MAX_REPORTED) messages.push(`... and ${count - MAX_REPORTED} more violations`);
-    throw badRequest(`Invalid ${what}: ${messages[0]}`, messages);
+    if (warnings) warnings.push(...messages);
+    else throw badRequest(`Invalid ${what}: ${messages[0]}`, messages);
   }
   return canonical;
 }
@@ -97,22 +102,22 @@ function holdsMoreThan(json: unknown, max: number): boolean {
  * `parseVerified` for `kind`, off the event loop when the document is large: a 50 MB submodel takes seconds to
  * verify, which would otherwise stall every other request (and the health check) for as long.
  */
-export async function verifyDocument(kind: DocumentKind, json: unknown): Promise<JsonObject> {
-  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return DOCUMENT_PARSERS[kind](json);
+export async function verifyDocument(kind: DocumentKind, json: unknown, warnings?: string[]): Promise<JsonObject> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return DOCUMENT_PARSERS[kind](json, warnings);
   // Its depth was checked where it came in (the REST body, the GraphQL variables), and the worker checks it again.
-  return verifyPool.verify(kind, JSON.stringify(json));
+  return verifyPool.verify(kind, JSON.stringify(json), warnings);
 }
 
-export const parseShell = (json: unknown) =>
-  parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json);
+export const parseShell = (json: unknown, warnings?: string[]) =>
+  parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json, warnings);
 export const parseAssetInformation = (json: unknown) =>
   parseVerified('AssetInformation', jsonization.assetInformationFromJsonable, json);
 export const parseReference = (json: unknown) => parseVerified('Reference', jsonization.referenceFromJsonable, json);
-export const parseSubmodel = (json: unknown) => parseVerified('Submodel', jsonization.submodelFromJsonable, json);
+export const parseSubmodel = (json: unknown, warnings?: string[]) => parseVerified('Submodel', jsonization.submodelFromJsonable, json, warnings);
 export const parseSubmodelElement = (json: unknown) =>
   parseVerified('SubmodelElement', jsonization.submodelElementFromJsonable, json);
-export const parseConceptDescription = (json: unknown) =>
-  parseVerified('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json);
+export const parseConceptDescription = (json: unknown, warnings?: string[]) =>
+  parseVerified('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json, warnings);
 
 /** The document kinds `verifyDocument` takes, and their parsers. */
 export const DOCUMENT_PARSERS = {

@@ -8,6 +8,8 @@ import type { VerifyRequest, VerifyResponse } from './verify-worker';
 interface Waiting {
   resolve(doc: JsonObject): void;
   reject(err: unknown): void;
+  /** Where a lenient verification puts what it found. */
+  warnings?: string[];
 }
 
 /**
@@ -20,12 +22,13 @@ class VerifyPool {
   private readonly waiting = new Map<number, Waiting>();
   private next = 0;
 
-  verify(kind: DocumentKind, text: string): Promise<JsonObject> {
+  /** With `warnings`, lenient: the problems found are added there (see parseVerified). */
+  verify(kind: DocumentKind, text: string, warnings?: string[]): Promise<JsonObject> {
     const worker = this.started();
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, kind, text } satisfies VerifyRequest);
+      this.waiting.set(id, { resolve, reject, warnings });
+      worker.postMessage({ id, kind, text, lenient: warnings !== undefined } satisfies VerifyRequest);
     });
   }
 
@@ -39,7 +42,10 @@ class VerifyPool {
       if (!waiting) return;
       this.waiting.delete(answer.id);
       if ('messages' in answer) waiting.reject(badRequest(answer.message, answer.messages));
-      else waiting.resolve(JSON.parse(answer.text) as JsonObject);
+      else {
+        if (answer.warnings) waiting.warnings?.push(...answer.warnings);
+        waiting.resolve(JSON.parse(answer.text) as JsonObject);
+      }
     });
     const fail = (err: unknown) => {
       if (this.worker === worker) this.worker = undefined;

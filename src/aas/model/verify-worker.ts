@@ -11,14 +11,17 @@ export interface VerifyRequest {
   id: number;
   kind: DocumentKind;
   text: string;
+  /** Lenient: problems are answered as warnings (parseVerified's `warnings`). */
+  lenient?: boolean;
 }
 
-export type VerifyResponse = { id: number; text: string } | { id: number; message: string; messages: string[] };
+export type VerifyResponse = { id: number; text: string; warnings?: string[] } | { id: number; message: string; messages: string[] };
 
-parentPort?.on('message', ({ id, kind, text }: VerifyRequest) => {
+parentPort?.on('message', ({ id, kind, text, lenient }: VerifyRequest) => {
   try {
-    const doc = DOCUMENT_PARSERS[kind](JSON.parse(text));
-    parentPort!.postMessage({ id, text: JSON.stringify(doc) } satisfies VerifyResponse);
+    const warnings: string[] | undefined = lenient ? [] : undefined;
+    const doc = DOCUMENT_PARSERS[kind](JSON.parse(text), warnings);
+    parentPort!.postMessage({ id, text: JSON.stringify(doc), warnings } satisfies VerifyResponse);
   } catch (err) {
     const messages = err instanceof GraphQLError && Array.isArray(err.extensions?.messages) ? (err.extensions.messages as string[]) : undefined;
     if (!messages) throw err; // not a verdict on the document: a bug, which ends this worker and fails the request

@@ -3,6 +3,7 @@ import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseAssetInformation, parseReference, parseShell, verifyDocument } from '../model/parse';
 import { Condition, IdentifiableStore, Page, pageOfList } from '../store/identifiable-store';
+import type { WriteOptions } from '../store/identifiable-store';
 import { ShellEntity } from './shell.entity';
 
 export type { Page } from '../store/identifiable-store';
@@ -87,6 +88,11 @@ export class ShellService {
   async submodelRefs(tenant: TenantEntity, id: string, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
     const refs = ((await this.get(tenant, id)).submodels ?? []) as JsonObject[];
     return pageOfList('submodel-refs', refs, submodelIdOf, limit, cursor);
+  }
+
+  /** Creates or overwrites a shell the caller verified (imports; `manager`: inside the import's transaction). */
+  put(tenant: TenantEntity, doc: JsonObject, options: WriteOptions = {}): Promise<'created' | 'updated'> {
+    return this.store.put(tenant, doc, options);
   }
 
   async create(tenant: TenantEntity, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {

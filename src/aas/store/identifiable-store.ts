@@ -301,6 +301,24 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       WHERE d.tenant_id = $1 AND md5(d.id) = md5($2) AND d.id = $2`;
   }
 
+  /**
+   * Creates the document, or overwrites the one with its id (imports): the document was verified by the
+   * caller. Says which it did.
+   */
+  async put(tenant: TenantEntity, doc: JsonObject, options: WriteOptions = {}): Promise<'created' | 'updated'> {
+    let kind: 'created' | 'updated' = 'created';
+    await this.write(
+      tenant,
+      doc.id as string,
+      (current) => {
+        kind = current ? 'updated' : 'created';
+        return { kind, doc };
+      },
+      options,
+    );
+    return kind;
+  }
+
   /** Runs `work` in one transaction, for requests that change more than one identifiable. */
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);

@@ -6,6 +6,7 @@ import { JsonObject, parseSubmodelElement, verifyDocument } from '../model/parse
 import { referenceFilterKeys } from '../model/reference-keys';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
 import { Condition, IdentifiableStore, Page, assertLimit, originOf, pageOfList } from '../store/identifiable-store';
+import type { WriteOptions } from '../store/identifiable-store';
 import {
   Level,
   Located,
@@ -173,6 +174,11 @@ export class SubmodelService {
     const page = pageOfList('shell-submodels', ids, (id) => id, limit, cursor);
     const found = await this.store.findMany(tenant, page.items);
     return { items: page.items.flatMap((id): JsonObject[] => { const doc = found.get(id); return doc ? [doc] : []; }), cursor: page.cursor };
+  }
+
+  /** Creates or overwrites a submodel the caller verified (imports; `manager`: inside the import's transaction). */
+  put(tenant: TenantEntity, doc: JsonObject, options: WriteOptions = {}): Promise<'created' | 'updated'> {
+    return this.store.put(tenant, doc, options);
   }
 
   async create(tenant: TenantEntity, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
