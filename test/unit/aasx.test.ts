@@ -1,0 +1,428 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import JSZip from 'jszip';
+import sax from 'sax';
+import { describe, expect, it } from 'vitest';
+import { AasxError } from '../../src/aas/aasx/errors';
+import { type AasxPackage, readAasxPackage } from '../../src/aas/aasx/reader';
+import { isAasV2Xml } from '../../src/aas/aasx/xml';
+
+const TESTDATA = '/work/shared/testdata/aasx';
+const REAL_PACKAGES = fs.readdirSync(TESTDATA).filter((name) => name.endsWith('.aasx'));
+
+// ---- a ZIP writer for hostile packages: any name, any declared size, no sanitizing ----
+
+interface RawEntry {
+  name: string;
+  /** Uncompressed content (deflated here), or give compressed + declaredSize + crc directly. */
+  data?: Buffer | string;
+  compressed?: Buffer;
+  declaredSize?: number;
+  crc?: number;
+  method?: 0 | 8;
+}
+
+function buildZip(entries: RawEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const data = entry.data === undefined ? undefined : Buffer.from(entry.data);
+    const method = entry.method ?? 8;
+    const compressed = entry.compressed ?? (method === 8 ? zlib.deflateRawSync(data!) : data!);
+    const size = entry.declaredSize ?? data!.length;
+    const crc = entry.crc ?? zlib.crc32(data!);
+    const name = Buffer.from(entry.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x800, 6);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(crc >>> 0, 14);
+    local.writeUInt32LE(compressed.length, 18);
+    local.writeUInt32LE(size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x800, 8);
+    central.writeUInt16LE(method, 10);
+    central.writeUInt32LE(crc >>> 0, 16);
+    central.writeUInt32LE(compressed.length, 20);
+    central.writeUInt32LE(size, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, compressed);
+    centrals.push(central, name);
+    offset += local.length + name.length + compressed.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0);
+  eocd.writeUInt16LE(entries.length, 8);
+  eocd.writeUInt16LE(entries.length, 10);
+  eocd.writeUInt32LE(cd.length, 12);
+  eocd.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, eocd]);
+}
+
+const CONTENT_TYPES = `<?xml version="1.0" encoding="utf-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml" /><Default Extension="json" ContentType="application/json" /><Default Extension="pdf" ContentType="application/pdf" /><Override PartName="/aasx/aasx-origin" ContentType="text/plain" /></Types>`;
+
+function rels(...relationships: [type: string, target: string][]): string {
+  const items = relationships.map(([type, target], i) => `<Relationship Type="${type}" Target="${target}" Id="R${i}" />`);
+  return `<?xml version="1.0" encoding="utf-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${items.join('')}</Relationships>`;
+}
+
+const NS = 'http://admin-shell.io/aasx/relationships';
+const ENVIRONMENT = '{"assetAdministrationShells":[],"submodels":[]}';
+
+/** A minimal valid package as entries; tests change or drop entries to break it. */
+function minimalPackage(): Record<string, string | Buffer> {
+  return {
+    '[Content_Types].xml': CONTENT_TYPES,
+    '_rels/.rels': rels([`${NS}/aasx-origin`, '/aasx/aasx-origin']),
+    'aasx/aasx-origin': 'Intentionally empty.',
+    'aasx/_rels/aasx-origin.rels': rels([`${NS}/aas-spec`, '/aasx/data.json']),
+    'aasx/data.json': ENVIRONMENT,
+    'aasx/_rels/data.json.rels': rels([`${NS}/aas-suppl`, 'files/manual.pdf']),
+    'aasx/files/manual.pdf': '%PDF-1.4 not really',
+  };
+}
+
+function zipOf(entries: Record<string, string | Buffer>, extra: RawEntry[] = []): Buffer {
+  return buildZip([...Object.entries(entries).map(([name, data]) => ({ name, data })), ...extra]);
+}
+
+/** Reads everything a package has, so that errors raised only while inflating surface too. */
+async function readFully(input: Buffer | string, limits?: Parameters<typeof readAasxPackage>[1]): Promise<AasxPackage> {
+  const pkg = await readAasxPackage(input, limits);
+  for (const spec of pkg.specs) await spec.text();
+  for (const file of pkg.files) await file.bytes();
+  return pkg;
+}
+
+async function rejection(input: Buffer | string, limits?: Parameters<typeof readAasxPackage>[1]): Promise<AasxError> {
+  const error = await readFully(input, limits).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AasxError);
+  return error as AasxError;
+}
+
+function assertWellFormedXml(text: string) {
+  const parser = sax.parser(true, { xmlns: true });
+  let root: string | undefined;
+  parser.onopentag = (tag) => {
+    root ??= (tag as sax.QualifiedTag).local;
+  };
+  parser.write(text).close();
+  expect(root).toBe('environment');
+}
+
+describe('readAasxPackage on real packages', () => {
+  const xmlReaderPath = path.resolve(__dirname, '../../src/aas/xml/reader.ts');
+
+  it.each(REAL_PACKAGES)('%s: finds the spec part and its supplementary files', async (name) => {
+    const file = path.join(TESTDATA, name);
+    const pkg = await readAasxPackage(file);
+    expect(pkg.origin).toBe('/aasx/aasx-origin');
+    expect(pkg.specs).toHaveLength(1);
+    const [spec] = pkg.specs;
+    expect(spec.format).toBe('xml');
+    const text = await spec.text();
+    expect(text.startsWith('\uFEFF')).toBe(false);
+    assertWellFormedXml(text);
+    expect(isAasV2Xml(text)).toBe(false);
+    if (fs.existsSync(xmlReaderPath)) {
+      const xmlReader = (await import(/* @vite-ignore */ xmlReaderPath)) as Record<string, unknown>;
+      if (typeof xmlReader.readXmlEnvironment === 'function') {
+        const environment = (await (xmlReader.readXmlEnvironment as (text: string) => unknown)(text)) as {
+          assetAdministrationShells?: unknown[];
+        };
+        expect(environment.assetAdministrationShells).toHaveLength(1);
+      }
+    }
+
+    // The same package from memory answers the same.
+    const fromBuffer = await readAasxPackage(fs.readFileSync(file));
+    expect(await fromBuffer.specs[0].text()).toBe(text);
+
+    const zip = await JSZip.loadAsync(fs.readFileSync(file));
+    for (const supplementary of pkg.files) {
+      const bytes = await supplementary.bytes();
+      expect(bytes.length).toBe(supplementary.size);
+      expect(bytes.equals(await zip.file(supplementary.path.slice(1))!.async('nodebuffer'))).toBe(true);
+    }
+    expect(pkg.warnings).toEqual([]);
+  });
+
+  it('lists supplementary files with their content types, and the thumbnail apart', async () => {
+    const summary = async (name: string) => {
+      const pkg = await readAasxPackage(path.join(TESTDATA, name));
+      return {
+        spec: pkg.specs[0].path,
+        files: pkg.files.map((f) => [f.path, f.contentType]),
+        thumbnail: pkg.thumbnail && [pkg.thumbnail.path, pkg.thumbnail.contentType],
+      };
+    };
+    expect(await summary('IDTA_02006-3-0-1_Template_Digital_Nameplate.aasx')).toEqual({
+      spec: '/aasx/DigitalNameplateAAS/DigitalNameplateAAS.aas.xml',
+      files: [
+        ['/aasx/files/idta-smt-badge.png', 'image/png'],
+        ['/aasx/files/example_markings.png', 'image/png'],
+      ],
+      thumbnail: undefined,
+    });
+    expect(await summary('basyx_SensorExampleComplete.aasx')).toEqual({
+      spec: '/aasx/data.xml',
+      files: [
+        ['/aasx/files/AAS_Logo.svg', 'image/svg+xml'],
+        ['/aasx/files/time_series_sample.csv', 'text/csv'],
+      ],
+      thumbnail: ['/aasx/files/AAS_Logo1.svg', 'image/svg+xml'],
+    });
+    expect(await summary('basyx_fileSerializationTest.aasx')).toEqual({
+      spec: '/aasx/data.xml',
+      files: [
+        ['/aasx/files/aas1.png', 'image/png'],
+        ['/aasx/files/aas2.png', 'image/png'],
+      ],
+      thumbnail: ['/aasx/files/aas.png', 'image/png'],
+    });
+    expect((await summary('IDTA_02002-1-0-1_Template_ContactInformation.aasx')).files).toEqual([]);
+  });
+
+  it('reads a package whose relationships use the legacy www.admin-shell.io namespace', async () => {
+    const zip = await JSZip.loadAsync(fs.readFileSync(path.join(TESTDATA, 'basyx_SensorExampleComplete.aasx')));
+    for (const name of ['_rels/.rels', 'aasx/_rels/aasx-origin.rels', 'aasx/_rels/data.xml.rels']) {
+      const text = await zip.file(name)!.async('string');
+      expect(text).toContain('http://admin-shell.io/aasx/relationships/');
+      zip.file(name, text.replaceAll('http://admin-shell.io/aasx/relationships/', 'http://www.admin-shell.io/aasx/relationships/'));
+    }
+    const pkg = await readFully(await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }));
+    expect(pkg.specs.map((s) => s.path)).toEqual(['/aasx/data.xml']);
+    expect(pkg.files.map((f) => f.path)).toEqual(['/aasx/files/AAS_Logo.svg', '/aasx/files/time_series_sample.csv']);
+  });
+});
+
+describe('readAasxPackage on a minimal package', () => {
+  it('resolves relative targets against the source part and content types by Default', async () => {
+    const pkg = await readFully(zipOf(minimalPackage()));
+    expect(pkg.specs[0]).toMatchObject({ path: '/aasx/data.json', format: 'json', contentType: 'application/json' });
+    expect(await pkg.specs[0].text()).toBe(ENVIRONMENT);
+    expect(pkg.files.map((f) => [f.path, f.contentType])).toEqual([['/aasx/files/manual.pdf', 'application/pdf']]);
+    expect(pkg.part('/aasx/files/manual.pdf')?.size).toBe(19);
+    expect(pkg.part('/aasx/files/absent.pdf')).toBeUndefined();
+  });
+
+  it('decodes percent-escaped targets and entry names', async () => {
+    const entries = minimalPackage();
+    delete entries['aasx/files/manual.pdf'];
+    entries['aasx/files/my%20manual.pdf'] = 'pdf';
+    entries['aasx/_rels/data.json.rels'] = rels([`${NS}/aas-suppl`, '/aasx/files/my%20manual.pdf']);
+    const pkg = await readFully(zipOf(entries));
+    expect(pkg.files.map((f) => f.path)).toEqual(['/aasx/files/my manual.pdf']);
+    expect(pkg.part('/aasx/files/my%20manual.pdf')?.path).toBe('/aasx/files/my manual.pdf');
+  });
+
+  it('warns about a dangling supplementary relationship and about a file without content type', async () => {
+    const entries = minimalPackage();
+    entries['aasx/_rels/data.json.rels'] = rels([`${NS}/aas-suppl`, 'files/MANUAL.pdf'], [`${NS}/aas-suppl`, 'files/data.bin']);
+    entries['aasx/files/data.bin'] = 'x';
+    const pkg = await readFully(zipOf(entries));
+    expect(pkg.files.map((f) => [f.path, f.contentType])).toEqual([['/aasx/files/data.bin', 'application/octet-stream']]);
+    expect(pkg.warnings.join('\n')).toMatch(/"\/aasx\/files\/MANUAL.pdf" is missing \(the package has "\/aasx\/files\/manual.pdf", which differs in case/);
+    expect(pkg.warnings.join('\n')).toMatch(/No content type is declared for "\/aasx\/files\/data.bin"/);
+  });
+
+  it('tells V2.0 XML from V3.0 XML', () => {
+    expect(isAasV2Xml('\uFEFF<?xml version="1.0"?><aas:aasenv xmlns:aas="http://www.admin-shell.io/aas/2/0"/>')).toBe(true);
+    expect(isAasV2Xml('<environment xmlns="https://admin-shell.io/aas/3/0"/>')).toBe(false);
+    expect(isAasV2Xml('{"assetAdministrationShells":[]}')).toBe(false);
+    expect(isAasV2Xml('<!DOCTYPE x><aasenv xmlns="http://www.admin-shell.io/aas/2/0"/>')).toBe(false);
+  });
+});
+
+describe('readAasxPackage rejects bad packages with AasxError', () => {
+  it('not a zip', async () => {
+    expect((await rejection(Buffer.from('{"assetAdministrationShells":[]}'))).message).toMatch(/not a zip/);
+    expect((await rejection(Buffer.alloc(0))).message).toMatch(/not a zip/);
+  });
+
+  it('no [Content_Types].xml, or one named in another case', async () => {
+    const entries = minimalPackage();
+    delete entries['[Content_Types].xml'];
+    expect((await rejection(zipOf(entries))).message).toMatch(/no "\/\[Content_Types\].xml" part/);
+    entries['[content_types].xml'] = CONTENT_TYPES;
+    expect((await rejection(zipOf(entries))).message).toMatch(/differs in case/);
+  });
+
+  it('no package relationships, no origin relationship', async () => {
+    const entries = minimalPackage();
+    entries['_rels/.rels'] = rels(['http://schemas.openxmlformats.org/package/2006/relationships/metadata/thumbnail', '/aasx/files/manual.pdf']);
+    expect((await rejection(zipOf(entries))).message).toMatch(/no aasx-origin relationship/);
+    delete entries['_rels/.rels'];
+    expect((await rejection(zipOf(entries))).message).toMatch(/no package relationships part/);
+  });
+
+  it('an origin without spec relationship, or without rels at all', async () => {
+    const entries = minimalPackage();
+    entries['aasx/_rels/aasx-origin.rels'] = rels();
+    expect((await rejection(zipOf(entries))).message).toMatch(/"\/aasx\/aasx-origin" has no aas-spec relationship/);
+    delete entries['aasx/_rels/aasx-origin.rels'];
+    expect((await rejection(zipOf(entries))).message).toMatch(/has no aas-spec relationship/);
+  });
+
+  it('a spec part that is missing, referenced in another case, or neither JSON nor XML', async () => {
+    const entries = minimalPackage();
+    entries['aasx/_rels/aasx-origin.rels'] = rels([`${NS}/aas-spec`, '/aasx/absent.json']);
+    expect((await rejection(zipOf(entries))).message).toMatch(/spec part "\/aasx\/absent.json" referenced by the aasx-origin is missing/);
+    entries['aasx/_rels/aasx-origin.rels'] = rels([`${NS}/aas-spec`, '/aasx/Data.json']);
+    expect((await rejection(zipOf(entries))).message).toMatch(/"\/aasx\/Data.json".*the package has "\/aasx\/data.json", which differs in case/);
+    entries['aasx/_rels/aasx-origin.rels'] = rels([`${NS}/aas-spec`, '/aasx/files/manual.pdf']);
+    expect((await rejection(zipOf(entries))).message).toMatch(/"\/aasx\/files\/manual.pdf" is neither JSON nor XML/);
+  });
+
+  it.each([
+    ['../../x', /".." segment/],
+    ['aasx/../../x', /".." segment/],
+    ['aasx/%2e%2e/%2e%2e/x', /".." segment/],
+    ['/etc/passwd', /absolute path/],
+    ['aasx\\files\\evil.txt', /backslash/],
+    ['C:/Windows/evil.txt', /drive letter/],
+  ])('an entry named %s', async (name, message) => {
+    expect((await rejection(zipOf(minimalPackage(), [{ name, data: 'x' }]))).message).toMatch(message);
+  });
+
+  it('two entries whose names differ only in case', async () => {
+    expect((await rejection(zipOf(minimalPackage(), [{ name: 'aasx/files/Manual.pdf', data: 'x' }]))).message).toMatch(/differ only in case/);
+  });
+
+  describe('zip bombs', () => {
+    // 1 GiB of zeros as ~1 MiB of deflate: one flushed (non-final) block of 1 MiB zeros, repeated, then an
+    // empty final block. Built once; nothing here inflates more than the reader lets it.
+    const MiB = 1024 * 1024;
+    const block = zlib.deflateRawSync(Buffer.alloc(MiB), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    const gigabyteOfZeros = Buffer.concat([...Array.from({ length: 1024 }, () => block), Buffer.from([0x03, 0x00])]);
+
+    it('is built right: the kernel inflates to zeros', () => {
+      const kernel = Buffer.concat([block, block, Buffer.from([0x03, 0x00])]);
+      expect(zlib.inflateRawSync(kernel).equals(Buffer.alloc(2 * MiB))).toBe(true);
+      expect(gigabyteOfZeros.length).toBeLessThan(2 * MiB);
+    });
+
+    it('declaring its true size: refused by the compression ratio before inflating', async () => {
+      const bomb = zipOf(minimalPackage(), [{ name: 'aasx/files/zeros.bin', compressed: gigabyteOfZeros, declaredSize: 1024 * MiB, crc: 0 }]);
+      const started = Date.now();
+      expect((await rejection(bomb)).message).toMatch(/"aasx\/files\/zeros.bin" has a compression ratio of \d+; at most 100/);
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+
+    it('declaring its true size: refused by the entry and total size limits', async () => {
+      const bomb = zipOf(minimalPackage(), [{ name: 'aasx/files/zeros.bin', compressed: gigabyteOfZeros, declaredSize: 1024 * MiB, crc: 0 }]);
+      expect((await rejection(bomb, { maxCompressionRatio: 10_000, maxEntryBytes: 100 * MiB })).message).toMatch(/at most 104857600 are allowed/);
+      expect((await rejection(bomb, { maxCompressionRatio: 10_000, maxTotalBytes: 100 * MiB })).message).toMatch(/more than 104857600 bytes uncompressed/);
+    });
+
+    it('lying about its size: stopped while inflating, as the spec part and as a supplementary file', async () => {
+      const entries = minimalPackage();
+      delete entries['aasx/data.json'];
+      const asSpec = zipOf(entries, [{ name: 'aasx/data.json', compressed: gigabyteOfZeros, declaredSize: 1000, crc: 0 }]);
+      const started = Date.now();
+      expect((await rejection(asSpec)).message).toMatch(/"aasx\/data.json" inflates to more than its declared 1000 bytes/);
+
+      const supplementary = minimalPackage();
+      delete supplementary['aasx/files/manual.pdf'];
+      const asFile = zipOf(supplementary, [{ name: 'aasx/files/manual.pdf', compressed: gigabyteOfZeros, declaredSize: 1000, crc: 0 }]);
+      const pkg = await readAasxPackage(asFile);
+      await expect(pkg.files[0].bytes()).rejects.toThrow(/inflates to more than its declared 1000 bytes/);
+      let received = 0;
+      await expect(
+        (async () => {
+          for await (const chunk of pkg.files[0].stream()) received += (chunk as Buffer).length;
+        })(),
+      ).rejects.toBeInstanceOf(AasxError);
+      expect(received).toBeLessThanOrEqual(1000);
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+
+    it('overlapping entries (one compressed kernel referenced many times)', async () => {
+      const zip = zipOf(minimalPackage());
+      // Point the second central directory entry at the first entry's local header.
+      const cdOffset = zip.readUInt32LE(zip.length - 6);
+      const second = cdOffset + 46 + zip.readUInt16LE(cdOffset + 28);
+      zip.writeUInt32LE(0, second + 42);
+      expect((await rejection(zip)).message).toMatch(/overlaps/);
+    });
+
+    it('a wrong CRC-32 or a short entry', async () => {
+      const entries = minimalPackage();
+      delete entries['aasx/data.json'];
+      expect((await rejection(zipOf(entries, [{ name: 'aasx/data.json', data: ENVIRONMENT, crc: 1 }]))).message).toMatch(/CRC-32/);
+      const short = zipOf(entries, [{ name: 'aasx/data.json', data: ENVIRONMENT, declaredSize: ENVIRONMENT.length + 5 }]);
+      expect((await rejection(short)).message).toMatch(/inflates to \d+ bytes, not its declared/);
+    });
+  });
+
+  it('too many entries', async () => {
+    const many = Array.from({ length: 10_001 }, (_, i) => ({ name: `aasx/files/f${i}.txt`, data: '', method: 0 as const }));
+    const started = Date.now();
+    expect((await rejection(zipOf(minimalPackage(), many))).message).toMatch(/has 10008 entries; at most 10000/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect((await rejection(zipOf(minimalPackage()), { maxEntries: 3 })).message).toMatch(/at most 3/);
+  });
+
+  it('a rels part with a DOCTYPE declaring an external entity (XXE)', async () => {
+    const entries = minimalPackage();
+    entries['aasx/_rels/aasx-origin.rels'] =
+      '<?xml version="1.0"?><!DOCTYPE Relationships [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>' +
+      `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Type="${NS}/aas-spec" Target="&xxe;" Id="R1"/></Relationships>`;
+    expect((await rejection(zipOf(entries))).message).toMatch(/"\/aasx\/_rels\/aasx-origin.rels" has a DOCTYPE declaration/);
+  });
+
+  it('a billion-laughs [Content_Types].xml', async () => {
+    const laughs = Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`).join('');
+    const entries = minimalPackage();
+    entries['[Content_Types].xml'] =
+      `<?xml version="1.0"?><!DOCTYPE Types [<!ENTITY lol0 "lol">${laughs}]>` +
+      '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="&lol9;"/></Types>';
+    const started = Date.now();
+    expect((await rejection(zipOf(entries))).message).toMatch(/"\/\[Content_Types\].xml" has a DOCTYPE declaration/);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('a relationships part that is not XML', async () => {
+    const entries = minimalPackage();
+    entries['_rels/.rels'] = '<Relationships><Relationship';
+    expect((await rejection(zipOf(entries))).message).toMatch(/"\/_rels\/.rels" is not well-formed XML/);
+  });
+
+  it('an unsupported compression method or an encrypted entry', async () => {
+    const zip = zipOf(minimalPackage());
+    const cdOffset = zip.readUInt32LE(zip.length - 6);
+    const method = Buffer.from(zip);
+    method.writeUInt16LE(12, cdOffset + 10);
+    expect((await rejection(method)).message).toMatch(/compression method 12/);
+    const encrypted = Buffer.from(zip);
+    encrypted.writeUInt16LE(0x801, cdOffset + 8);
+    expect((await rejection(encrypted)).message).toMatch(/encrypted/);
+  });
+
+  it('reads from a file path the same way', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aasx-'));
+    try {
+      const file = path.join(dir, 'bad.aasx');
+      fs.writeFileSync(file, zipOf(minimalPackage(), [{ name: '../evil', data: 'x' }]));
+      expect((await rejection(file)).message).toMatch(/".." segment/);
+      fs.writeFileSync(file, zipOf(minimalPackage()));
+      const pkg = await readFully(file);
+      expect((await pkg.files[0].bytes()).toString()).toBe('%PDF-1.4 not really');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
