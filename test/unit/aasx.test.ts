@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import JSZip from 'jszip';
 import sax from 'sax';
 import { describe, expect, it } from 'vitest';
 import { AasxError } from '../../src/aas/aasx/errors';
 import { type AasxPackage, readAasxPackage } from '../../src/aas/aasx/reader';
+import { assignPartNames, writeAasxPackage } from '../../src/aas/aasx/writer';
 import { isAasV2Xml } from '../../src/aas/aasx/xml';
 
 const TESTDATA = '/work/shared/testdata/aasx';
@@ -424,5 +426,197 @@ describe('readAasxPackage rejects bad packages with AasxError', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+async function collect(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+describe('writeAasxPackage', () => {
+  const pdf = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7919) % 251));
+  const png = fs.readFileSync(path.join(TESTDATA, 'basyx_fileSerializationTest.aasx')).subarray(0, 50_000);
+
+  it('assigns safe, unique, deterministic part names', () => {
+    const input = [
+      '/aasx/files/manual.pdf',
+      '/aasx/files/Manual.PDF',
+      '../../etc/passwd',
+      'C:\\docs\\Prüfbericht 1.txt',
+      '/aasx/data.json',
+      '/aasx/_rels/x.rels',
+      'report',
+      'report',
+      '/aasx/files/my%20file.pdf',
+    ];
+    const expected = [
+      '/aasx/files/manual.pdf',
+      '/aasx/files/Manual-1.PDF',
+      '/aasx/files/etc/passwd',
+      '/aasx/files/docs/Pr_fbericht_1.txt',
+      '/aasx/data-1.json',
+      '/aasx/_rels_/x.rels_',
+      '/aasx/files/report',
+      '/aasx/files/report-1',
+      '/aasx/files/my_file.pdf',
+    ];
+    expect(assignPartNames(input)).toEqual(expected);
+    expect(assignPartNames(input)).toEqual(expected);
+  });
+
+  it('round-trips: spec text, files with content types and identical bytes, thumbnail', async () => {
+    const opened: string[] = [];
+    const file = (filePath: string, contentType: string, bytes: Buffer) => ({
+      path: filePath,
+      contentType,
+      open: async () => {
+        opened.push(filePath);
+        // Small chunks, as a blob store would deliver them.
+        return Readable.from(Array.from({ length: Math.ceil(bytes.length / 4096) }, (_, i) => bytes.subarray(i * 4096, (i + 1) * 4096)));
+      },
+    });
+    const environment = { assetAdministrationShells: [{ id: 'urn:x', idShort: 'ä & <b>' }], submodels: [] };
+    const stream = writeAasxPackage({
+      spec: {
+        format: 'json',
+        content: async function* () {
+          yield '{"assetAdministrationShells":';
+          yield JSON.stringify(environment.assetAdministrationShells);
+          yield ',"submodels":[]}';
+        },
+      },
+      files: [
+        file('/aasx/files/manual.pdf', 'application/pdf', pdf),
+        file('/aasx/files/Manual.pdf', 'application/pdf', pdf.subarray(0, 10)),
+        file('logo.png', 'image/png', png),
+        file('/aasx/files/empty.txt', 'text/plain; charset=utf-8', Buffer.alloc(0)),
+      ],
+      thumbnail: file('logo.png', 'image/png', png),
+    });
+    expect(opened).toEqual([]);
+    const bytes = await collect(stream);
+    expect(opened).toEqual(['/aasx/files/manual.pdf', '/aasx/files/Manual.pdf', 'logo.png', '/aasx/files/empty.txt']);
+
+    const pkg = await readAasxPackage(bytes);
+    expect(pkg.warnings).toEqual([]);
+    expect(pkg.specs.map((s) => [s.path, s.format, s.contentType])).toEqual([['/aasx/data.json', 'json', 'application/json']]);
+    expect(JSON.parse(await pkg.specs[0].text())).toEqual(environment);
+    expect(pkg.files.map((f) => [f.path, f.contentType])).toEqual([
+      ['/aasx/files/manual.pdf', 'application/pdf'],
+      ['/aasx/files/Manual-1.pdf', 'application/pdf'],
+      ['/aasx/files/logo.png', 'image/png'],
+      ['/aasx/files/empty.txt', 'text/plain; charset=utf-8'],
+    ]);
+    expect((await pkg.files[0].bytes()).equals(pdf)).toBe(true);
+    expect((await pkg.files[1].bytes()).equals(pdf.subarray(0, 10))).toBe(true);
+    expect((await pkg.files[2].bytes()).equals(png)).toBe(true);
+    expect((await pkg.files[3].bytes()).length).toBe(0);
+    expect(pkg.thumbnail?.path).toBe('/aasx/files/logo.png');
+
+    // Another OPC reader agrees on the layout.
+    const zip = await JSZip.loadAsync(bytes);
+    expect(Object.keys(zip.files).sort()).toEqual([
+      '[Content_Types].xml',
+      '_rels/.rels',
+      'aasx/_rels/aasx-origin.rels',
+      'aasx/_rels/data.json.rels',
+      'aasx/aasx-origin',
+      'aasx/data.json',
+      'aasx/files/Manual-1.pdf',
+      'aasx/files/empty.txt',
+      'aasx/files/logo.png',
+      'aasx/files/manual.pdf',
+    ]);
+    expect(await zip.file('_rels/.rels')!.async('string')).toContain('Type="http://admin-shell.io/aasx/relationships/aasx-origin" Target="/aasx/aasx-origin"');
+  });
+
+  it.each(REAL_PACKAGES)('%s: read, written again from the reader\'s streams, read back: same spec, same files', async (name) => {
+    const original = await readAasxPackage(path.join(TESTDATA, name));
+    const text = await original.specs[0].text();
+    const asInput = (part: { path: string; contentType: string; stream(): Readable }) => ({
+      path: part.path,
+      contentType: part.contentType,
+      open: async () => part.stream(),
+    });
+    const written = await collect(
+      writeAasxPackage({
+        spec: { format: original.specs[0].format, content: text },
+        files: original.files.map(asInput),
+        thumbnail: original.thumbnail && asInput(original.thumbnail),
+      }),
+    );
+    const copy = await readAasxPackage(written);
+    expect(await copy.specs[0].text()).toBe(text);
+    expect(copy.files.map((f) => [f.path, f.contentType])).toEqual(original.files.map((f) => [f.path, f.contentType]));
+    for (const [i, file] of copy.files.entries()) expect((await file.bytes()).equals(await original.files[i].bytes())).toBe(true);
+    expect(copy.thumbnail?.path).toBe(original.thumbnail?.path);
+    expect(copy.warnings).toEqual([]);
+  });
+
+  it('writes an XML spec without files, and no thumbnail relationship when none is given', async () => {
+    const xml = '<environment xmlns="https://admin-shell.io/aas/3/0"/>';
+    const pkg = await readAasxPackage(await collect(writeAasxPackage({ spec: { format: 'xml', content: xml } })));
+    expect(pkg.specs[0]).toMatchObject({ path: '/aasx/data.xml', format: 'xml', contentType: 'application/xml' });
+    expect(await pkg.specs[0].text()).toBe(xml);
+    expect(pkg.files).toEqual([]);
+    expect(pkg.thumbnail).toBeUndefined();
+  });
+
+  it('fails the stream when a file cannot be opened or read', async () => {
+    const failing = writeAasxPackage({
+      spec: { format: 'json', content: ENVIRONMENT },
+      files: [{ path: '/aasx/files/a.bin', contentType: 'application/octet-stream', open: async () => Promise.reject(new Error('blob gone')) }],
+    });
+    await expect(collect(failing)).rejects.toThrow('blob gone');
+    const broken = writeAasxPackage({
+      spec: { format: 'json', content: ENVIRONMENT },
+      files: [
+        {
+          path: '/aasx/files/a.bin',
+          contentType: 'application/octet-stream',
+          open: async () =>
+            Readable.from(
+              (async function* () {
+                yield Buffer.from('partial');
+                throw new Error('connection reset');
+              })(),
+            ),
+        },
+      ],
+    });
+    await expect(collect(broken)).rejects.toThrow('connection reset');
+  });
+
+  it('keeps memory flat: a 128 MiB file streams through', async () => {
+    const size = 128 * 1024 * 1024;
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    global.gc?.();
+    const before = process.memoryUsage();
+    let peak = 0;
+    let written = 0;
+    const stream = writeAasxPackage({
+      spec: { format: 'json', content: ENVIRONMENT },
+      files: [
+        {
+          path: '/aasx/files/big.png',
+          contentType: 'image/png',
+          open: async () =>
+            Readable.from(
+              (function* () {
+                for (let sent = 0; sent < size; sent += chunk.length) yield chunk;
+              })(),
+            ),
+        },
+      ],
+    });
+    for await (const piece of stream) {
+      written += (piece as Buffer).length;
+      const now = process.memoryUsage();
+      peak = Math.max(peak, now.heapUsed + now.arrayBuffers - before.heapUsed - before.arrayBuffers);
+    }
+    expect(written).toBeGreaterThan(size);
+    expect(peak).toBeLessThan(64 * 1024 * 1024);
   });
 });
