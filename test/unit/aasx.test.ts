@@ -7,6 +7,7 @@ import JSZip from 'jszip';
 import sax from 'sax';
 import { describe, expect, it } from 'vitest';
 import { AasxError } from '../../src/aas/aasx/errors';
+import type { PackageFile } from '../../src/aas/import/import.service';
 import { type AasxPackage, readAasxPackage } from '../../src/aas/aasx/reader';
 import { assignPartNames, writeAasxPackage } from '../../src/aas/aasx/writer';
 import { isAasV2Xml } from '../../src/aas/aasx/xml';
@@ -218,6 +219,8 @@ describe('readAasxPackage on a minimal package', () => {
     expect(await pkg.specs[0].text()).toBe(ENVIRONMENT);
     expect(pkg.files.map((f) => [f.path, f.contentType])).toEqual([['/aasx/files/manual.pdf', 'application/pdf']]);
     expect(pkg.part('/aasx/files/manual.pdf')?.size).toBe(19);
+    const asImportFile: PackageFile = pkg.files[0];
+    expect((await collect(await asImportFile.open())).toString()).toBe('%PDF-1.4 not really');
     expect(pkg.part('/aasx/files/absent.pdf')).toBeUndefined();
   });
 

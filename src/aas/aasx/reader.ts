@@ -52,6 +52,8 @@ export interface AasxPart {
   size: number;
   /** The bytes, inflated and checked (size, CRC-32); errors are AasxError. */
   stream(): Readable;
+  /** The same stream behind a promise: an AasxPart is a PackageFile of the import. */
+  open(): Promise<Readable>;
   bytes(): Promise<Buffer>;
 }
 
@@ -202,6 +204,7 @@ class PackageReader {
       contentType,
       size: entry.size,
       stream: () => entryStream(this.source, entry),
+      open: async () => entryStream(this.source, entry),
       bytes: () => readEntry(this.source, entry, this.limits.maxEntryBytes, 'The part'),
     };
   }
