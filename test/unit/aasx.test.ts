@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +28,8 @@ interface RawEntry {
   method?: 0 | 8;
 }
 
-function buildZip(entries: RawEntry[]): Buffer {
+/** zip64: every size and offset in the central directory and its end record goes through the ZIP64 fields. */
+function buildZip(entries: RawEntry[], zip64 = false): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
@@ -58,8 +60,20 @@ function buildZip(entries: RawEntry[]): Buffer {
     central.writeUInt32LE(size, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
+    const extra = Buffer.alloc(zip64 ? 28 : 0);
+    if (zip64) {
+      central.writeUInt32LE(0xffffffff, 20);
+      central.writeUInt32LE(0xffffffff, 24);
+      central.writeUInt32LE(0xffffffff, 42);
+      central.writeUInt16LE(extra.length, 30);
+      extra.writeUInt16LE(0x0001, 0);
+      extra.writeUInt16LE(24, 2);
+      extra.writeBigUInt64LE(BigInt(size), 4);
+      extra.writeBigUInt64LE(BigInt(compressed.length), 12);
+      extra.writeBigUInt64LE(BigInt(offset), 20);
+    }
     locals.push(local, name, compressed);
-    centrals.push(central, name);
+    centrals.push(central, name, extra);
     offset += local.length + name.length + compressed.length;
   }
   const cd = Buffer.concat(centrals);
@@ -69,7 +83,25 @@ function buildZip(entries: RawEntry[]): Buffer {
   eocd.writeUInt16LE(entries.length, 10);
   eocd.writeUInt32LE(cd.length, 12);
   eocd.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, eocd]);
+  if (!zip64) return Buffer.concat([...locals, cd, eocd]);
+  const record = Buffer.alloc(56);
+  record.writeUInt32LE(0x06064b50, 0);
+  record.writeBigUInt64LE(44n, 4);
+  record.writeUInt16LE(45, 12);
+  record.writeUInt16LE(45, 14);
+  record.writeBigUInt64LE(BigInt(entries.length), 24);
+  record.writeBigUInt64LE(BigInt(entries.length), 32);
+  record.writeBigUInt64LE(BigInt(cd.length), 40);
+  record.writeBigUInt64LE(BigInt(offset), 48);
+  const locator = Buffer.alloc(20);
+  locator.writeUInt32LE(0x07064b50, 0);
+  locator.writeBigUInt64LE(BigInt(offset + cd.length), 8);
+  locator.writeUInt32LE(1, 16);
+  eocd.writeUInt16LE(0xffff, 8);
+  eocd.writeUInt16LE(0xffff, 10);
+  eocd.writeUInt32LE(0xffffffff, 12);
+  eocd.writeUInt32LE(0xffffffff, 16);
+  return Buffer.concat([...locals, cd, record, locator, eocd]);
 }
 
 const CONTENT_TYPES = `<?xml version="1.0" encoding="utf-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml" /><Default Extension="json" ContentType="application/json" /><Default Extension="pdf" ContentType="application/pdf" /><Override PartName="/aasx/aasx-origin" ContentType="text/plain" /></Types>`;
@@ -222,6 +254,19 @@ describe('readAasxPackage on a minimal package', () => {
     const asImportFile: PackageFile = pkg.files[0];
     expect((await collect(await asImportFile.open())).toString()).toBe('%PDF-1.4 not really');
     expect(pkg.part('/aasx/files/absent.pdf')).toBeUndefined();
+  });
+
+  it('reads a ZIP64 package (sizes, offsets and entry count in the ZIP64 fields)', async () => {
+    const zip64 = buildZip(Object.entries(minimalPackage()).map(([name, data]) => ({ name, data })), true);
+    const pkg = await readFully(zip64);
+    expect(await pkg.specs[0].text()).toBe(ENVIRONMENT);
+    expect((await pkg.files[0].bytes()).toString()).toBe('%PDF-1.4 not really');
+    // The hand-built ZIP64 layout is the standard one: Python's zipfile reads it too (where python3 exists).
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'aasx-')), 'zip64.aasx');
+    fs.writeFileSync(file, zip64);
+    const python = spawnSync('python3', ['-c', 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read("aasx/data.json").decode())', file]);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    if (!python.error) expect(python.stdout.toString().trim()).toBe(ENVIRONMENT);
   });
 
   it('decodes percent-escaped targets and entry names', async () => {
