@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FileSink, ImportService, PackageFile } from '../../src/aas/import/import.service';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
-import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
+import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 
 let server: TestServer;
 
@@ -75,14 +75,14 @@ describe('environment import', () => {
     expect(result.warnings).toEqual([expect.stringContaining("'/aasx/files/missing.pdf' is no file of the package")]);
 
     const tfpOf = (path: string) => result.files.find((f) => f.path === path)!.tfp;
-    const sm = await (await get(tenant.name, `/submodels/${b64('urn:imp:a:sm')}`)).json();
+    const sm = await json(get(tenant.name, `/submodels/${b64('urn:imp:a:sm')}`));
     expect(sm.submodelElements[0].value).toBe(tfpOf('/aasx/files/manual.pdf'));
     expect(sm.submodelElements[1].value[0].value).toBe(tfpOf('/aasx/files/manual.pdf'));
     expect(sm.submodelElements[1].value[1].value).toBe('https://example.com/x.pdf');
     expect(sm.submodelElements[2].statements[0].value).toBe(tfpOf('/aasx/files/drawing.pdf'));
     expect(sm.submodelElements[3].value[0].value).toBe('/aasx/files/missing.pdf');
     expect(sm.submodelElements[4]).not.toHaveProperty('value'); // an empty File value is accepted, as no value
-    const shell = await (await get(tenant.name, `/shells/${b64('urn:imp:a:shell')}`)).json();
+    const shell = await json(get(tenant.name, `/shells/${b64('urn:imp:a:shell')}`));
     expect(shell.assetInformation.defaultThumbnail.path).toBe(tfpOf('/aasx/files/thumb.png'));
     expect(sink.stored.get(tfpOf('/aasx/files/drawing.pdf'))!.toString()).toBe('drawing');
   });
@@ -96,7 +96,7 @@ describe('environment import', () => {
     expect(again.shells[0].status).toBe('updated');
     expect(again.conceptDescriptions[0].status).toBe('updated');
     expect(again.warnings.some((w) => w.startsWith("concept description 'urn:imp:b:cd': $.idShort"))).toBe(true);
-    expect((await (await get(tenant.name, `/concept-descriptions/${b64('urn:imp:b:cd')}`)).json()).idShort).toBe('not valid!');
+    expect((await json(get(tenant.name, `/concept-descriptions/${b64('urn:imp:b:cd')}`))).idShort).toBe('not valid!');
 
     const unreadable = { submodels: [{ modelType: 'Submodel', id: 'urn:imp:b:bad', submodelElements: [{ modelType: 'Property', idShort: 'p' }] }] };
     await expect(importer(new MemorySink()).importEnvironment(tenant, unreadable)).rejects.toMatchObject({ extensions: { code: 'BAD_REQUEST' } });
