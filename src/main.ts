@@ -22,6 +22,7 @@ import { Services } from './graphql/context';
 import { buildAppSchema } from './graphql/schema';
 import { AccountService } from './management/accounts/account.service';
 import { bootstrap } from './management/bootstrap';
+import { SerializationService } from './aas/serialization/serialization.service';
 import { MeService } from './management/me/me.service';
 import { RoleAssignmentService } from './management/role-assignments/role-assignment.service';
 import { UserService } from './management/users/user.service';
@@ -65,6 +66,8 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
 
   const shells = new ShellService(dataSource);
+  const submodels = new SubmodelService(dataSource, shells);
+  const conceptDescriptions = new ConceptDescriptionService(dataSource);
   const federation = new FederationService(dataSource);
   const accounts = new AccountService(dataSource, config);
   const serviceAccounts = new ServiceAccountService(dataSource, config);
@@ -74,8 +77,9 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const services: Services = {
     tenants: new TenantService(dataSource, config),
     shells,
-    submodels: new SubmodelService(dataSource, shells),
-    conceptDescriptions: new ConceptDescriptionService(dataSource),
+    submodels,
+    conceptDescriptions,
+    serialization: new SerializationService(shells, submodels, conceptDescriptions, config.responseLimitBytes),
     access: new AccessService(dataSource),
     federation,
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ConceptDescriptionService } from '../aas/concept-descriptions/concept-description.service';
+import type { SerializationService } from '../aas/serialization/serialization.service';
 import type { ShellService } from '../aas/shells/shell.service';
 import type { SubmodelService } from '../aas/submodels/submodel.service';
 import type { AccessService, EffectiveRole } from '../auth/access';
@@ -26,6 +27,8 @@ export interface Services {
   shells: ShellService;
   submodels: SubmodelService;
   conceptDescriptions: ConceptDescriptionService;
+  /** What GET /serialization writes: the environment of some shells and submodels, or of a whole tenant. */
+  serialization: SerializationService;
   tokens: TokenVerifier;
   access: AccessService;
   federation: FederationService;

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { badRequest } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
+import { fileElements } from '../model/file-elements';
 import { DocumentKind, JsonObject, verifyDocument } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
 import type { SubmodelService } from '../submodels/submodel.service';
@@ -180,17 +181,6 @@ export class ImportService {
   }
 }
 
-/** Every File element in a document, however deep (collections, lists, entities, annotations, operation variables). */
-function* fileElements(value: unknown): Generator<JsonObject> {
-  if (Array.isArray(value)) {
-    for (const item of value) yield* fileElements(item);
-    return;
-  }
-  if (value === null || typeof value !== 'object') return;
-  const object = value as JsonObject;
-  if (object.modelType === 'File') yield object;
-  for (const child of Object.values(object)) if (child !== null && typeof child === 'object') yield* fileElements(child);
-}
 
 /** A link elsewhere (`https:`, `urn:`, a tfp `file:` of this server) is not a part of the package. */
 const isExternal = (value: string) => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(value) && !/^file:\/\/\/?aasx\//i.test(value);

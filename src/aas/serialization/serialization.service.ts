@@ -1,0 +1,148 @@
+import { withReadBudget } from '../../db/read-budget';
+import { notFound } from '../../graphql/errors';
+import type { TenantEntity } from '../../management/tenants/tenant.entity';
+import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
+import type { JsonObject } from '../model/parse';
+import type { ShellService } from '../shells/shell.service';
+import type { SubmodelService } from '../submodels/submodel.service';
+
+export interface SerializationRequest {
+  /** Shell ids; with `submodelIds` both empty, the whole tenant. */
+  aasIds: string[];
+  submodelIds: string[];
+  includeConceptDescriptions: boolean;
+}
+
+/** The three lists of an environment, each an async sequence: the writers stream them. */
+export interface EnvironmentParts {
+  assetAdministrationShells: AsyncIterable<JsonObject>;
+  submodels: AsyncIterable<JsonObject>;
+  conceptDescriptions: AsyncIterable<JsonObject>;
+}
+
+/** Rows fetched per read when the whole tenant is streamed; each read has a read budget of its own. */
+const PAGE = 50;
+/** How many ids one `findMany` reads at once. */
+const BATCH = 100;
+/** How deep concept descriptions are followed through IEC 61360 value lists. */
+const MAX_CD_DEPTH = 8;
+
+/**
+ * What `GET /serialization` puts into an environment (AAS Part 2, "Serialization"):
+ * - with ids: exactly those shells and submodels (404 naming the ids that are not there), and the concept
+ *   descriptions the included submodels reference (any reference key that names a concept description of the
+ *   tenant: semanticIds, supplemental semanticIds, qualifiers, ...), followed further through the value lists
+ *   (IEC 61360 `valueReferencePairs[].valueId`) of the concept descriptions found;
+ * - without ids: the whole tenant, every concept description included, read page by page as it is written.
+ */
+export class SerializationService {
+  constructor(
+    private readonly shells: ShellService,
+    private readonly submodels: SubmodelService,
+    private readonly conceptDescriptions: ConceptDescriptionService,
+    private readonly readLimitBytes: number,
+  ) {}
+
+  async parts(tenant: TenantEntity, request: SerializationRequest): Promise<EnvironmentParts> {
+    const empty = (async function* () {})();
+    if (request.aasIds.length === 0 && request.submodelIds.length === 0) {
+      return {
+        assetAdministrationShells: this.all((cursor) => this.shells.list(tenant, {}, PAGE, cursor)),
+        submodels: this.all((cursor) => this.submodels.list(tenant, {}, PAGE, cursor)),
+        conceptDescriptions: request.includeConceptDescriptions ? this.all((cursor) => this.conceptDescriptions.list(tenant, {}, PAGE, cursor)) : empty,
+      };
+    }
+    const shells = await this.exactly(tenant, 'shell', request.aasIds, (ids) => this.shells.findMany(tenant, ids));
+    const submodels = await this.exactly(tenant, 'submodel', request.submodelIds, (ids) => this.submodels.findMany(tenant, ids));
+    const conceptDescriptions = request.includeConceptDescriptions ? await this.referencedConceptDescriptions(tenant, submodels) : [];
+    return { assetAdministrationShells: iterate(shells), submodels: iterate(submodels), conceptDescriptions: iterate(conceptDescriptions) };
+  }
+
+  /** Every item of a paged list, page by page, each page read under a read budget of its own. */
+  private async *all(page: (cursor: string | null) => Promise<{ items: JsonObject[]; cursor?: string | null }>): AsyncIterable<JsonObject> {
+    let cursor: string | null = null;
+    do {
+      const current: { items: JsonObject[]; cursor?: string | null } = await withReadBudget(this.readLimitBytes, () => page(cursor));
+      yield* current.items;
+      cursor = current.cursor ?? null;
+    } while (cursor);
+  }
+
+  /** The documents of these ids, in the order asked (duplicates once); 404 naming the missing ones. */
+  private async exactly(
+    _tenant: TenantEntity,
+    what: string,
+    ids: string[],
+    find: (ids: string[]) => Promise<Map<string, JsonObject>>,
+  ): Promise<JsonObject[]> {
+    const unique = [...new Set(ids)];
+    const found = new Map<string, JsonObject>();
+    for (let i = 0; i < unique.length; i += BATCH) for (const [id, doc] of await find(unique.slice(i, i + BATCH))) found.set(id, doc);
+    const missing = unique.filter((id) => !found.has(id));
+    if (missing.length) throw notFound(`No ${what} with the id${missing.length > 1 ? 's' : ''} ${missing.map((id) => `'${id}'`).join(', ')} in this tenant.`);
+    return unique.map((id) => found.get(id)!);
+  }
+
+  private async referencedConceptDescriptions(tenant: TenantEntity, submodels: JsonObject[]): Promise<JsonObject[]> {
+    const found = new Map<string, JsonObject>();
+    let wanted = new Set<string>();
+    for (const submodel of submodels) referenceKeyValues(submodel, wanted);
+    for (let depth = 0; depth < MAX_CD_DEPTH && wanted.size > 0; depth++) {
+      const ids = [...wanted].filter((id) => !found.has(id));
+      const next = new Set<string>();
+      for (let i = 0; i < ids.length; i += BATCH) {
+        for (const [id, doc] of await this.conceptDescriptions.findMany(tenant, ids.slice(i, i + BATCH))) {
+          found.set(id, doc);
+          valueListIds(doc, next);
+        }
+      }
+      wanted = next;
+    }
+    return [...found.values()];
+  }
+}
+
+async function* iterate(items: JsonObject[]): AsyncIterable<JsonObject> {
+  yield* items;
+}
+
+/** Every key value of every Reference in a document (objects with a `keys` list). */
+function referenceKeyValues(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const item of value) referenceKeyValues(item, into);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const object = value as JsonObject;
+  if (Array.isArray(object.keys)) {
+    for (const key of object.keys as { value?: unknown }[]) if (typeof key?.value === 'string' && key.value.length <= 2000) into.add(key.value);
+  }
+  for (const [name, child] of Object.entries(object)) if (name !== 'keys') referenceKeyValues(child, into);
+}
+
+/** The concept descriptions an IEC 61360 value list points at (`valueReferencePairs[].valueId`). */
+function valueListIds(conceptDescription: JsonObject, into: Set<string>): void {
+  for (const spec of (conceptDescription.embeddedDataSpecifications as JsonObject[] | undefined) ?? []) {
+    const content = spec.dataSpecificationContent as JsonObject | undefined;
+    const pairs = (content?.valueList as JsonObject | undefined)?.valueReferencePairs as JsonObject[] | undefined;
+    for (const pair of pairs ?? []) referenceKeyValues(pair.valueId, into);
+  }
+}
+
+/**
+ * The environment as JSON text, piece by piece: each list is written as its items arrive, and a list without
+ * items is left out (the AAS JSON schema has no empty lists).
+ */
+export async function* environmentJson(parts: EnvironmentParts): AsyncIterable<string> {
+  let first = true;
+  for (const key of ['assetAdministrationShells', 'submodels', 'conceptDescriptions'] as const) {
+    let opened = false;
+    for await (const item of parts[key]) {
+      yield `${opened ? ',' : `${first ? '{' : ','}${JSON.stringify(key)}:[`}${JSON.stringify(item)}`;
+      opened = true;
+      first = false;
+    }
+    if (opened) yield ']';
+  }
+  yield first ? '{}' : '}';
+}
