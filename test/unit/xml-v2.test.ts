@@ -336,9 +336,24 @@ describe('convertV2Xml: never a crash', () => {
       '/aasenv/assetAdministrationShells/assetAdministrationShell: AssetAdministrationShell without identification (left out)',
       '/aasenv/submodels/submodel/submodelElements/submodelElement[1]/relationshipElement: RelationshipElement without second (left out; V3.0 requires both)',
       '/aasenv/submodels/submodel/submodelElements/submodelElement[2]/basicEvent: basic event without observed (left out; V3.0 requires it)',
-      '/aasenv/submodels/submodel/submodelElements/submodelElement[3]/referenceElement/value: reference without keys (left out)',
       '/aasenv/submodels/submodel/submodelElements/submodelElement[4]: empty (left out)',
     ]);
+  });
+
+  it('takes a reference without keys for none, as V2 tools write it, without a warning', () => {
+    const xml = submodel('<aas:submodelElement><aas:property><aas:idShort>P</aas:idShort><aas:semanticId><aas:keys/></aas:semanticId>' +
+      '<aas:valueType>string</aas:valueType><aas:valueId><aas:keys/></aas:valueId></aas:property></aas:submodelElement>');
+    expect(convertV2Xml(xml)).toEqual({
+      environment: { submodels: [{ modelType: 'Submodel', id: 'urn:s', idShort: 'S', submodelElements: [{ modelType: 'Property', idShort: 'P', valueType: 'xs:string' }] }] },
+      warnings: [],
+    });
+  });
+
+  it('reports at most 1000 warnings and counts the rest', () => {
+    const { warnings } = convertV2Xml(env('<aas:x/>'.repeat(2500)));
+    expect(warnings).toHaveLength(1001);
+    expect(warnings[999]).toBe('/aasenv/x[1000]: unknown element (left out)');
+    expect(warnings[1000]).toBe('... and 1500 more warnings');
   });
 
   it('reads what other V2 writers do: bare qualifiers, operation variables wrapped once more, V2 key types renamed in V3.0', () => {

@@ -35,8 +35,9 @@ export function convertV2Xml(xml: string | Buffer, limits: XmlLimits = DEFAULT_X
     throw new V2XmlError(`The document is not an AAS V2.0 environment: its root element is ${found}, not {${AAS_V2_NAMESPACE}}aasenv`);
   }
   const converter = new Converter();
-  if (root.uri === AAS_V1_NAMESPACE) converter.warnings.push('/aasenv: an AAS V1.0 environment, read as V2.0');
-  return { environment: converter.environment(root), warnings: converter.warnings };
+  if (root.uri === AAS_V1_NAMESPACE) converter.warn(root, 'an AAS V1.0 environment, read as V2.0');
+  const environment = converter.environment(root);
+  return { environment, warnings: converter.report() };
 }
 
 type Json = JsonObject;
@@ -57,6 +58,7 @@ const V3_KEY_TYPES = new Set([
 const GONE_KEY_TYPES = new Set(['View', 'ConceptDictionary', 'AccessPermissionRule']);
 
 const DATA_ELEMENTS = new Set(['property', 'multiLanguageProperty', 'range', 'blob', 'file', 'referenceElement']);
+const MAX_WARNINGS = 1000;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function present<T>(value: T | undefined): value is T {
@@ -64,12 +66,21 @@ function present<T>(value: T | undefined): value is T {
 }
 
 class Converter {
-  readonly warnings: string[] = [];
+  private readonly warnings: string[] = [];
   /** Collections whose V2 `ordered` or `allowDuplicates` was true (V3.0 has neither); one warning for all. */
   private orderedCollections = 0;
 
+  /** Warnings beyond MAX_WARNINGS are only counted: a document of a million unknown elements stays cheap. */
+  private unreported = 0;
+
   warn(node: XmlNode, message: string): void {
-    this.warnings.push(`${pathOf(node)}: ${message}`);
+    if (this.warnings.length < MAX_WARNINGS) this.warnings.push(`${pathOf(node)}: ${message}`);
+    else this.unreported++;
+  }
+
+  /** The warnings, the count of those not reported last. */
+  report(): string[] {
+    return this.unreported ? [...this.warnings, `... and ${this.unreported} more warnings`] : this.warnings;
   }
 
   // ---- tree access ------------------------------------------------------------------------------------------
@@ -128,19 +139,19 @@ class Converter {
       if (!used.has(id)) this.warn(asset, `asset '${id}' is the asset of no shell (left out: V3.0 has assets only as a shell's asset information)`);
     }
     if (this.orderedCollections) {
-      this.warnings.push(`/aasenv: 'ordered' or 'allowDuplicates' of ${this.orderedCollections} submodel element collection(s) dropped (V3.0 collections have neither)`);
+      this.warn(root, `'ordered' or 'allowDuplicates' of ${this.orderedCollections} submodel element collection(s) dropped (V3.0 collections have neither)`);
     }
     return env;
   }
 
   private list(root: XmlNode, outer: string, inner: string, convert: (node: XmlNode) => Json | undefined): Json[] {
-    const container = this.child(root, outer);
-    if (!container) return [];
-    this.expect(container, [inner]);
     const out: Json[] = [];
-    for (const node of this.all(container, inner)) {
-      const converted = convert(node);
-      if (converted) out.push(converted);
+    for (const container of this.all(root, outer)) {
+      this.expect(container, [inner]);
+      for (const node of this.all(container, inner)) {
+        const converted = convert(node);
+        if (converted) out.push(converted);
+      }
     }
     return out;
   }
@@ -158,7 +169,12 @@ class Converter {
     const refs = this.child(node, 'submodelRefs');
     if (refs) {
       this.expect(refs, ['submodelRef']);
-      const submodels = this.all(refs, 'submodelRef').map((r) => this.reference(r)).filter(present);
+      const submodels: Json[] = [];
+      for (const submodelRef of this.all(refs, 'submodelRef')) {
+        const reference = this.reference(submodelRef);
+        if (reference) submodels.push(reference);
+        else if (!this.keysOf(submodelRef).length) this.warn(submodelRef, 'submodel reference without keys (left out)');
+      }
       if (submodels.length) out.submodels = submodels;
     }
     for (const dropped of ['views', 'conceptDictionaries', 'security']) {
@@ -276,7 +292,10 @@ class Converter {
     return keys ? this.all(keys, 'key') : [];
   }
 
-  /** A V2 reference (keys of type, local, idType, value) as a V3.0 Reference; undefined when it cannot be. */
+  /**
+   * A V2 reference (keys of type, local, idType, value) as a V3.0 Reference; undefined when it cannot be, and,
+   * without a warning, when it has no keys: that is how V2 tools write "none" (`<aas:semanticId><aas:keys/>`).
+   */
   reference(node: XmlNode): Json | undefined {
     this.expect(node, ['keys']);
     const keysNode = this.child(node, 'keys');
@@ -299,10 +318,7 @@ class Converter {
       }
       keys.push({ type, value });
     }
-    if (!keys.length) {
-      this.warn(node, 'reference without keys (left out)');
-      return undefined;
-    }
+    if (!keys.length) return undefined;
     const first = keys[0].type;
     const type = first === 'GlobalReference' || first === 'FragmentReference' ? 'ExternalReference' : 'ModelReference';
     return { type, keys };
