@@ -1,29 +1,10 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FileSink, ImportService, PackageFile } from '../../src/aas/import/import.service';
-import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
+import { MemorySink } from '../support/memory-sink';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 
 let server: TestServer;
-
-/** A file repository stand-in: what was stored, and a switch to fail the n-th store. */
-class MemorySink implements FileSink {
-  stored = new Map<string, Buffer>();
-  discarded: string[] = [];
-  failAt = Infinity;
-  private count = 0;
-  async store(tenant: TenantEntity, file: { fileName: string; stream: Readable }) {
-    if (++this.count >= this.failAt) throw new Error('injected failure');
-    const chunks: Buffer[] = [];
-    for await (const chunk of file.stream) chunks.push(Buffer.from(chunk));
-    const tfp = `file:/sphere/${tenant.name}/${this.count}/${file.fileName}`;
-    this.stored.set(tfp, Buffer.concat(chunks));
-    return { tfp };
-  }
-  async discard(_tenant: TenantEntity, tfp: string) {
-    this.discarded.push(tfp);
-  }
-}
 
 const packageFile = (path: string, text: string): PackageFile => ({ path, contentType: 'application/pdf', open: async () => Readable.from([Buffer.from(text)]) });
 const file = (idShort: string, value: string) => ({ modelType: 'File', idShort, contentType: 'application/pdf', value });

@@ -23,8 +23,8 @@ export interface FileSink {
 }
 
 export interface ImportOptions {
-  /** The package's supplementary files, by part name: File values and thumbnails naming one are stored and rewritten. */
-  files?: ReadonlyMap<string, PackageFile>;
+  /** The package's files, by part name: File values and thumbnails naming one are stored and rewritten. */
+  files?: { get(path: string): PackageFile | undefined };
   /** AASX packages hold exactly one shell (400 otherwise). */
   exactlyOneShell?: boolean;
   /** Warnings found before (reading the package); the import adds its own. */
@@ -142,7 +142,7 @@ export class ImportService {
   private async storeFiles(
     tenant: TenantEntity,
     docs: JsonObject[],
-    files: ReadonlyMap<string, PackageFile> | undefined,
+    files: ImportOptions['files'],
     manager: EntityManager,
     warnings: string[],
     stored: string[],

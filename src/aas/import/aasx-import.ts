@@ -1,0 +1,68 @@
+import { AasxError, AasxPackage, isAasV2Xml, readAasxPackage } from '../aasx';
+import { badRequest } from '../../graphql/errors';
+import type { TenantEntity } from '../../management/tenants/tenant.entity';
+import { V2XmlError, convertV2Xml } from '../xml/v2';
+import type { ImportResult, ImportService, PackageFile } from './import.service';
+
+/** Reads an environment from V3.0 XML; the XML reader is wired in where it is available. */
+export type XmlEnvironmentReader = (text: string) => unknown;
+
+/**
+ * Imports an AASX package (a file on disk, as uploaded): validates the package (reader: OPC relationships in
+ * both namespaces, content types, limits, no unsafe names, no DTDs), reads its one spec part as JSON, V3.0 XML
+ * or V2.0 XML (converted, with warnings for what did not map), and imports the environment with the package's
+ * files (ImportService: one transaction, exactly one shell). Problems with the package are 400s saying why.
+ */
+export async function importAasx(
+  importer: ImportService,
+  tenant: TenantEntity,
+  packagePath: string,
+  readXml: XmlEnvironmentReader,
+): Promise<ImportResult> {
+  let pkg: AasxPackage;
+  try {
+    pkg = await readAasxPackage(packagePath);
+  } catch (err) {
+    if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
+    throw err;
+  }
+  if (pkg.specs.length !== 1) throw badRequest(`The package holds ${pkg.specs.length} AAS spec parts; an import takes exactly one.`);
+  const spec = pkg.specs[0];
+  const warnings = [...pkg.warnings];
+  let environment: unknown;
+  try {
+    const text = await spec.text();
+    if (spec.format === 'json') {
+      try {
+        environment = JSON.parse(text);
+      } catch (err) {
+        throw badRequest(`The spec part ${spec.path} is not valid JSON: ${(err as Error).message}`);
+      }
+    } else if (/<!DOCTYPE/i.test(text.slice(0, 64 * 1024))) {
+      // No XML with a DTD is read: entity expansion (billion laughs) and external entities (XXE) start there.
+      throw badRequest(`${spec.path}: XML with a DOCTYPE (DTD) is not accepted.`);
+    } else if (isAasV2Xml(text)) {
+      const converted = convertV2Xml(text);
+      warnings.push(`${spec.path} is an AAS V2.0 environment: converted to V3.0`, ...converted.warnings);
+      environment = converted.environment;
+    } else {
+      environment = readXml(text);
+    }
+  } catch (err) {
+    if (err instanceof AasxError || err instanceof V2XmlError) throw badRequest(`${spec.path}: ${err.message}`);
+    throw err;
+  }
+  const files = {
+    get: (path: string): PackageFile | undefined => {
+      const part = pkg.part(path);
+      return part && { path: part.path, contentType: part.contentType, open: async () => part.stream() };
+    },
+  };
+  try {
+    return await importer.importEnvironment(tenant, environment, { files, exactlyOneShell: true, warnings });
+  } catch (err) {
+    // A file of the package that fails to inflate (a bomb, a bad CRC) is found while it is stored.
+    if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
+    throw err;
+  }
+}
