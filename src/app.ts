@@ -12,6 +12,7 @@ import { DataSource } from 'typeorm';
 import { createApiConsoleRouter } from '../rest-facade/api-console';
 import { createConsoleRouter } from '../rest-facade/console';
 import { FacadeError } from '../rest-facade/facade-error';
+import { createFileRouter } from '../rest-facade/files';
 import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../rest-facade/management-api';
 import { managementRoutes } from '../rest-facade/management';
 import { createOpenApiRouter } from '../rest-facade/openapi/router';
@@ -283,6 +284,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
       connectSources: consoleConnectSources(config),
     }).routes(),
   );
+
+  // The file repository (`{tenant_url}/sphere/api/v1.0/files`, and deprecated at `/api/v3.0/files`): streamed bodies.
+  const fileApi = createFileRouter({
+    schema,
+    contextOf,
+    uploadLimitBytes: config.files.uploadLimitBytes,
+    bodyLimitBytes: config.bodyLimitBytes,
+    tenantHostSuffix: config.tenantHostSuffix,
+  });
+  koa.use(fileApi.routes());
+  koa.use(fileApi.allowedMethods());
 
   koa.use(tenantApi.routes());
   koa.use(tenantApi.allowedMethods());

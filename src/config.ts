@@ -38,6 +38,27 @@ export interface Config {
   bootstrapOwnerEmail: string;
   /** A service account owning the first organization, created on the first start (scripted set-ups). */
   provisioningClient?: { id: string; secret: string };
+  /** Where the file repository keeps file contents, and how large one upload may be. */
+  files: FilesConfig;
+}
+
+export interface FilesConfig {
+  /** Largest file one upload may carry, in bytes (`FILE_UPLOAD_LIMIT`); larger uploads get 413 and store nothing. */
+  uploadLimitBytes: number;
+  /** `postgres`: chunks in the database (the default); `s3`: objects in an S3-compatible bucket. */
+  store: { kind: 'postgres' } | S3StoreConfig;
+}
+
+export interface S3StoreConfig {
+  kind: 's3';
+  /** Endpoint of an S3-compatible service (MinIO, Ceph, ...); absent: AWS S3 of the region. */
+  endpoint?: string;
+  bucket: string;
+  region: string;
+  /** Static credentials; absent: the AWS SDK's default chain (environment, profile, instance role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Bucket in the path (`{endpoint}/{bucket}/{key}`) instead of the host name; most S3-compatible services need it. */
+  forcePathStyle: boolean;
 }
 
 export interface AuthConfig {
@@ -138,6 +159,36 @@ function provisioningClient(env: NodeJS.ProcessEnv): Config['provisioningClient'
   return { id: id.toLowerCase(), secret };
 }
 
+/** FILE_STORE and the S3_* settings it needs; FILE_UPLOAD_LIMIT. */
+function filesConfig(env: NodeJS.ProcessEnv): FilesConfig {
+  let uploadLimitBytes: number;
+  try {
+    uploadLimitBytes = parseSize(env.FILE_UPLOAD_LIMIT || '512mb');
+  } catch (err) {
+    throw new ConfigError(`FILE_UPLOAD_LIMIT: ${(err as Error).message}`);
+  }
+  if (uploadLimitBytes < 1) throw new ConfigError('FILE_UPLOAD_LIMIT must be at least 1 byte');
+  const kind = (env.FILE_STORE || 'postgres').toLowerCase();
+  if (kind === 'postgres') return { uploadLimitBytes, store: { kind: 'postgres' } };
+  if (kind !== 's3') throw new ConfigError(`FILE_STORE must be postgres or s3, got "${env.FILE_STORE}"`);
+  const bucket = env.S3_BUCKET || '';
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`FILE_STORE=s3 needs S3_BUCKET, a bucket name (3-63 lowercase letters, digits, dots, dashes), got "${bucket}"`);
+  const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
+  if (!accessKeyId !== !secretAccessKey) throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together, or neither');
+  return {
+    uploadLimitBytes,
+    store: {
+      kind: 's3',
+      endpoint: env.S3_ENDPOINT ? url('S3_ENDPOINT', env.S3_ENDPOINT) : undefined,
+      bucket,
+      region: env.S3_REGION || 'us-east-1',
+      credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+      forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+    },
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -184,5 +235,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultTenantShowcase: bool(env, 'DEFAULT_TENANT_SHOWCASE', !databaseUrl),
     bootstrapOwnerEmail: env.BOOTSTRAP_OWNER_EMAIL || 'admin@localhost',
     provisioningClient: provisioningClient(env),
+    files: filesConfig(env),
   };
 }

@@ -23,6 +23,7 @@ import { buildAppSchema } from './graphql/schema';
 import { AccountService } from './management/accounts/account.service';
 import { bootstrap } from './management/bootstrap';
 import { SerializationService } from './aas/serialization/serialization.service';
+import { FileService, createBlobStore } from './files';
 import { MeService } from './management/me/me.service';
 import { RoleAssignmentService } from './management/role-assignments/role-assignment.service';
 import { UserService } from './management/users/user.service';
@@ -74,12 +75,14 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   // The built-in identity service: its signing keys are created on the first start, loaded on every start.
   const identity = new IdentityService(config, dataSource, accounts, log);
   await identity.start();
+  const blobs = createBlobStore(config.files.store, dataSource);
   const services: Services = {
     tenants: new TenantService(dataSource, config),
     shells,
     submodels,
     conceptDescriptions,
     serialization: new SerializationService(shells, submodels, conceptDescriptions, config.responseLimitBytes),
+    files: new FileService(dataSource, blobs, log),
     access: new AccessService(dataSource),
     federation,
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),
@@ -150,6 +153,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       clearTimeout(timer);
       await app.apollo.stop();
       identity.stop();
+      blobs.close();
       await stopAnalyze?.();
       await dataSource.destroy();
       await embedded?.stop();

@@ -2,6 +2,7 @@ import { ConceptDescriptionEntity } from '../aas/concept-descriptions/concept-de
 import { ShellEntity } from '../aas/shells/shell.entity';
 import { SubmodelEntity } from '../aas/submodels/submodel.entity';
 import { OutboxEntity } from '../events/outbox.entity';
+import { FileEntity } from '../files/file.entity';
 import { OrganizationEntity } from '../management/organizations/organization.entity';
 import { TenantEntity } from '../management/tenants/tenant.entity';
 import { AccountEntity } from '../management/accounts/account.entity';
@@ -30,4 +31,5 @@ export const entities = [
   GroupMemberEntity,
   RoleAssignmentEntity,
   IdentityTrustEntity,
+  FileEntity,
 ];

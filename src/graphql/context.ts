@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ConceptDescriptionService } from '../aas/concept-descriptions/concept-description.service';
+import type { FileService } from '../files/file.service';
 import type { SerializationService } from '../aas/serialization/serialization.service';
 import type { ShellService } from '../aas/shells/shell.service';
 import type { SubmodelService } from '../aas/submodels/submodel.service';
@@ -29,6 +30,8 @@ export interface Services {
   conceptDescriptions: ConceptDescriptionService;
   /** What GET /serialization writes: the environment of some shells and submodels, or of a whole tenant. */
   serialization: SerializationService;
+  /** The tenant file repository (tfps, contents in the blob store, metadata). */
+  files: FileService;
   tokens: TokenVerifier;
   access: AccessService;
   federation: FederationService;

@@ -11,6 +11,7 @@ import { ELEMENT_TYPES, elementJsonResolvers } from '../aas/submodels/element.ty
 import { SubmodelElementAtPathResolver, SubmodelResolver } from '../aas/submodels/submodel.resolver';
 import { submodelJsonResolvers } from '../aas/submodels/submodel.types';
 import { IdentityResolver } from '../auth/identity/identity.resolver';
+import { FileResolver } from '../files/file.resolver';
 import { authChecker } from '../auth/policy';
 import { AccountResolver } from '../management/accounts/account.resolver';
 import { MeResolver, MeTenantResolver } from '../management/me/me.resolver';
@@ -35,6 +36,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       SubmodelElementAtPathResolver,
       ConceptDescriptionResolver,
       DescriptionResolver,
+      FileResolver,
       TenantResolver,
       IdentityResolver,
       OrganizationResolver,

@@ -62,4 +62,46 @@ describe('config', () => {
     expect(() => loadConfig({ BOOTSTRAP_CLIENT_ID: '6f1c1a52-4d7e-4a8e-9c1e-2f5b3c4d5e6f', BOOTSTRAP_CLIENT_SECRET: 'short' })).toThrow(/BOOTSTRAP_CLIENT_SECRET/);
     expect(() => loadConfig({ TOKEN_TTL_SEC: '5' })).toThrow(/TOKEN_TTL_SEC/);
   });
+
+  it('keeps files in PostgreSQL up to 512 MB an upload unless FILE_STORE and FILE_UPLOAD_LIMIT say otherwise', () => {
+    expect(loadConfig({}).files).toEqual({ uploadLimitBytes: 512 * 1024 ** 2, store: { kind: 'postgres' } });
+    expect(loadConfig({ FILE_UPLOAD_LIMIT: '2gb' }).files.uploadLimitBytes).toBe(2 * 1024 ** 3);
+    expect(
+      loadConfig({
+        FILE_STORE: 's3',
+        S3_ENDPOINT: 'http://127.0.0.1:9000/',
+        S3_BUCKET: 'asset-files',
+        S3_ACCESS_KEY_ID: 'key',
+        S3_SECRET_ACCESS_KEY: 'secret',
+        S3_FORCE_PATH_STYLE: 'true',
+      }).files.store,
+    ).toEqual({
+      kind: 's3',
+      endpoint: 'http://127.0.0.1:9000',
+      bucket: 'asset-files',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'key', secretAccessKey: 'secret' },
+      forcePathStyle: true,
+    });
+    // Without keys, the AWS SDK's default credential chain; without an endpoint, AWS S3 of the region.
+    expect(loadConfig({ FILE_STORE: 's3', S3_BUCKET: 'b-1', S3_REGION: 'eu-central-1' }).files.store).toEqual({
+      kind: 's3',
+      endpoint: undefined,
+      bucket: 'b-1',
+      region: 'eu-central-1',
+      credentials: undefined,
+      forcePathStyle: false,
+    });
+  });
+
+  it('rejects file store settings that cannot work', () => {
+    expect(() => loadConfig({ FILE_UPLOAD_LIMIT: 'huge' })).toThrow(/FILE_UPLOAD_LIMIT/);
+    expect(() => loadConfig({ FILE_UPLOAD_LIMIT: '0' })).toThrow(/FILE_UPLOAD_LIMIT/);
+    expect(() => loadConfig({ FILE_STORE: 'disk' })).toThrow(/FILE_STORE/);
+    expect(() => loadConfig({ FILE_STORE: 's3' })).toThrow(/S3_BUCKET/);
+    expect(() => loadConfig({ FILE_STORE: 's3', S3_BUCKET: 'Not_A_Bucket' })).toThrow(/S3_BUCKET/);
+    expect(() => loadConfig({ FILE_STORE: 's3', S3_BUCKET: 'files', S3_ACCESS_KEY_ID: 'key' })).toThrow(/S3_SECRET_ACCESS_KEY/);
+    expect(() => loadConfig({ FILE_STORE: 's3', S3_BUCKET: 'files', S3_ENDPOINT: 'nowhere' })).toThrow(/S3_ENDPOINT/);
+    expect(() => loadConfig({ FILE_STORE: 's3', S3_BUCKET: 'files', S3_FORCE_PATH_STYLE: 'sometimes' })).toThrow(/S3_FORCE_PATH_STYLE/);
+  });
 });
