@@ -33,6 +33,16 @@ export class OperationExecutor {
   }
 }
 
+/**
+ * What a service call made outside an operation (a streamed route reading from the services) threw, as the
+ * facade answers it: an AppError keeps its status; anything else is what it would be inside an operation.
+ */
+export function facadeErrorOf(err: unknown, context: Context): FacadeError {
+  if (err instanceof FacadeError) return err;
+  const error = err instanceof GraphQLError ? err : new GraphQLError((err as Error)?.message ?? 'failed', { originalError: err as Error });
+  return toFacadeError([error], context, false);
+}
+
 function toFacadeError(errors: readonly GraphQLError[], context: Context, requestError: boolean): FacadeError {
   const first = errors[0];
   // Without data, the request itself failed before execution: variables that do not fit their types.

@@ -332,7 +332,7 @@ function facadeErrorOf(err: unknown, context: Context): FacadeError {
   return new FacadeError(status, error.message, messages);
 }
 
-interface UploadedFile {
+export interface UploadedFile {
   fileName: string;
   contentType: string;
   stream: Readable;
@@ -344,7 +344,7 @@ interface UploadedFile {
  * promise settled when the form ends. A file over the limit (413), a cut-off or malformed body, a second file or
  * an unknown field (400) fail the stream, so `consume` fails and stores nothing; the answer waits until it has.
  */
-async function receiveUpload<T>(
+export async function receiveUpload<T>(
   ctx: KoaContext,
   context: Context,
   limit: number,

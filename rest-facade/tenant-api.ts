@@ -11,6 +11,10 @@ import { OperationExecutor } from './executor';
 import { FacadeError } from './facade-error';
 import { Query } from './params';
 import { RouteSpec } from './route';
+import { aasxImportHandler } from './aasx-import';
+import { attachmentRoutes } from './attachments';
+import { serializationHandler } from './serialization';
+import { TenantAccess } from './streamed';
 
 export const API_VERSION = 'v3.0';
 
@@ -21,6 +25,8 @@ export interface TenantApiOptions {
   /** Base URL of a tenant's API, `{tenant_url}/api/v3.0`. */
   apiUrlOf(tenant: string): string;
   bodyLimitBytes: number;
+  /** Largest upload (thumbnails, attachments): FILE_UPLOAD_LIMIT. */
+  uploadLimitBytes: number;
   /** When set, `{tenant}.{suffix}` hosts serve the tenant API at `/api/v3.0`. */
   tenantHostSuffix?: string;
 }
@@ -44,15 +50,34 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
       else router[method](base + spec.path, tenant, handler);
     }
   }
+  // Answers that are streams: admitted through the same policy, then read from the services (streamed.ts).
+  const access = new TenantAccess(executor);
+  const attachments = attachmentRoutes(access, options.contextOf, options.uploadLimitBytes);
+  const importAasx = aasxImportHandler(access, options.contextOf, options.uploadLimitBytes);
+  for (const [base, tenant] of bases) {
+    router.get(`${base}/serialization`, tenant, serializationHandler(access, options.contextOf));
+    router.post(`${base}/upload`, tenant, importAasx);
+    for (const route of attachments) {
+      router.get(base + route.path, tenant, route.get);
+      router.put(base + route.path, tenant, route.put);
+      router.delete(base + route.path, tenant, route.delete);
+    }
+  }
+  // The platform's own import path, beside the file repository's (`{tenant_url}/sphere/api/v1.0`).
+  router.post(`/tenants/:tenant${SPHERE_API}/import`, tenantFromPath, importAasx);
+  if (options.tenantHostSuffix) router.post(`${SPHERE_API}/import`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`), importAasx);
   return router;
 }
 
-const tenantFromPath: Middleware = (ctx, next) => {
+/** The platform's own services beside the AAS API (files, import). */
+export const SPHERE_API = '/sphere/api/v1.0';
+
+export const tenantFromPath: Middleware = (ctx, next) => {
   ctx.state.tenant = (ctx as unknown as { params: Record<string, string> }).params.tenant;
   return next();
 };
 
-function tenantFromHost(suffix: string): Middleware {
+export function tenantFromHost(suffix: string): Middleware {
   return (ctx, next) => {
     const host = ctx.hostname.toLowerCase();
     if (!host.endsWith(suffix) || host.length === suffix.length) {

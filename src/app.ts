@@ -258,6 +258,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     contextOf,
     apiUrlOf: tenantApiUrlOf,
     bodyLimitBytes: config.bodyLimitBytes,
+    uploadLimitBytes: config.files.uploadLimitBytes,
     tenantHostSuffix: config.tenantHostSuffix,
   });
   const managementApi = createManagementApiRouter({ schema, contextOf, manageUrl: config.manageUrl, bodyLimitBytes: config.bodyLimitBytes });

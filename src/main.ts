@@ -22,6 +22,8 @@ import { Services } from './graphql/context';
 import { buildAppSchema } from './graphql/schema';
 import { AccountService } from './management/accounts/account.service';
 import { bootstrap } from './management/bootstrap';
+import { AttachmentService } from './aas/attachments/attachment.service';
+import { ImportService } from './aas/import/import.service';
 import { SerializationService } from './aas/serialization/serialization.service';
 import { FileService, createBlobStore } from './files';
 import { MeService } from './management/me/me.service';
@@ -76,13 +78,16 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const identity = new IdentityService(config, dataSource, accounts, log);
   await identity.start();
   const blobs = createBlobStore(config.files.store, dataSource);
+  const files = new FileService(dataSource, blobs, log);
   const services: Services = {
     tenants: new TenantService(dataSource, config),
     shells,
     submodels,
     conceptDescriptions,
-    serialization: new SerializationService(shells, submodels, conceptDescriptions, config.responseLimitBytes),
-    files: new FileService(dataSource, blobs, log),
+    serialization: new SerializationService(shells, submodels, conceptDescriptions, files, config.responseLimitBytes),
+    imports: new ImportService(dataSource, shells, submodels, conceptDescriptions, files),
+    attachments: new AttachmentService(dataSource, shells, submodels, files),
+    files,
     access: new AccessService(dataSource),
     federation,
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),

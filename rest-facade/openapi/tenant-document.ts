@@ -6,6 +6,8 @@ const SERVICE_FILES = [
   'AssetAdministrationShellRepositoryServiceSpecification/V3.0_SSP-001.yaml',
   'SubmodelRepositoryServiceSpecification/V3.0_SSP-001.yaml',
   'ConceptDescriptionServiceSpecification/V3.0_SSP-001.yaml',
+  // Last: the operations the service profiles above do not have (serialization, packages, upload).
+  'Entire-API-Collection/V3.0.yaml',
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];

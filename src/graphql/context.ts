@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { ConceptDescriptionService } from '../aas/concept-descriptions/concept-description.service';
 import type { FileService } from '../files/file.service';
+import type { AttachmentService } from '../aas/attachments/attachment.service';
+import type { ImportService } from '../aas/import/import.service';
 import type { SerializationService } from '../aas/serialization/serialization.service';
 import type { ShellService } from '../aas/shells/shell.service';
 import type { SubmodelService } from '../aas/submodels/submodel.service';
@@ -30,6 +32,10 @@ export interface Services {
   conceptDescriptions: ConceptDescriptionService;
   /** What GET /serialization writes: the environment of some shells and submodels, or of a whole tenant. */
   serialization: SerializationService;
+  /** Imports of environments and AASX packages (one transaction, files included). */
+  imports: ImportService;
+  /** Shell thumbnails and File/Blob attachments (stored in the file repository). */
+  attachments: AttachmentService;
   /** The tenant file repository (tfps, contents in the blob store, metadata). */
   files: FileService;
   tokens: TokenVerifier;

@@ -182,7 +182,7 @@ describe('OpenAPI documents', () => {
       throw new Error('not called');
     };
     const managementRouter = createManagementApiRouter({ schema, contextOf: notUsed, manageUrl: server.url, bodyLimitBytes: 1024 });
-    const tenantRouter = createTenantApiRouter({ schema, contextOf: notUsed, apiUrlOf: notUsed, bodyLimitBytes: 1024 });
+    const tenantRouter = createTenantApiRouter({ schema, contextOf: notUsed, apiUrlOf: notUsed, bodyLimitBytes: 1024, uploadLimitBytes: 1024 });
 
     const management: Doc = await (await get('/api/v1/openapi.json')).json();
     const managementServed = registered(managementRouter.stack);

@@ -27,7 +27,7 @@ class StopParsing extends Error {}
 
 /** Calls onElement for every start tag; throws AasxError for a DOCTYPE or XML that is not well-formed. */
 export function parseXmlPart(text: string, partName: string, onElement: (element: XmlElement) => void): void {
-  const parser = sax.parser(true, { xmlns: true });
+  const parser = sax.parser(true, { xmlns: true, strictEntities: true } as sax.SAXOptions);
   let depth = 0;
   let failure: Error | undefined;
   parser.ondoctype = () => {
@@ -67,7 +67,7 @@ export const AAS_V2_NAMESPACE = 'http://www.admin-shell.io/aas/2/0';
  * the caller can then say so instead of reporting V3 validation errors). Reads no further than the root tag.
  */
 export function isAasV2Xml(text: string): boolean {
-  const parser = sax.parser(true, { xmlns: true });
+  const parser = sax.parser(true, { xmlns: true, strictEntities: true } as sax.SAXOptions);
   let uri: string | undefined;
   parser.ondoctype = () => {
     throw new StopParsing();

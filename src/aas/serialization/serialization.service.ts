@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { withReadBudget } from '../../db/read-budget';
 import { notFound } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
@@ -5,6 +6,7 @@ import type { ConceptDescriptionService } from '../concept-descriptions/concept-
 import type { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
 import type { SubmodelService } from '../submodels/submodel.service';
+import { FileSource, SpecWriter, aasxPackage } from './package';
 
 export interface SerializationRequest {
   /** Shell ids; with `submodelIds` both empty, the whole tenant. */
@@ -40,22 +42,36 @@ export class SerializationService {
     private readonly shells: ShellService,
     private readonly submodels: SubmodelService,
     private readonly conceptDescriptions: ConceptDescriptionService,
+    private readonly files: FileSource,
     private readonly readLimitBytes: number,
   ) {}
 
+  /** The environment as an AASX package (streamed), the spec part written by `writeSpec` (see package.ts). */
+  async package(tenant: TenantEntity, request: SerializationRequest, format: 'json' | 'xml', writeSpec: SpecWriter): Promise<Readable> {
+    if (isWholeTenant(request)) return aasxPackage(tenant, () => this.parts(tenant, request), this.files, format, writeSpec);
+    // Read once (404 for missing ids before anything is written); the package passes over the lists twice.
+    const lists = await this.lists(tenant, request);
+    return aasxPackage(tenant, async () => partsOf(lists), this.files, format, writeSpec);
+  }
+
   async parts(tenant: TenantEntity, request: SerializationRequest): Promise<EnvironmentParts> {
     const empty = (async function* () {})();
-    if (request.aasIds.length === 0 && request.submodelIds.length === 0) {
+    if (isWholeTenant(request)) {
       return {
         assetAdministrationShells: this.all((cursor) => this.shells.list(tenant, {}, PAGE, cursor)),
         submodels: this.all((cursor) => this.submodels.list(tenant, {}, PAGE, cursor)),
         conceptDescriptions: request.includeConceptDescriptions ? this.all((cursor) => this.conceptDescriptions.list(tenant, {}, PAGE, cursor)) : empty,
       };
     }
+    return partsOf(await this.lists(tenant, request));
+  }
+
+  /** The documents of explicit ids, in memory (the ids fit into a URL). */
+  private async lists(tenant: TenantEntity, request: SerializationRequest): Promise<Lists> {
     const shells = await this.exactly(tenant, 'shell', request.aasIds, (ids) => this.shells.findMany(tenant, ids));
     const submodels = await this.exactly(tenant, 'submodel', request.submodelIds, (ids) => this.submodels.findMany(tenant, ids));
     const conceptDescriptions = request.includeConceptDescriptions ? await this.referencedConceptDescriptions(tenant, submodels) : [];
-    return { assetAdministrationShells: iterate(shells), submodels: iterate(submodels), conceptDescriptions: iterate(conceptDescriptions) };
+    return { shells, submodels, conceptDescriptions };
   }
 
   /** Every item of a paged list, page by page, each page read under a read budget of its own. */
@@ -105,6 +121,20 @@ export class SerializationService {
 async function* iterate(items: JsonObject[]): AsyncIterable<JsonObject> {
   yield* items;
 }
+
+interface Lists {
+  shells: JsonObject[];
+  submodels: JsonObject[];
+  conceptDescriptions: JsonObject[];
+}
+
+const partsOf = (lists: Lists): EnvironmentParts => ({
+  assetAdministrationShells: iterate(lists.shells),
+  submodels: iterate(lists.submodels),
+  conceptDescriptions: iterate(lists.conceptDescriptions),
+});
+
+const isWholeTenant = (request: SerializationRequest) => request.aasIds.length === 0 && request.submodelIds.length === 0;
 
 /** Every key value of every Reference in a document (objects with a `keys` list). */
 function referenceKeyValues(value: unknown, into: Set<string>): void {

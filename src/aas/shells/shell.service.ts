@@ -133,6 +133,23 @@ export class ShellService {
     return this.update(tenant, id, (current) => parseShell({ ...current, assetInformation }), options);
   }
 
+  /**
+   * Sets (or, with null, removes) the asset's default thumbnail, under the shell's row lock: what else the asset
+   * information holds stays as it is then. 404 when removing a thumbnail the shell does not have.
+   */
+  async setThumbnail(tenant: TenantEntity, id: string, thumbnail: { path: string; contentType: string } | null, options: ShellWrite = {}): Promise<JsonObject> {
+    return this.update(
+      tenant,
+      id,
+      (current) => {
+        const { defaultThumbnail, ...info } = current.assetInformation as JsonObject;
+        if (!thumbnail && !defaultThumbnail) throw notFound(`Shell '${id}' has no thumbnail.`);
+        return parseShell({ ...current, assetInformation: thumbnail ? { ...info, defaultThumbnail: thumbnail } : info });
+      },
+      options,
+    );
+  }
+
   async addSubmodelRef(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
     const ref = parseReference(json);
     if (!isSubmodelReference(ref)) {

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { MAX_LIMIT, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
@@ -37,6 +37,8 @@ export interface Scope {
 
 export interface SubmodelWrite extends Scope {
   ifMatch?: string | null;
+  /** Join this transaction (element-level changes that go with a stored file). */
+  manager?: EntityManager;
 }
 
 /** An element with its place: the submodel it is in, that submodel's entity tag, its path and step kinds. */
@@ -308,6 +310,14 @@ export class SubmodelService {
     });
   }
 
+  /**
+   * Changes one element as `change` says, under the submodel's row lock (the whole submodel verified again);
+   * for services that derive the new element from the current one (attachments).
+   */
+  async updateElement(tenant: TenantEntity, id: string, path: string, change: (current: JsonObject) => JsonObject, options: SubmodelWrite = {}): Promise<ElementAt> {
+    return this.changeElement(tenant, id, path, options, (current) => change(current));
+  }
+
   /** PATCH (level core): the attributes the body has replace the element's; the others, children among them, stay. */
   async patchElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
     const body = parseSubmodelElement(json);
@@ -384,7 +394,7 @@ export class SubmodelService {
         mutate(current);
         return { kind: 'updated', doc: await verifyDocument('Submodel', current) };
       },
-      { ifMatch: options.ifMatch, event: false },
+      { ifMatch: options.ifMatch, event: false, manager: options.manager },
     );
     return stored!;
   }

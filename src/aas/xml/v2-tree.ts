@@ -83,7 +83,7 @@ export function readXmlTree(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS
   if (text.length > limits.maxChars) {
     throw new V2XmlError(`The XML document is larger than ${limits.maxChars} characters`);
   }
-  const parser = sax.parser(true, { xmlns: true, position: true });
+  const parser = sax.parser(true, { xmlns: true, position: true, strictEntities: true } as sax.SAXOptions);
   let root: XmlNode | undefined;
   const open: XmlNode[] = [];
   // Per open element: how many of its children so far have each local name.

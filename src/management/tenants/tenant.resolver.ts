@@ -82,6 +82,14 @@ export class TenantResolver {
     return tenantOf(ctx, name);
   }
 
+  @Authorized('contributor')
+  @Query(() => TenantType, {
+    description: 'A tenant by its name, when the caller may change its data (contributor): what REST routes that stream a body ask before they read it.',
+  })
+  writableTenant(@Ctx() ctx: Context, @Arg('tenant') name: string): TenantEntity {
+    return tenantOf(ctx, name);
+  }
+
   @Authorized('organization:member')
   @Query(() => TenantPage, { description: 'The tenants of an organization the caller holds a role on (all of them with an organization-wide role).' })
   async tenants(
