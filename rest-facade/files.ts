@@ -1,16 +1,15 @@
 import type { Readable } from 'node:stream';
 import Router from '@koa/router';
 import busboy from 'busboy';
-import { GraphQLError, GraphQLSchema } from 'graphql';
+import { GraphQLSchema } from 'graphql';
 import type { Context as KoaContext, Middleware } from 'koa';
 import { decodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
-import { DATABASE_UNAVAILABLE, errorCodeOf, statusOfCode } from '../src/graphql/errors';
-import { OperationExecutor } from './executor';
+import { OperationExecutor, facadeErrorOf } from './executor';
 import { FacadeError, badParam } from './facade-error';
 import { Query, cursorParam, limitParam, single } from './params';
 import { pagedResult } from './route';
-import { jsonBody } from './tenant-api';
+import { jsonBody, tenantFromHost, tenantFromPath } from './request';
 
 /**
  * The tenant file repository over HTTP, at `{tenant_url}/sphere/api/v1.0/files` and, deprecated (with a
@@ -207,20 +206,6 @@ export function createFileRouter(options: FileRoutesOptions): Router {
   return router;
 }
 
-const tenantFromPath: Middleware = (ctx, next) => {
-  ctx.state.tenant = (ctx as unknown as { params: Record<string, string> }).params.tenant;
-  return next();
-};
-
-function tenantFromHost(suffix: string): Middleware {
-  return (ctx, next) => {
-    const host = ctx.hostname.toLowerCase();
-    if (!host.endsWith(suffix) || host.length === suffix.length) throw new FacadeError(404, 'Tenant APIs are served on tenant hosts or under /tenants/{name}.');
-    ctx.state.tenant = host.slice(0, -suffix.length);
-    return next();
-  };
-}
-
 /** The old location answers as the new one does, saying it is deprecated and where its successor is. */
 const deprecated: Middleware = async (ctx, next) => {
   ctx.set('Deprecation', DEPRECATED_SINCE);
@@ -316,20 +301,6 @@ function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
-
-/** What a service call made outside an operation threw, as the facade answers it. */
-function facadeErrorOf(err: unknown, context: Context): FacadeError {
-  if (err instanceof FacadeError) return err;
-  const error = err instanceof GraphQLError ? err : new GraphQLError((err as Error)?.message ?? 'failed', { originalError: err as Error });
-  const status = statusOfCode(errorCodeOf(error));
-  if (status === 503) return new FacadeError(503, DATABASE_UNAVAILABLE);
-  if (status >= 500) {
-    context.log.error({ err: error.originalError ?? error }, 'file operation failed');
-    return new FacadeError(500, 'Internal server error.');
-  }
-  const messages = Array.isArray(error.extensions?.messages) ? (error.extensions.messages as string[]) : [error.message];
-  return new FacadeError(status, error.message, messages);
 }
 
 export interface UploadedFile {

@@ -6,7 +6,7 @@ import { OperationExecutor } from './executor';
 import { managementRoutes } from './management';
 import { ManagementRouteSpec } from './management/route';
 import { Query } from './params';
-import { jsonBody } from './tenant-api';
+import { jsonBody } from './request';
 
 export const MANAGEMENT_API_BASE = '/api/v1';
 
