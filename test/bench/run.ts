@@ -12,6 +12,7 @@ import type { CannedResponse } from './bare-server';
 import { sampleShell } from './shells';
 import { benchHardening } from './hardening';
 import { benchSubmodels } from './submodels';
+import { benchFiles } from './files';
 import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './identity';
 
 /**
@@ -25,9 +26,9 @@ import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './ident
  * BENCH_SERVER_NODE_ARGS adds node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
 
-/** `BENCH_ONLY=hardening` (or `identity`) runs GET by id and those lines alone, on fewer shells. */
+/** `BENCH_ONLY=hardening` (or `identity`, `files`) runs GET by id and those lines alone, on fewer shells. */
 const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'hardening' && ONLY !== 'identity') throw new Error(`BENCH_ONLY takes 'hardening' or 'identity', got '${ONLY}'`);
+if (ONLY !== undefined && !['hardening', 'identity', 'files'].includes(ONLY)) throw new Error(`BENCH_ONLY takes 'hardening', 'identity' or 'files', got '${ONLY}'`);
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
 const DEEP_POSITION = SHELLS * 0.9;
@@ -290,6 +291,14 @@ async function main(): Promise<void> {
     console.log(`identity: ${issuance.reqPerSec.toFixed(0)} client-credentials tokens/s; GET by id with roles from the database at ${(roles.ratio * 100).toFixed(1)}% of showcase`);
     return [issuance, ...roles.rows];
   };
+  const files = async () => {
+    console.log('\nfiles and packages (server RSS sampled every 20 ms from /proc):');
+    for (const line of await benchFiles({ server, apiPath, tenant: 'default' })) console.log(`  ${line}`);
+  };
+  if (ONLY === 'files') {
+    await files();
+    return finish(rows, 0, server, started);
+  }
   if (ONLY) {
     rows.push(...(await (ONLY === 'identity' ? identity() : hardening())));
     return finish(rows, 0, server, started);
@@ -314,6 +323,7 @@ async function main(): Promise<void> {
   rows.push(...(await benchSubmodels({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable }, run)));
   rows.push(...(await hardening()));
   rows.push(...(await identity()));
+  await files();
   finish(rows, loadFailures, server, started);
 }
 
