@@ -12,6 +12,7 @@ import { jsonBody, tenantFromHost, tenantFromPath } from './request';
 import { RouteSpec } from './route';
 import { aasxImportHandler } from './aasx-import';
 import { attachmentRoutes } from './attachments';
+import { packageRoutes } from './packages';
 import { serializationHandler } from './serialization';
 import { TenantAccess } from './streamed';
 
@@ -53,9 +54,16 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   const access = new TenantAccess(executor);
   const attachments = attachmentRoutes(access, options.contextOf, options.uploadLimitBytes);
   const importAasx = aasxImportHandler(access, options.contextOf, options.uploadLimitBytes);
+  const packages = packageRoutes(access, options.contextOf, options.apiUrlOf, options.uploadLimitBytes);
   for (const [base, tenant] of bases) {
     router.get(`${base}/serialization`, tenant, serializationHandler(access, options.contextOf));
     router.post(`${base}/upload`, tenant, importAasx);
+    // The AASX File Server (packages.ts).
+    router.get(`${base}/packages`, tenant, packages.list);
+    router.post(`${base}/packages`, tenant, packages.create);
+    router.get(`${base}/packages/:packageId`, tenant, packages.get);
+    router.put(`${base}/packages/:packageId`, tenant, packages.put);
+    router.delete(`${base}/packages/:packageId`, tenant, packages.delete);
     for (const route of attachments) {
       router.get(base + route.path, tenant, route.get);
       router.put(base + route.path, tenant, route.put);

@@ -23,6 +23,7 @@ import { buildAppSchema } from './graphql/schema';
 import { AccountService } from './management/accounts/account.service';
 import { bootstrap } from './management/bootstrap';
 import { AttachmentService } from './aas/attachments/attachment.service';
+import { PackageService } from './aas/packages/package.service';
 import { ImportService } from './aas/import/import.service';
 import { SerializationService } from './aas/serialization/serialization.service';
 import { FileService, createBlobStore } from './files';
@@ -87,6 +88,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     serialization: new SerializationService(shells, submodels, conceptDescriptions, files, config.responseLimitBytes),
     imports: new ImportService(dataSource, shells, submodels, conceptDescriptions, files),
     attachments: new AttachmentService(dataSource, shells, submodels, files),
+    packages: new PackageService(dataSource, files, log),
     files,
     access: new AccessService(dataSource),
     federation,

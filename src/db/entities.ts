@@ -3,6 +3,7 @@ import { ShellEntity } from '../aas/shells/shell.entity';
 import { SubmodelEntity } from '../aas/submodels/submodel.entity';
 import { OutboxEntity } from '../events/outbox.entity';
 import { FileEntity } from '../files/file.entity';
+import { AasxPackageEntity } from '../aas/packages/package.entity';
 import { OrganizationEntity } from '../management/organizations/organization.entity';
 import { TenantEntity } from '../management/tenants/tenant.entity';
 import { AccountEntity } from '../management/accounts/account.entity';
@@ -32,4 +33,5 @@ export const entities = [
   RoleAssignmentEntity,
   IdentityTrustEntity,
   FileEntity,
+  AasxPackageEntity,
 ];

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ConceptDescriptionService } from '../aas/concept-descriptions/concept-description.service';
 import type { FileService } from '../files/file.service';
 import type { AttachmentService } from '../aas/attachments/attachment.service';
+import type { PackageService } from '../aas/packages/package.service';
 import type { ImportService } from '../aas/import/import.service';
 import type { SerializationService } from '../aas/serialization/serialization.service';
 import type { ShellService } from '../aas/shells/shell.service';
@@ -36,6 +37,8 @@ export interface Services {
   imports: ImportService;
   /** Shell thumbnails and File/Blob attachments (stored in the file repository). */
   attachments: AttachmentService;
+  /** The AASX File Server: packages (bytes in the file repository) and the shells they hold. */
+  packages: PackageService;
   /** The tenant file repository (tfps, contents in the blob store, metadata). */
   files: FileService;
   tokens: TokenVerifier;

@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
+import { TestServer, b64, json, startTestServer } from '../support/server';
+
+/** The AASX File Server: packages stored per tenant, their shells read from the packages themselves. */
+
+const DATA = '/work/shared/testdata/aasx';
+const packages = fs.existsSync(DATA) ? fs.readdirSync(DATA).filter((f) => f.endsWith('.aasx')).sort() : [];
+
+let server: TestServer;
+let tenant: TenantEntity;
+const api = () => server.api(tenant.name);
+
+function form(bytes: Uint8Array | string, name: string, fields: Record<string, string> = {}): FormData {
+  const data = new FormData();
+  for (const [k, v] of Object.entries(fields)) data.append(k, v);
+  data.append('file', new Blob([bytes], { type: 'application/asset-administration-shell-package' }), name);
+  return data;
+}
+const send = (method: string, p: string, body?: FormData | string, headers: Record<string, string> = {}) => fetch(`${api()}${p}`, { method, body, headers });
+
+beforeAll(async () => {
+  server = await startTestServer(inject('databaseUrl'));
+  tenant = await server.createTenant({ showcase: true });
+});
+afterAll(() => server?.close());
+
+describe('AASX File Server', () => {
+  it('has test packages', () => expect(packages.length).toBeGreaterThanOrEqual(2));
+
+  it('POST each package, list, filter by aasId, GET the same bytes, PUT replaces bytes and aasIds, DELETE then 404', async () => {
+    const stored: { name: string; bytes: Buffer; packageId: string; aasIds: string[] }[] = [];
+    for (const name of packages) {
+      const bytes = fs.readFileSync(path.join(DATA, name));
+      // aasIds sent by the client are not taken: the shells come from the package.
+      const res = await send('POST', '/packages', form(bytes, name, { fileName: name, aasIds: 'urn:not:in:package' }));
+      const body = await json(res);
+      expect(res.status, JSON.stringify(body)).toBe(201);
+      expect(body.packageId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(body.aasIds.length).toBeGreaterThan(0);
+      expect(body.aasIds).not.toContain('urn:not:in:package');
+      expect(res.headers.get('location')).toBe(`${api()}/packages/${b64(body.packageId)}`);
+      stored.push({ name, bytes, ...body });
+    }
+
+    const all = await json(send('GET', '/packages'));
+    expect(all.result).toEqual(stored.map((s) => ({ packageId: s.packageId, aasIds: s.aasIds })));
+    expect(all.paging_metadata).toEqual({});
+
+    const page1 = await json(send('GET', '/packages?limit=1'));
+    expect(page1.result).toEqual([{ packageId: stored[0].packageId, aasIds: stored[0].aasIds }]);
+    const page2 = await json(send('GET', `/packages?limit=1&cursor=${page1.paging_metadata.cursor}`));
+    expect(page2.result[0].packageId).toBe(stored[1].packageId);
+
+    for (const s of stored) {
+      const filtered = await json(send('GET', `/packages?aasId=${b64(s.aasIds[0])}`));
+      expect(filtered.result.map((r: { packageId: string }) => r.packageId)).toContain(s.packageId);
+      expect(filtered.result.every((r: { aasIds: string[] }) => r.aasIds.includes(s.aasIds[0]))).toBe(true);
+    }
+    expect((await json(send('GET', `/packages?aasId=${b64('urn:nowhere')}`))).result).toEqual([]);
+
+    for (const s of stored) {
+      for (const id of [b64(s.packageId), s.packageId]) {
+        const got = await send('GET', `/packages/${id}`);
+        expect(got.status).toBe(200);
+        expect(got.headers.get('content-type')).toBe('application/asset-administration-shell-package');
+        expect(got.headers.get('content-disposition')).toBe(`attachment; filename="${s.name}"`);
+        expect(Buffer.from(await got.arrayBuffer()).equals(s.bytes)).toBe(true);
+      }
+    }
+
+    // PUT the second package's bytes over the first: its shells are read again.
+    const [first, second] = stored;
+    const put = await send('PUT', `/packages/${b64(first.packageId)}`, form(second.bytes, 'replaced.aasx'));
+    expect(put.status, await put.text()).toBe(204);
+    const after = await json(send('GET', '/packages'));
+    expect(after.result[0]).toEqual({ packageId: first.packageId, aasIds: second.aasIds });
+    const got = await send('GET', `/packages/${b64(first.packageId)}`);
+    expect(got.headers.get('content-disposition')).toBe('attachment; filename="replaced.aasx"');
+    expect(Buffer.from(await got.arrayBuffer()).equals(second.bytes)).toBe(true);
+    if (first.aasIds[0] !== second.aasIds[0]) {
+      const gone = await json(send('GET', `/packages?aasId=${b64(first.aasIds[0])}`));
+      expect(gone.result.map((r: { packageId: string }) => r.packageId)).not.toContain(first.packageId);
+    }
+
+    for (const s of stored) {
+      expect((await send('DELETE', `/packages/${b64(s.packageId)}`)).status).toBe(204);
+      expect((await send('GET', `/packages/${b64(s.packageId)}`)).status).toBe(404);
+      expect((await send('DELETE', `/packages/${b64(s.packageId)}`)).status).toBe(404);
+    }
+    expect((await json(send('GET', '/packages'))).result).toEqual([]);
+  });
+
+  it('bad input: not a zip 400 and nothing stored; unknown id 404; bad base64 400; not multipart 415; bad limit and cursor 400', async () => {
+    const bad = await send('POST', '/packages', form('this is not a zip', 'bad.aasx'));
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).messages[0].text).toMatch(/AASX/);
+    expect((await json(send('GET', '/packages'))).result).toEqual([]);
+
+    const unknown = b64('00000000-0000-4000-8000-000000000000');
+    expect((await send('GET', `/packages/${unknown}`)).status).toBe(404);
+    expect((await send('PUT', `/packages/${unknown}`, form(fs.readFileSync(path.join(DATA, packages[0])), 'x.aasx'))).status).toBe(404);
+    expect((await send('DELETE', `/packages/${unknown}`)).status).toBe(404);
+    expect((await send('GET', `/packages/${b64('urn:not-a-uuid')}`)).status).toBe(404);
+    expect((await send('GET', '/packages/a')).status).toBe(400);
+    expect((await send('GET', '/packages?aasId=***')).status).toBe(400);
+    expect((await send('GET', '/packages?limit=0')).status).toBe(400);
+    expect((await send('GET', '/packages?cursor=abc')).status).toBe(400);
+
+    const notMultipart = await send('POST', '/packages', '{}', { 'content-type': 'application/json' });
+    expect(notMultipart.status).toBe(415);
+    expect((await json(send('GET', '/packages'))).result).toEqual([]);
+  });
+
+  it('a tenant that is no showcase: 401 without a token', async () => {
+    const closed = await server.createTenant({ showcase: false });
+    const base = server.api(closed.name);
+    expect((await fetch(`${base}/packages`)).status).toBe(401);
+    expect((await fetch(`${base}/packages`, { method: 'POST', body: form('x', 'x.aasx') })).status).toBe(401);
+    expect((await fetch(`${base}/packages/${b64('00000000-0000-4000-8000-000000000000')}`)).status).toBe(401);
+    expect((await fetch(`${base}/packages/${b64('00000000-0000-4000-8000-000000000000')}`, { method: 'DELETE' })).status).toBe(401);
+  });
+});
