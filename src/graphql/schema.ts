@@ -12,6 +12,7 @@ import { SubmodelElementAtPathResolver, SubmodelResolver } from '../aas/submodel
 import { submodelJsonResolvers } from '../aas/submodels/submodel.types';
 import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { FileResolver } from '../files/file.resolver';
+import { PackageResolver } from '../aas/packages/package.resolver';
 import { authChecker } from '../auth/policy';
 import { AccountResolver } from '../management/accounts/account.resolver';
 import { MeResolver, MeTenantResolver } from '../management/me/me.resolver';
@@ -37,6 +38,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       ConceptDescriptionResolver,
       DescriptionResolver,
       FileResolver,
+      PackageResolver,
       TenantResolver,
       IdentityResolver,
       OrganizationResolver,

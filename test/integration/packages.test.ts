@@ -85,6 +85,26 @@ describe('AASX File Server', () => {
       expect(gone.result.map((r: { packageId: string }) => r.packageId)).not.toContain(first.packageId);
     }
 
+    // The same list through GraphQL.
+    const gql = async (aasId?: string) =>
+      (
+        await json(
+          fetch(`${server.url}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              query: 'query($t: String!, $a: String) { aasxPackages(tenant: $t, aasId: $a, limit: 1) { result { packageId aasIds } pagingMetadata { cursor } } }',
+              variables: { t: tenant.name, a: aasId },
+            }),
+          }),
+        )
+      ).data.aasxPackages;
+    const viaGraphql = await gql();
+    expect(viaGraphql.result).toEqual([after.result[0]]);
+    expect(viaGraphql.pagingMetadata.cursor).toEqual(expect.any(String));
+    expect((await gql(stored[1].aasIds[0])).result[0].aasIds).toContain(stored[1].aasIds[0]);
+    expect((await gql('urn:nowhere')).result).toEqual([]);
+
     for (const s of stored) {
       expect((await send('DELETE', `/packages/${b64(s.packageId)}`)).status).toBe(204);
       expect((await send('GET', `/packages/${b64(s.packageId)}`)).status).toBe(404);
