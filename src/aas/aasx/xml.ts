@@ -1,4 +1,5 @@
 import sax from 'sax';
+import { AAS_V2_NAMESPACE } from '../xml/v2';
 import { AasxError, quoteName } from './errors';
 
 /**
@@ -60,7 +61,7 @@ export function parseXmlPart(text: string, partName: string, onElement: (element
   }
 }
 
-export const AAS_V2_NAMESPACE = 'http://www.admin-shell.io/aas/2/0';
+export { AAS_V2_NAMESPACE };
 
 /**
  * Whether an XML document's root element is in the AAS V2.0 namespace (V2 packages are common in the wild;

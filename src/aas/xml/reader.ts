@@ -2,6 +2,7 @@ import { TextDecoder } from 'node:util';
 import sax from 'sax';
 import type { JsonObject } from '../model/parse';
 import { AAS_NAMESPACE, CHOICES, CLASSES, ENUMS, type XmlClass, type XmlProperty } from './schema-table';
+import { AAS_V2_NAMESPACE } from './v2';
 
 /**
  * Reader of the AAS V3.0 XML serialization (namespace https://admin-shell.io/aas/3/0, schema AAS.xsd), producing
@@ -48,7 +49,7 @@ export class XmlReadError extends Error {
   }
 }
 
-export const AAS_V2_NAMESPACE = 'http://www.admin-shell.io/aas/2/0';
+export { AAS_V2_NAMESPACE };
 const XSI_NAMESPACE = 'http://www.w3.org/2001/XMLSchema-instance';
 const XMLNS_NAMESPACE = 'http://www.w3.org/2000/xmlns/';
 
