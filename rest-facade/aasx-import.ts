@@ -3,8 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Context as KoaContext, Middleware } from 'koa';
-import { importAasx } from '../src/aas/import/aasx-import';
-import { readXmlEnvironment } from '../src/aas/xml/reader';
 import type { Context } from '../src/graphql/context';
 import { facadeErrorOf } from './executor';
 import { receiveUpload } from './files';
@@ -27,7 +25,7 @@ export function aasxImportHandler(access: TenantAccess, contextOf: (ctx: KoaCont
       await receiveUpload(ctx, context, uploadLimitBytes, [], (upload) => pipeline(upload.stream, fs.createWriteStream(file)));
       let result;
       try {
-        result = await importAasx(context.services.imports, tenant, file, (text) => readXmlEnvironment(text));
+        result = await context.services.imports.importPackage(tenant, file);
       } catch (err) {
         throw facadeErrorOf(err, context);
       }

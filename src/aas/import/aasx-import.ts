@@ -1,24 +1,26 @@
 import { AasxError, AasxPackage, isAasV2Xml, readAasxPackage } from '../aasx';
 import { badRequest } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
+import { XmlReadError, readXmlEnvironment } from '../xml/reader';
 import { V2XmlError, convertV2Xml } from '../xml/v2';
 import type { ImportResult, ImportService, PackageFile } from './import.service';
 
-/** Reads an environment from V3.0 XML; the XML reader is wired in where it is available. */
-export type XmlEnvironmentReader = (text: string) => unknown;
+/** The environment of a package's one spec part, and what reading it found. */
+export interface PackageEnvironment {
+  pkg: AasxPackage;
+  /** The spec part's name, for messages. */
+  specPath: string;
+  environment: unknown;
+  warnings: string[];
+}
 
 /**
- * Imports an AASX package (a file on disk, as uploaded): validates the package (reader: OPC relationships in
- * both namespaces, content types, limits, no unsafe names, no DTDs), reads its one spec part as JSON, V3.0 XML
- * or V2.0 XML (converted, with warnings for what did not map), and imports the environment with the package's
- * files (ImportService: one transaction, exactly one shell). Problems with the package are 400s saying why.
+ * Reads an AASX package (a file on disk, as uploaded) and its one spec part: validates the package (reader: OPC
+ * relationships in both namespaces, content types, limits, no unsafe names), refuses DTDs, and reads the spec
+ * part as JSON, V3.0 XML or V2.0 XML (converted, with a warning for what did not map). Problems with the
+ * package are 400s saying why. Shared by the import and the AASX File Server (which reads the shells' ids).
  */
-export async function importAasx(
-  importer: ImportService,
-  tenant: TenantEntity,
-  packagePath: string,
-  readXml: XmlEnvironmentReader,
-): Promise<ImportResult> {
+export async function readPackageEnvironment(packagePath: string): Promise<PackageEnvironment> {
   let pkg: AasxPackage;
   try {
     pkg = await readAasxPackage(packagePath);
@@ -26,7 +28,7 @@ export async function importAasx(
     if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
     throw err;
   }
-  if (pkg.specs.length !== 1) throw badRequest(`The package holds ${pkg.specs.length} AAS spec parts; an import takes exactly one.`);
+  if (pkg.specs.length !== 1) throw badRequest(`The package holds ${pkg.specs.length} AAS spec parts; exactly one is expected.`);
   const spec = pkg.specs[0];
   const warnings = [...pkg.warnings];
   let environment: unknown;
@@ -46,12 +48,21 @@ export async function importAasx(
       warnings.push(`${spec.path} is an AAS V2.0 environment: converted to V3.0`, ...converted.warnings);
       environment = converted.environment;
     } else {
-      environment = readXml(text);
+      environment = readXmlEnvironment(text);
     }
   } catch (err) {
-    if (err instanceof AasxError || err instanceof V2XmlError) throw badRequest(`${spec.path}: ${err.message}`);
+    if (err instanceof AasxError || err instanceof V2XmlError || err instanceof XmlReadError) throw badRequest(`${spec.path}: ${err.message}`);
     throw err;
   }
+  return { pkg, specPath: spec.path, environment, warnings };
+}
+
+/**
+ * Imports an AASX package: its environment (readPackageEnvironment) with the package's files (ImportService:
+ * one transaction, exactly one shell).
+ */
+export async function importAasx(importer: ImportService, tenant: TenantEntity, packagePath: string): Promise<ImportResult> {
+  const { pkg, environment, warnings } = await readPackageEnvironment(packagePath);
   const files = {
     get: (path: string): PackageFile | undefined => {
       const part = pkg.part(path);

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import { badRequest } from '../../graphql/errors';
+import { importAasx } from './aasx-import';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
 import { fileElements } from '../model/file-elements';
@@ -71,6 +72,11 @@ export class ImportService {
     private readonly conceptDescriptions: ConceptDescriptionService,
     private readonly fileSink: FileSink,
   ) {}
+
+  /** Imports an AASX package, a file on disk (aasx-import.ts). */
+  importPackage(tenant: TenantEntity, packagePath: string): Promise<ImportResult> {
+    return importAasx(this, tenant, packagePath);
+  }
 
   async importEnvironment(tenant: TenantEntity, env: unknown, options: ImportOptions = {}): Promise<ImportResult> {
     if (env === null || typeof env !== 'object' || Array.isArray(env)) throw badRequest('The environment must be a JSON object.');

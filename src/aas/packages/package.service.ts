@@ -6,9 +6,7 @@ import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
 import type { FileService } from '../../files/file.service';
 import { badRequest, notFound } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
-import { AasxError, AasxPackage, isAasV2Xml, readAasxPackage } from '../aasx';
-import { XmlReadError, readXmlEnvironment } from '../xml/reader';
-import { V2XmlError, convertV2Xml } from '../xml/v2';
+import { readPackageEnvironment } from '../import/aasx-import';
 import { AasxPackageEntity } from './package.entity';
 
 /** The AASX File Server's PackageDescription. */
@@ -129,28 +127,8 @@ const describe = (row: AasxPackageEntity): PackageDescription => ({ packageId: r
 
 /** The ids of the shells of the package at `path`: its one spec part, as JSON, V3.0 XML or V2.0 XML. */
 export async function readShellIds(path: string): Promise<string[]> {
-  let pkg: AasxPackage;
-  try {
-    pkg = await readAasxPackage(path);
-  } catch (err) {
-    if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
-    throw err;
-  }
-  if (pkg.specs.length !== 1) throw badRequest(`The package holds ${pkg.specs.length} AAS spec parts; a package must have exactly one.`);
-  const spec = pkg.specs[0];
-  let environment: unknown;
-  try {
-    const text = await spec.text();
-    if (spec.format === 'json') environment = JSON.parse(text);
-    else if (/<!DOCTYPE/i.test(text.slice(0, 64 * 1024))) throw badRequest(`${spec.path}: XML with a DOCTYPE (DTD) is not accepted.`);
-    else if (isAasV2Xml(text)) environment = convertV2Xml(text).environment;
-    else environment = readXmlEnvironment(text);
-  } catch (err) {
-    if (err instanceof AasxError || err instanceof V2XmlError || err instanceof XmlReadError || err instanceof SyntaxError) {
-      throw badRequest(`${spec.path}: ${err.message}`);
-    }
-    throw err;
-  }
+  const { specPath, environment } = await readPackageEnvironment(path);
+  const spec = { path: specPath };
   const shells = (environment as { assetAdministrationShells?: unknown } | null)?.assetAdministrationShells;
   if (shells !== undefined && !Array.isArray(shells)) throw badRequest(`${spec.path}: assetAdministrationShells is not an array.`);
   const ids: string[] = [];
