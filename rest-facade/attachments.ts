@@ -1,10 +1,11 @@
 import type { Context as KoaContext, Middleware } from 'koa';
-import type { Download } from '../src/aas/attachments/attachment.service';
 import type { Context } from '../src/graphql/context';
 import { facadeErrorOf } from './executor';
 import { receiveUpload } from './files';
 import { idParam } from './params';
 import { TenantAccess } from './streamed';
+
+type Download = Awaited<ReturnType<Context['services']['attachments']['thumbnail']>>;
 
 /**
  * Thumbnails and attachments: `GET/PUT/DELETE {api}/shells/{aasIdentifier}/asset-information/thumbnail` and

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Context as KoaContext, Middleware } from 'koa';
-import { AASX_CONTENT_TYPE, PackageUpload } from '../src/aas/packages/package.service';
 import { encodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
 import { facadeErrorOf } from './executor';
@@ -11,6 +10,8 @@ import { receiveUpload } from './files';
 import { Query, base64Param, cursorParam, idParam, limitParam } from './params';
 import { DEFAULT_LIMIT } from '../src/common/cursor';
 import { TenantAccess } from './streamed';
+
+type PackageUpload = Parameters<Context['services']['packages']['create']>[1];
 
 /**
  * The AASX File Server (AAS Part 2, SSP-001): `GET/POST {api}/packages`, `GET/PUT/DELETE {api}/packages/{packageId}`.
@@ -92,7 +93,7 @@ export function packageRoutes(access: TenantAccess, contextOf: (ctx: KoaContext)
         throw facadeErrorOf(err, context);
       }
       ctx.status = 200;
-      ctx.type = AASX_CONTENT_TYPE;
+      ctx.type = download.contentType;
       ctx.set('Content-Disposition', `attachment; filename="${download.fileName.replace(/["\\\r\n]/g, '_')}"`);
       ctx.set('X-FileName', encodeURIComponent(download.fileName));
       ctx.set('ETag', download.etag);

@@ -1,7 +1,5 @@
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
-import { environmentJson } from '../src/aas/serialization/serialization.service';
-import { writeXmlEnvironmentChunks } from '../src/aas/xml/writer';
 import { facadeErrorOf } from './executor';
 import { FacadeError, badParam } from './facade-error';
 import { Query, idParam, single } from './params';
@@ -14,9 +12,6 @@ export const SERIALIZATION_TYPES = [
   'application/asset-administration-shell-package+xml',
   'application/asset-administration-shell-package+json',
 ] as const;
-
-/** The spec part writers, by format. */
-const SPEC_WRITERS = { json: environmentJson, xml: writeXmlEnvironmentChunks } as const;
 
 /** `aasIds` / `submodelIds`: repeated (or comma-separated) base64url identifiers. */
 function idsParam(query: Query, name: string): string[] {
@@ -54,14 +49,10 @@ export function serializationHandler(access: TenantAccess, contextOf: (ctx: KoaC
     const tenant = await access.reader(ctx.state.tenant as string, context);
     try {
       const format = type.endsWith('json') ? 'json' : 'xml';
-      if (type.startsWith('application/asset-administration-shell-package')) {
-        const stream = await context.services.serialization.package(tenant, request, format, SPEC_WRITERS[format]);
-        const name = `${request.aasIds.length === 1 ? safeName(request.aasIds[0]) : tenant.name}.aasx`;
-        await sendChunks(ctx, stream, { 'Content-Type': type, 'Content-Disposition': `attachment; filename="${name}"` });
-      } else {
-        const parts = await context.services.serialization.parts(tenant, request);
-        await sendChunks(ctx, SPEC_WRITERS[format](parts), { 'Content-Type': type });
-      }
+      const aasx = type.startsWith('application/asset-administration-shell-package');
+      const chunks = await context.services.serialization.serialize(tenant, request, format, aasx);
+      const name = `${request.aasIds.length === 1 ? safeName(request.aasIds[0]) : tenant.name}.aasx`;
+      await sendChunks(ctx, chunks, aasx ? { 'Content-Type': type, 'Content-Disposition': `attachment; filename="${name}"` } : { 'Content-Type': type });
     } catch (err) {
       throw facadeErrorOf(err, context);
     }

@@ -1,8 +1,10 @@
 import { Readable } from 'node:stream';
 import type { Context as KoaContext } from 'koa';
 import type { Context } from '../src/graphql/context';
-import type { TenantEntity } from '../src/management/tenants/tenant.entity';
 import { OperationExecutor, PreparedOperation } from './executor';
+
+/** A tenant the auth checker admitted, as the context holds it. */
+type TenantEntity = NonNullable<ReturnType<Context['authorizedTenants']['get']>>;
 
 /**
  * Routes whose answers are byte streams (downloads, serializations) cannot be a GraphQL answer. They still

@@ -97,10 +97,10 @@ export class PackageService {
   }
 
   /** The package's bytes, streamed, with its file name and size. */
-  async open(tenant: TenantEntity, packageId: string): Promise<{ fileName: string; size: number; etag: string; stream: Readable }> {
+  async open(tenant: TenantEntity, packageId: string): Promise<{ fileName: string; contentType: string; size: number; etag: string; stream: Readable }> {
     const row = await this.row(tenant, packageId);
     const { record, stream } = await this.files.open(tenant, row.file);
-    return { fileName: row.fileName, size: record.size, etag: record.etag, stream };
+    return { fileName: row.fileName, contentType: record.contentType, size: record.size, etag: record.etag, stream };
   }
 
   async delete(tenant: TenantEntity, packageId: string): Promise<void> {

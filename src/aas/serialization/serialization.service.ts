@@ -6,6 +6,7 @@ import type { ConceptDescriptionService } from '../concept-descriptions/concept-
 import type { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
 import type { SubmodelService } from '../submodels/submodel.service';
+import { writeXmlEnvironmentChunks } from '../xml/writer';
 import { FileSource, SpecWriter, aasxPackage } from './package';
 
 export interface SerializationRequest {
@@ -45,6 +46,13 @@ export class SerializationService {
     private readonly files: FileSource,
     private readonly readLimitBytes: number,
   ) {}
+
+  /** The environment as JSON or XML text, or as an AASX package with that spec part, a chunk at a time. */
+  async serialize(tenant: TenantEntity, request: SerializationRequest, format: 'json' | 'xml', aasx: boolean): Promise<AsyncIterable<string | Buffer>> {
+    const writeSpec = SPEC_WRITERS[format];
+    if (aasx) return this.package(tenant, request, format, writeSpec);
+    return writeSpec(await this.parts(tenant, request));
+  }
 
   /** The environment as an AASX package (streamed), the spec part written by `writeSpec` (see package.ts). */
   async package(tenant: TenantEntity, request: SerializationRequest, format: 'json' | 'xml', writeSpec: SpecWriter): Promise<Readable> {
@@ -133,6 +141,9 @@ const partsOf = (lists: Lists): EnvironmentParts => ({
   submodels: iterate(lists.submodels),
   conceptDescriptions: iterate(lists.conceptDescriptions),
 });
+
+/** The spec part writers, by format. */
+const SPEC_WRITERS: Record<'json' | 'xml', SpecWriter> = { json: (parts) => environmentJson(parts), xml: (parts) => writeXmlEnvironmentChunks(parts) };
 
 const isWholeTenant = (request: SerializationRequest) => request.aasIds.length === 0 && request.submodelIds.length === 0;
 
