@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import Router, { RouterContext } from '@koa/router';
+import { StaticAsset, serveAssets } from './static-assets';
 
 /**
  * The REST API console at `{manage_url}/console`: Swagger UI from the installed `swagger-ui-dist` (no CDN: factory
@@ -9,7 +9,7 @@ import Router, { RouterContext } from '@koa/router';
  * service (authorization code + PKCE, public client `console`, which comes back to `oauth2-redirect.html`).
  */
 const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-const ASSETS: Record<string, { file: string; type: string }> = {
+const ASSETS: Record<string, StaticAsset> = {
   'swagger-ui.css': { file: path.join(dist, 'swagger-ui.css'), type: 'text/css' },
   'swagger-ui-bundle.js': { file: path.join(dist, 'swagger-ui-bundle.js'), type: 'text/javascript' },
   'swagger-ui-standalone-preset.js': { file: path.join(dist, 'swagger-ui-standalone-preset.js'), type: 'text/javascript' },
@@ -126,12 +126,6 @@ export function createApiConsoleRouter(options: ApiConsoleOptions): Router {
     ctx.type = 'text/javascript';
     ctx.body = boot;
   });
-  router.get('/console/assets/:name', (ctx) => {
-    if (!Object.hasOwn(ASSETS, ctx.params.name)) return;
-    const asset = ASSETS[ctx.params.name];
-    ctx.type = asset.type;
-    ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.body = fs.createReadStream(asset.file);
-  });
+  serveAssets(router, '/console', ASSETS);
   return router;
 }

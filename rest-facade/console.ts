@@ -1,13 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import Router, { RouterContext } from '@koa/router';
+import { StaticAsset, packageFile, serveAssets } from './static-assets';
 
 /**
  * The GraphiQL playground, served entirely from this server's installed packages: factory networks have no
  * internet, so nothing may come from a CDN. React 18's UMD builds and GraphiQL 3's bundle are loaded as-is.
  */
-const packageFile = (pkg: string, file: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file);
-const ASSETS: Record<string, { file: string; type: string }> = {
+const ASSETS: Record<string, StaticAsset> = {
   'react.js': { file: packageFile('react', 'umd/react.production.min.js'), type: 'text/javascript' },
   'react-dom.js': { file: packageFile('react-dom', 'umd/react-dom.production.min.js'), type: 'text/javascript' },
   'graphiql.js': { file: packageFile('graphiql', 'graphiql.min.js'), type: 'text/javascript' },
@@ -187,12 +185,6 @@ export function createConsoleRouter(login?: ConsoleLogin): Router {
     ctx.type = 'text/javascript';
     ctx.body = boot;
   });
-  router.get('/graphiql/assets/:name', (ctx) => {
-    if (!Object.hasOwn(ASSETS, ctx.params.name)) return;
-    const asset = ASSETS[ctx.params.name];
-    ctx.type = asset.type;
-    ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.body = fs.createReadStream(asset.file);
-  });
+  serveAssets(router, '/graphiql', ASSETS);
   return router;
 }
