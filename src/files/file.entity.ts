@@ -43,6 +43,13 @@ export class FileEntity {
   @Column({ type: 'jsonb' })
   metadata: FileMetadata;
 
+  /**
+   * The module that holds this file ('aasx-package'), or null for a file of the repository itself. Only its
+   * holder reads, changes or removes a held file; the repository's routes and lists do not see it.
+   */
+  @Column({ name: 'held_by', type: 'text', nullable: true })
+  heldBy: string | null;
+
   /** Insertion order: the keyset for paging. */
   @Column({ type: 'bigint', insert: false, update: false })
   seq: string;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { checkLimit, decodeCursor, encodeCursor } from '../common/cursor';
 import { badRequest, notFound } from '../graphql/errors';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
@@ -34,7 +34,12 @@ export interface FileInput {
   contentType: string;
   stream: Readable | AsyncIterable<Buffer | string>;
   metadata?: FileMetadata | Promise<FileMetadata>;
+  /** The module that holds the file (see `FileEntity.heldBy`); absent for a file of the repository itself. */
+  heldBy?: FileHolder;
 }
+
+/** Modules that hold files of the repository which only they may read, change or remove. */
+export type FileHolder = 'aasx-package';
 
 /** Files matching every field given (null or absent: any). */
 export interface FileFilter {
@@ -92,6 +97,7 @@ export class FileService {
       contentId: randomUUID(),
       chunkSize: this.blobs.chunkSize,
       metadata: {},
+      heldBy: input.heldBy ?? null,
     };
     const key = keyOf(entity as FileEntity);
     const content = measured(input.stream);
@@ -168,8 +174,8 @@ export class FileService {
   }
 
   /** The file and its content (or a range of it), streamed. */
-  async open(tenant: TenantEntity, tfp: string, range?: ByteRange): Promise<{ record: FileRecord; stream: Readable }> {
-    const { entity } = await this.row(tenant, tfp);
+  async open(tenant: TenantEntity, tfp: string, range?: ByteRange, holder?: FileHolder): Promise<{ record: FileRecord; stream: Readable }> {
+    const { entity } = await this.row(tenant, tfp, holder);
     const size = Number(entity.size);
     const stream = await this.blobs.read(keyOf(entity), size, entity.chunkSize, range);
     return { record: toRecord(entity, tenant), stream };
@@ -182,7 +188,7 @@ export class FileService {
   async find(tenant: TenantEntity, value: string): Promise<(FileRecord & { open(): Promise<Readable> }) | undefined> {
     const parsed = parseTfp(value);
     if (!parsed || parsed.tenant !== tenant.name) return undefined;
-    const entity = await this.dataSource.manager.findOneBy(FileEntity, { tenantId: tenant.id, documentId: parsed.documentId });
+    const entity = await this.dataSource.manager.findOneBy(FileEntity, { tenantId: tenant.id, documentId: parsed.documentId, heldBy: IsNull() });
     if (!entity || entity.fileName !== parsed.fileName) return undefined;
     return { ...toRecord(entity, tenant), open: async () => (await this.open(tenant, value)).stream };
   }
@@ -201,8 +207,8 @@ export class FileService {
   }
 
   /** Deletes the file and its content for good; references to it are not checked (platform spec). */
-  async delete(tenant: TenantEntity, tfp: string): Promise<void> {
-    const { entity } = await this.row(tenant, tfp);
+  async delete(tenant: TenantEntity, tfp: string, holder?: FileHolder): Promise<void> {
+    const { entity } = await this.row(tenant, tfp, holder);
     const result = await this.dataSource.manager.delete(FileEntity, { id: entity.id });
     if (!result.affected) throw fileNotFound(tfp);
     await this.blobs.removeDocument(tenant.id, entity.documentId).catch((err) => this.log?.warn({ err, tfp }, 'could not remove the content of a deleted file'));
@@ -223,7 +229,7 @@ export class FileService {
   async list(tenant: TenantEntity, filter: FileFilter, limit: number, cursor?: string | null): Promise<{ items: FileRecord[]; cursor?: string }> {
     const limitProblem = checkLimit(limit);
     if (limitProblem) throw badRequest(limitProblem);
-    const qb = this.dataSource.manager.createQueryBuilder(FileEntity, 'f').where('f.tenantId = :tenant', { tenant: tenant.id });
+    const qb = this.dataSource.manager.createQueryBuilder(FileEntity, 'f').where('f.tenantId = :tenant AND f.heldBy IS NULL', { tenant: tenant.id });
     if (cursor) {
       const after = decodeCursor(CURSOR_LIST, cursor);
       if (typeof after !== 'number') throw badRequest('The cursor is not one this list issued.');
@@ -244,9 +250,10 @@ export class FileService {
     return { items, cursor: rows.length > limit ? encodeCursor(CURSOR_LIST, Number(rows[limit - 1].seq)) : undefined };
   }
 
-  private async row(tenant: TenantEntity, tfp: string): Promise<StoredRow> {
+  /** The row a tfp names: a file of the repository itself, or one held by `holder` when given (404 otherwise). */
+  private async row(tenant: TenantEntity, tfp: string, holder?: FileHolder): Promise<StoredRow> {
     const parsed = this.parseTfp(tenant, tfp);
-    const entity = await this.dataSource.manager.findOneBy(FileEntity, { tenantId: tenant.id, documentId: parsed.documentId });
+    const entity = await this.dataSource.manager.findOneBy(FileEntity, { tenantId: tenant.id, documentId: parsed.documentId, heldBy: holder ?? IsNull() });
     // A tfp with the right documentId but another name is not this file's.
     if (!entity || entity.fileName !== parsed.fileName) throw fileNotFound(tfp);
     return { entity, tenant };

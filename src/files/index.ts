@@ -6,7 +6,7 @@ import { S3BlobStore } from './s3-blob-store';
 
 /** The file repository's public API, for the modules that store and read files (AASX import and export, thumbnails). */
 export { FileService } from './file.service';
-export type { FileFilter, FileInput, FileRecord } from './file.service';
+export type { FileFilter, FileHolder, FileInput, FileRecord } from './file.service';
 export type { BlobStore, ByteRange } from './blob-store';
 export { formatTfp, parseTfp } from './tfp';
 export type { ParsedTfp } from './tfp';

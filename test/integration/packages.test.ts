@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
+import { assignRole } from '../support/grants';
+import { newServiceAccount } from '../support/identity';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 
 /** The AASX File Server: packages stored per tenant, their shells read from the packages themselves. */
@@ -132,6 +134,64 @@ describe('AASX File Server', () => {
     const notMultipart = await send('POST', '/packages', '{}', { 'content-type': 'application/json' });
     expect(notMultipart.status).toBe(415);
     expect((await json(send('GET', '/packages'))).result).toEqual([]);
+  });
+
+  it('keeps a package\'s bytes out of the file repository: not listed in /files, and its tfp reaches nothing there', async () => {
+    const files = `${server.url}/tenants/${tenant.name}/sphere/api/v1.0/files`;
+    const listed = async () => (await json(fetch(files))).result.map((f: { tfp: string }) => f.tfp);
+    const before = await listed();
+    const bytes = fs.readFileSync(path.join(DATA, packages[0]));
+    const { packageId } = await json(send('POST', '/packages', form(bytes, packages[0])));
+    expect(await listed()).toEqual(before);
+    const [{ file }] = await server.dataSource.query('SELECT file FROM aasx_packages WHERE id = $1', [packageId]);
+    const url = `${files}/${encodeURIComponent(file)}`;
+    expect((await fetch(url)).status).toBe(404);
+    expect((await fetch(`${url}/metadata`)).status).toBe(404);
+    expect((await fetch(url, { method: 'DELETE' })).status).toBe(404);
+    expect((await fetch(`${server.api(tenant.name).replace('/api/v3.0', '')}/api/v3.0/files/${encodeURIComponent(file)}`, { method: 'DELETE' })).status).toBe(404);
+    // The package is whole: its bytes come back, and deleting it removes its file with it.
+    expect(Buffer.from(await (await send('GET', `/packages/${b64(packageId)}`)).arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await send('DELETE', `/packages/${b64(packageId)}`)).status).toBe(204);
+    const [{ count }] = await server.dataSource.query("SELECT count(*)::int AS count FROM files WHERE tenant_id = $1 AND held_by = 'aasx-package'", [tenant.id]);
+    expect(count).toBe(0);
+  });
+
+  it('lets contributors write packages and readers read them; a reader\'s write is 403 and changes nothing; other tenants\' callers get 404', async () => {
+    const closed = await server.createTenant({ showcase: false });
+    const base = server.api(closed.name);
+    const withRole = async (organizationId: string, role: 'reader' | 'contributor', tenantId: string) => {
+      const account = await newServiceAccount(server, organizationId);
+      await assignRole(server, organizationId, { type: 'service-account', id: account.id }, role, tenantId);
+      return { authorization: `Bearer ${await account.token()}` };
+    };
+    const reader = await withRole(closed.organizationId, 'reader', closed.id);
+    const contributor = await withRole(closed.organizationId, 'contributor', closed.id);
+    const elsewhere = await server.createTenant({ showcase: false });
+    const stranger = await withRole(elsewhere.organizationId, 'contributor', elsewhere.id);
+    const bytes = fs.readFileSync(path.join(DATA, packages[0]));
+
+    expect((await fetch(`${base}/packages`, { method: 'POST', body: form(bytes, 'r.aasx'), headers: reader })).status).toBe(403);
+    const created = await fetch(`${base}/packages`, { method: 'POST', body: form(bytes, 'c.aasx'), headers: contributor });
+    expect(created.status).toBe(201);
+    const { packageId } = await json(created);
+    const one = `${base}/packages/${b64(packageId)}`;
+
+    expect((await json(fetch(`${base}/packages`, { headers: reader }))).result.map((p: { packageId: string }) => p.packageId)).toEqual([packageId]);
+    const down = await fetch(one, { headers: reader });
+    expect(down.status).toBe(200);
+    expect(Buffer.from(await down.arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await fetch(one, { method: 'PUT', body: form(fs.readFileSync(path.join(DATA, packages[1])), 'r.aasx'), headers: reader })).status).toBe(403);
+    expect((await fetch(one, { method: 'DELETE', headers: reader })).status).toBe(403);
+    expect(Buffer.from(await (await fetch(one, { headers: contributor })).arrayBuffer()).equals(bytes)).toBe(true);
+
+    for (const headers of [stranger]) {
+      expect((await fetch(`${base}/packages`, { headers })).status).toBe(404);
+      expect((await fetch(one, { headers })).status).toBe(404);
+      expect((await fetch(`${base}/packages`, { method: 'POST', body: form(bytes, 's.aasx'), headers })).status).toBe(404);
+      expect((await fetch(one, { method: 'DELETE', headers })).status).toBe(404);
+    }
+    expect((await fetch(one, { method: 'DELETE', headers: contributor })).status).toBe(204);
+    expect((await json(fetch(`${base}/packages`, { headers: reader }))).result).toEqual([]);
   });
 
   it('a tenant that is no showcase: 401 without a token', async () => {

@@ -23,11 +23,13 @@ export interface PackageUpload {
 
 export const AASX_CONTENT_TYPE = 'application/asset-administration-shell-package';
 const CURSOR_LIST = 'packages';
+/** A package's file is held by this module: the file repository's routes neither list nor change it. */
+const HOLDER = 'aasx-package';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The AASX File Server (AAS Part 2, AasxFileServerServiceSpecification SSP-001): packages stored as files of the
- * tenant file repository, with the ids of the shells they hold read from the package itself (never taken from
+ * tenant file repository held by this module (invisible to `/files`), with the ids of the shells they hold read from the package itself (never taken from
  * the client). A package's row and its file are written in one transaction; an invalid package is refused (400)
  * before anything is stored.
  */
@@ -59,7 +61,7 @@ export class PackageService {
     let tfp: string | undefined;
     try {
       const row = await this.dataSource.transaction(async (m) => {
-        const file = await this.files.store(tenant, { fileName: upload.fileName, contentType: AASX_CONTENT_TYPE, stream: fs.createReadStream(upload.path) }, m);
+        const file = await this.files.store(tenant, { fileName: upload.fileName, contentType: AASX_CONTENT_TYPE, stream: fs.createReadStream(upload.path), heldBy: HOLDER }, m);
         tfp = file.tfp;
         const inserted = await m.insert(AasxPackageEntity, { tenantId: tenant.id, file: file.tfp, fileName: file.fileName, aasIds });
         return m.findOneByOrFail(AasxPackageEntity, { id: (inserted.identifiers[0] as { id: string }).id });
@@ -83,7 +85,7 @@ export class PackageService {
         const locked = await m.findOne(AasxPackageEntity, { where: { id: packageId, tenantId: tenant.id }, lock: { mode: 'pessimistic_write' } });
         if (!locked) throw packageNotFound(packageId);
         old = locked.file;
-        const file = await this.files.store(tenant, { fileName: upload.fileName, contentType: AASX_CONTENT_TYPE, stream: fs.createReadStream(upload.path) }, m);
+        const file = await this.files.store(tenant, { fileName: upload.fileName, contentType: AASX_CONTENT_TYPE, stream: fs.createReadStream(upload.path), heldBy: HOLDER }, m);
         tfp = file.tfp;
         await m.update(AasxPackageEntity, { id: packageId }, { file: file.tfp, fileName: file.fileName, aasIds, updatedAt: new Date() });
         return m.findOneByOrFail(AasxPackageEntity, { id: packageId });
@@ -99,7 +101,7 @@ export class PackageService {
   /** The package's bytes, streamed, with its file name and size. */
   async open(tenant: TenantEntity, packageId: string): Promise<{ fileName: string; contentType: string; size: number; etag: string; stream: Readable }> {
     const row = await this.row(tenant, packageId);
-    const { record, stream } = await this.files.open(tenant, row.file);
+    const { record, stream } = await this.files.open(tenant, row.file, undefined, HOLDER);
     return { fileName: row.fileName, contentType: record.contentType, size: record.size, etag: record.etag, stream };
   }
 
@@ -111,7 +113,7 @@ export class PackageService {
   }
 
   private async removeFile(tenant: TenantEntity, tfp: string): Promise<void> {
-    await this.files.delete(tenant, tfp).catch((err) => this.log?.warn({ err, tfp }, 'could not remove the file of a replaced or deleted package'));
+    await this.files.delete(tenant, tfp, HOLDER).catch((err) => this.log?.warn({ err, tfp }, 'could not remove the file of a replaced or deleted package'));
   }
 
   private async row(tenant: TenantEntity, packageId: string): Promise<AasxPackageEntity> {
