@@ -81,7 +81,9 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const blobs = createBlobStore(config.files.store, dataSource);
   const files = new FileService(dataSource, blobs, log);
   const services: Services = {
-    tenants: new TenantService(dataSource, config),
+    tenants: new TenantService(dataSource, config, (tenantId) =>
+      blobs.removeTenant(tenantId).catch((err) => log.warn({ err, tenantId }, 'could not remove the file contents of a deleted tenant from the object store')),
+    ),
     shells,
     submodels,
     conceptDescriptions,

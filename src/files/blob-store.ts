@@ -35,4 +35,6 @@ export interface BlobStore {
   remove(manager: EntityManager, key: BlobKey): Promise<void>;
   /** Removes every content of a document, whether a row names it or not (deleted files; discarded imports). */
   removeDocument(tenantId: string, documentId: string): Promise<void>;
+  /** Removes every content of a tenant (after the tenant's rows were deleted). */
+  removeTenant(tenantId: string): Promise<void>;
 }

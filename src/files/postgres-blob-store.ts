@@ -51,6 +51,10 @@ export class PostgresBlobStore implements BlobStore {
   async removeDocument(): Promise<void> {
     // Chunks go with their file's row (ON DELETE CASCADE), or with the transaction that wrote them.
   }
+
+  async removeTenant(): Promise<void> {
+    // Chunks go with their files, and files with their tenant (ON DELETE CASCADE).
+  }
 }
 
 async function* readChunks(dataSource: DataSource, key: BlobKey, chunkSize: number, range: ByteRange): AsyncGenerator<Buffer> {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3StoreConfig } from '../config';
 import type { BlobKey, BlobStore, ByteRange } from './blob-store';
@@ -53,12 +53,22 @@ export class S3BlobStore implements BlobStore {
   }
 
   async removeDocument(tenantId: string, documentId: string): Promise<void> {
-    const Prefix = `files/${tenantId}/${documentId}/`;
+    await this.removePrefix(`files/${tenantId}/${documentId}/`);
+  }
+
+  async removeTenant(tenantId: string): Promise<void> {
+    await this.removePrefix(`files/${tenantId}/`);
+  }
+
+  /** Removes every object under `Prefix`, a page (at most 1,000 keys) per batch delete. */
+  private async removePrefix(Prefix: string): Promise<void> {
     let ContinuationToken: string | undefined;
     do {
       const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.config.bucket, Prefix, ContinuationToken }));
-      for (const object of page.Contents ?? []) {
-        if (object.Key) await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: object.Key }));
+      const keys = (page.Contents ?? []).flatMap((object) => (object.Key ? [{ Key: object.Key }] : []));
+      if (keys.length) {
+        const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.config.bucket, Delete: { Objects: keys, Quiet: true } }));
+        if (out.Errors?.length) throw new Error(`could not remove ${out.Errors.length} objects under ${Prefix}: ${out.Errors[0].Code} ${out.Errors[0].Message}`);
       }
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);

@@ -304,6 +304,21 @@ export function fileRepositorySuite(options: FileSuiteOptions): void {
     expect((await json(await fetch(files()))).result.length).toBe(listed);
     expect(await (await fetch(`${files()}/${enc(tfp)}`)).text()).toBe('original');
   });
+
+  it('removes every stored content of a tenant when the tenant is deleted, and no other tenant\'s', async () => {
+    const doomed = await server.createTenant({ showcase: true });
+    const doomedFiles = `${server.url}/tenants/${doomed.name}/sphere/api/v1.0/files`;
+    for (const size of [10, 300 * 1024]) {
+      expect((await sendFile(doomedFiles, randomBytes(size))).status).toBe(201);
+    }
+    const kept = await upload(Buffer.from('kept'), { name: 'kept.txt' });
+    const otherBefore = await options.contents(server, tenant);
+    expect(await options.contents(server, doomed)).toBeGreaterThan(0);
+    await server.services.tenants.deleteIn(doomed.organizationId, doomed.id, null);
+    expect(await options.contents(server, doomed)).toBe(0);
+    expect(await options.contents(server, tenant)).toBe(otherBefore);
+    expect(await (await fetch(`${files()}/${enc(kept.tfp)}`)).text()).toBe('kept');
+  });
 }
 
 /** Sends the start of a multipart upload announcing more than it sends, then drops the connection. */

@@ -38,6 +38,11 @@ export class TenantService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: Pick<Config, 'publicUrl' | 'tenantHostSuffix'>,
+    /**
+     * Runs after a tenant's deletion committed, for data outside the database (file contents in an object
+     * store). The rows are gone by then whatever it does; a failure is its own to report.
+     */
+    private readonly afterDelete?: (tenantId: string) => Promise<void>,
   ) {}
 
   async byName(name: string): Promise<TenantEntity | null> {
@@ -144,14 +149,15 @@ export class TenantService {
 
   /** Deletes a tenant with all its data (shells, submodels, concept descriptions, its role assignments and trusts). */
   async deleteIn(organizationId: string, tenantId: string, ifMatch: string | null): Promise<void> {
-    const name = await this.dataSource.transaction(async (manager) => {
+    const { id, name } = await this.dataSource.transaction(async (manager) => {
       const current = isUuid(tenantId) ? await manager.findOne(TenantEntity, { where: { id: tenantId, organizationId }, lock: { mode: 'pessimistic_write' } }) : null;
       if (!current) throw notFound(`Tenant '${tenantId}' not found.`);
       checkIfMatch(current, ifMatch, `Tenant '${current.name}'`);
       await manager.delete(TenantEntity, { id: current.id });
-      return current.name;
+      return current;
     });
     this.evict(name);
+    await this.afterDelete?.(id);
   }
 }
 
