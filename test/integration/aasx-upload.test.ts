@@ -3,7 +3,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fileElements } from '../../src/aas/model/file-elements';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
-import { TestServer, b64, json, startTestServer } from '../support/server';
+import { NS, type RawEntry, minimalPackage, rels, zerosBomb, zipOf } from '../support/aasx-package';
+import { sendFile } from '../support/file-suite';
+import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 
 const PACKAGES = path.resolve(__dirname, '../../../shared/testdata/aasx');
 let server: TestServer;
@@ -77,4 +79,211 @@ describe('AASX import over HTTP (POST /upload, POST /sphere/api/v1.0/import)', (
     const closed = await server.createTenant({ showcase: false });
     expect((await upload(closed, Buffer.from('x'))).status).toBe(401);
   });
+});
+
+// ---- bad packages through both routes: 400 with a Result saying why, and nothing stored ----
+
+const SHELL_ID = 'urn:bad-aasx:shell';
+const ROUTES = ['/upload', '/sphere/api/v1.0/import'];
+
+/** The good package's environment: one shell (the seeded one's id, so an overwrite would show), a File, a CD. */
+function environment(shells = [sampleShell(SHELL_ID, { idShort: 'Imported' })]): string {
+  return JSON.stringify({
+    assetAdministrationShells: shells,
+    submodels: [
+      {
+        modelType: 'Submodel',
+        id: 'urn:bad-aasx:sm',
+        idShort: 'Documents',
+        submodelElements: [{ modelType: 'File', idShort: 'Manual', contentType: 'application/pdf', value: '/aasx/files/manual.pdf' }],
+      },
+    ],
+    conceptDescriptions: [{ modelType: 'ConceptDescription', id: 'urn:bad-aasx:cd', idShort: 'Manual' }],
+  });
+}
+
+/** The good package's entries: every bad package below is this one with one thing broken. */
+const goodEntries = () => minimalPackage(environment());
+
+/** The good package with its JSON spec part replaced by `/aasx/data.xml` holding `xml`. */
+function xmlPackage(xml: string): Buffer {
+  const entries = goodEntries();
+  delete entries['aasx/data.json'];
+  delete entries['aasx/_rels/data.json.rels'];
+  entries['aasx/_rels/aasx-origin.rels'] = rels([`${NS}/aas-spec`, '/aasx/data.xml']);
+  entries['aasx/data.xml'] = xml;
+  entries['aasx/_rels/data.xml.rels'] = rels([`${NS}/aas-suppl`, 'files/manual.pdf']);
+  return zipOf(entries);
+}
+
+/** The good package with the entry `name` replaced by a raw one (a bomb). */
+function replacing(name: string, entry: Omit<RawEntry, 'name'>): Buffer {
+  const entries = goodEntries();
+  delete entries[name];
+  return zipOf(entries, [{ name, ...entry }]);
+}
+
+const V3_SHELL_XML =
+  '<assetAdministrationShells><assetAdministrationShell><idShort>&xxe;</idShort><id>urn:bad-aasx:shell</id>' +
+  '<assetInformation><assetKind>Instance</assetKind><globalAssetId>urn:bad-aasx:asset</globalAssetId></assetInformation>' +
+  '</assetAdministrationShell></assetAdministrationShells>';
+const MiB = 1024 * 1024;
+
+/** [case, package, what the Result's text must say]. Built lazily: the bombs are a few MiB each. */
+const BAD_PACKAGES: [string, () => Buffer, RegExp][] = [
+  ['not a zip', () => Buffer.from('{"assetAdministrationShells":[]}'), /Not a valid AASX package: .*not a zip/],
+  [
+    'a zip without an origin relationship',
+    () => zipOf({ ...goodEntries(), '_rels/.rels': rels(['http://schemas.openxmlformats.org/package/2006/relationships/metadata/thumbnail', '/aasx/files/manual.pdf']) }),
+    /no aasx-origin relationship/,
+  ],
+  [
+    'a package with two shells',
+    () => zipOf(minimalPackage(environment([sampleShell(SHELL_ID, { idShort: 'Imported' }), sampleShell('urn:bad-aasx:second')]))),
+    /holds 2 shells; an AASX import takes exactly one/,
+  ],
+  [
+    'a zip bomb declaring its size (1 GiB in 1 MiB)',
+    () => zipOf(goodEntries(), [{ name: 'aasx/files/zeros.bin', compressed: zerosBomb(1024), declaredSize: 1024 * MiB, crc: 0 }]),
+    /"aasx\/files\/zeros.bin" has a compression ratio of \d+; at most 100/,
+  ],
+  [
+    // Declaring 3 MiB (a harmless ratio), the file is stored in 256 KB chunks until it inflates past that, inside
+    // the import's transaction: the chunks already written must go with it.
+    'a zip bomb lying about its size, as the file a File element names (stopped while it is being stored)',
+    () => replacing('aasx/files/manual.pdf', { compressed: zerosBomb(1024), declaredSize: 3 * MiB, crc: 0 }),
+    /"aasx\/files\/manual.pdf" inflates to more than its declared 3145728 bytes/,
+  ],
+  [
+    'a zip bomb lying about its size, as the spec part',
+    () => replacing('aasx/data.json', { compressed: zerosBomb(1024), declaredSize: 1000, crc: 0 }),
+    /"aasx\/data.json" inflates to more than its declared 1000 bytes/,
+  ],
+  ['an entry named ../../x', () => zipOf(goodEntries(), [{ name: '../../x', data: 'x' }]), /"\.\.\/\.\.\/x".*".." segment/],
+  ['an entry with an absolute path (/etc/x)', () => zipOf(goodEntries(), [{ name: '/etc/x', data: 'x' }]), /"\/etc\/x".*absolute path/],
+  [
+    'an XML spec part with an external entity (XXE)',
+    () =>
+      xmlPackage(
+        '<?xml version="1.0"?><!DOCTYPE environment [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>' +
+          `<environment xmlns="https://admin-shell.io/aas/3/0">${V3_SHELL_XML}</environment>`,
+      ),
+    /\/aasx\/data.xml: .*DOCTYPE/,
+  ],
+  [
+    'an XML spec part with a DTD-only DOCTYPE',
+    () =>
+      xmlPackage(
+        '<?xml version="1.0"?><!DOCTYPE environment SYSTEM "http://127.0.0.1:9/aas.dtd">' +
+          `<environment xmlns="https://admin-shell.io/aas/3/0">${V3_SHELL_XML.replace('&xxe;', 'Imported')}</environment>`,
+      ),
+    /\/aasx\/data.xml: .*DOCTYPE/,
+  ],
+  [
+    'an XML spec part with its DOCTYPE behind 100 KB of comments',
+    () =>
+      xmlPackage(
+        `<?xml version="1.0"?><!--${' '.repeat(100_000)}--><!DOCTYPE environment [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>` +
+          `<environment xmlns="https://admin-shell.io/aas/3/0">${V3_SHELL_XML}</environment>`,
+      ),
+    /\/aasx\/data.xml: .*DOCTYPE/,
+  ],
+  [
+    'a JSON spec whose supplementary relationship points at a missing part',
+    () => {
+      const entries = goodEntries();
+      delete entries['aasx/files/manual.pdf'];
+      return zipOf(entries);
+    },
+    /"\/aasx\/files\/manual.pdf".*missing/,
+  ],
+];
+
+describe('bad AASX packages over HTTP: 400 with a Result saying why, nothing stored', () => {
+  let tenant: TenantEntity;
+
+  /** A tenant with one shell and one file, so that "as before" is not "empty". */
+  async function seededTenant(): Promise<TenantEntity> {
+    const seeded = await server.createTenant();
+    const shell = await fetch(`${server.api(seeded.name)}/shells`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(sampleShell(SHELL_ID, { idShort: 'Seeded' })),
+    });
+    expect(shell.status).toBe(201);
+    const file = await sendFile(`${server.url}/tenants/${seeded.name}/sphere/api/v1.0/files`, Buffer.from('seeded file'), { name: 'seed.txt', type: 'text/plain' });
+    expect(file.status).toBe(201);
+    return seeded;
+  }
+
+  /** Everything an import could leave behind: the documents, the file list, and the rows under them. */
+  async function state(t: TenantEntity) {
+    const api = server.api(t.name);
+    const list = async (url: string) => {
+      const res = await fetch(url);
+      expect(res.status, url).toBe(200);
+      return (await json(res)).result;
+    };
+    // The rows too: the file list leaves out files other modules hold, and the chunks are the content itself.
+    const fileRows: unknown[] = await server.dataSource.query('SELECT id, document_id, content_id, sha256 FROM files WHERE tenant_id = $1 ORDER BY id', [t.id]);
+    const [{ chunks }]: { chunks: number }[] = await server.dataSource.query(
+      'SELECT count(*)::int AS chunks FROM file_chunks c JOIN files f ON f.id = c.file_id WHERE f.tenant_id = $1',
+      [t.id],
+    );
+    return {
+      shells: await list(`${api}/shells`),
+      submodels: await list(`${api}/submodels`),
+      conceptDescriptions: await list(`${api}/concept-descriptions`),
+      fileList: await list(`${server.url}/tenants/${t.name}/sphere/api/v1.0/files`),
+      fileRows,
+      chunks,
+    };
+  }
+
+  beforeAll(async () => {
+    tenant = await seededTenant();
+  });
+
+  for (const route of ROUTES) {
+    it(`${route}: the good package the bad ones are made from imports (the control)`, async () => {
+      const control = await seededTenant();
+      const before = await state(control);
+      expect(before.shells.map((s: { idShort: string }) => s.idShort)).toEqual(['Seeded']);
+      expect(before.fileList).toHaveLength(1);
+      expect(before.chunks).toBeGreaterThan(0);
+
+      const res = await upload(control, zipOf(goodEntries()), 'good.aasx', route);
+      const body = await json(res);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body).toMatchObject({
+        shells: [{ id: SHELL_ID, status: 'updated' }],
+        submodels: [{ id: 'urn:bad-aasx:sm', status: 'created' }],
+        conceptDescriptions: [{ id: 'urn:bad-aasx:cd', status: 'created' }],
+        files: [{ path: '/aasx/files/manual.pdf', tfp: expect.stringMatching(/^file:\/sphere\//) }],
+      });
+      const after = await state(control);
+      expect(after.shells.map((s: { idShort: string }) => s.idShort)).toEqual(['Imported']);
+      expect(after.submodels[0].submodelElements[0].value).toBe(body.files[0].tfp);
+      expect(after.conceptDescriptions).toHaveLength(1);
+      expect(after.fileList).toHaveLength(2);
+      expect(after.fileRows).toHaveLength(2);
+      expect(after.chunks).toBeGreaterThan(before.chunks);
+    });
+
+    for (const [name, bytes, text] of BAD_PACKAGES) {
+      it(`${route}: ${name}`, async () => {
+        const before = await state(tenant);
+        const res = await upload(tenant, bytes(), 'bad.aasx', route);
+        const body = await json(res);
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(body.messages).toHaveLength(1);
+        expect(body.messages[0]).toMatchObject({ code: '400', messageType: 'Error', correlationId: res.headers.get('x-request-id') });
+        expect(body.messages[0].text).toMatch(text);
+        // Nothing of the server's own files comes back.
+        expect(body.messages[0].text).not.toMatch(/root:/);
+        expect(await state(tenant)).toEqual(before);
+      });
+    }
+  }
 });

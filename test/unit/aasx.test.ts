@@ -12,124 +12,10 @@ import type { PackageFile } from '../../src/aas/import/import.service';
 import { type AasxPackage, readAasxPackage } from '../../src/aas/aasx/reader';
 import { assignPartNames, writeAasxPackage } from '../../src/aas/aasx/writer';
 import { isAasV2Xml } from '../../src/aas/aasx/xml';
+import { CONTENT_TYPES, DEFLATE_END, ENVIRONMENT, NS, buildZip, deflatedMebibyteOfZeros, minimalPackage, rels, zerosBomb, zipOf } from '../support/aasx-package';
 
 const TESTDATA = '/work/shared/testdata/aasx';
 const REAL_PACKAGES = fs.readdirSync(TESTDATA).filter((name) => name.endsWith('.aasx'));
-
-// ---- a ZIP writer for hostile packages: any name, any declared size, no sanitizing ----
-
-interface RawEntry {
-  name: string;
-  /** Uncompressed content (deflated here), or give compressed + declaredSize + crc directly. */
-  data?: Buffer | string;
-  compressed?: Buffer;
-  declaredSize?: number;
-  crc?: number;
-  method?: 0 | 8;
-}
-
-/** zip64: every size and offset in the central directory and its end record goes through the ZIP64 fields. */
-function buildZip(entries: RawEntry[], zip64 = false): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const entry of entries) {
-    const data = entry.data === undefined ? undefined : Buffer.from(entry.data);
-    const method = entry.method ?? 8;
-    const compressed = entry.compressed ?? (method === 8 ? zlib.deflateRawSync(data!) : data!);
-    const size = entry.declaredSize ?? data!.length;
-    const crc = entry.crc ?? zlib.crc32(data!);
-    const name = Buffer.from(entry.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x800, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(crc >>> 0, 14);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x800, 8);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt32LE(crc >>> 0, 16);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(size, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    const extra = Buffer.alloc(zip64 ? 28 : 0);
-    if (zip64) {
-      central.writeUInt32LE(0xffffffff, 20);
-      central.writeUInt32LE(0xffffffff, 24);
-      central.writeUInt32LE(0xffffffff, 42);
-      central.writeUInt16LE(extra.length, 30);
-      extra.writeUInt16LE(0x0001, 0);
-      extra.writeUInt16LE(24, 2);
-      extra.writeBigUInt64LE(BigInt(size), 4);
-      extra.writeBigUInt64LE(BigInt(compressed.length), 12);
-      extra.writeBigUInt64LE(BigInt(offset), 20);
-    }
-    locals.push(local, name, compressed);
-    centrals.push(central, name, extra);
-    offset += local.length + name.length + compressed.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(entries.length, 8);
-  eocd.writeUInt16LE(entries.length, 10);
-  eocd.writeUInt32LE(cd.length, 12);
-  eocd.writeUInt32LE(offset, 16);
-  if (!zip64) return Buffer.concat([...locals, cd, eocd]);
-  const record = Buffer.alloc(56);
-  record.writeUInt32LE(0x06064b50, 0);
-  record.writeBigUInt64LE(44n, 4);
-  record.writeUInt16LE(45, 12);
-  record.writeUInt16LE(45, 14);
-  record.writeBigUInt64LE(BigInt(entries.length), 24);
-  record.writeBigUInt64LE(BigInt(entries.length), 32);
-  record.writeBigUInt64LE(BigInt(cd.length), 40);
-  record.writeBigUInt64LE(BigInt(offset), 48);
-  const locator = Buffer.alloc(20);
-  locator.writeUInt32LE(0x07064b50, 0);
-  locator.writeBigUInt64LE(BigInt(offset + cd.length), 8);
-  locator.writeUInt32LE(1, 16);
-  eocd.writeUInt16LE(0xffff, 8);
-  eocd.writeUInt16LE(0xffff, 10);
-  eocd.writeUInt32LE(0xffffffff, 12);
-  eocd.writeUInt32LE(0xffffffff, 16);
-  return Buffer.concat([...locals, cd, record, locator, eocd]);
-}
-
-const CONTENT_TYPES = `<?xml version="1.0" encoding="utf-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml" /><Default Extension="json" ContentType="application/json" /><Default Extension="pdf" ContentType="application/pdf" /><Override PartName="/aasx/aasx-origin" ContentType="text/plain" /></Types>`;
-
-function rels(...relationships: [type: string, target: string][]): string {
-  const items = relationships.map(([type, target], i) => `<Relationship Type="${type}" Target="${target}" Id="R${i}" />`);
-  return `<?xml version="1.0" encoding="utf-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${items.join('')}</Relationships>`;
-}
-
-const NS = 'http://admin-shell.io/aasx/relationships';
-const ENVIRONMENT = '{"assetAdministrationShells":[],"submodels":[]}';
-
-/** A minimal valid package as entries; tests change or drop entries to break it. */
-function minimalPackage(): Record<string, string | Buffer> {
-  return {
-    '[Content_Types].xml': CONTENT_TYPES,
-    '_rels/.rels': rels([`${NS}/aasx-origin`, '/aasx/aasx-origin']),
-    'aasx/aasx-origin': 'Intentionally empty.',
-    'aasx/_rels/aasx-origin.rels': rels([`${NS}/aas-spec`, '/aasx/data.json']),
-    'aasx/data.json': ENVIRONMENT,
-    'aasx/_rels/data.json.rels': rels([`${NS}/aas-suppl`, 'files/manual.pdf']),
-    'aasx/files/manual.pdf': '%PDF-1.4 not really',
-  };
-}
-
-function zipOf(entries: Record<string, string | Buffer>, extra: RawEntry[] = []): Buffer {
-  return buildZip([...Object.entries(entries).map(([name, data]) => ({ name, data })), ...extra]);
-}
 
 /** Reads everything a package has, so that errors raised only while inflating surface too. */
 async function readFully(input: Buffer | string, limits?: Parameters<typeof readAasxPackage>[1]): Promise<AasxPackage> {
@@ -287,6 +173,7 @@ describe('readAasxPackage on a minimal package', () => {
     expect(pkg.files.map((f) => [f.path, f.contentType])).toEqual([['/aasx/files/data.bin', 'application/octet-stream']]);
     expect(pkg.warnings.join('\n')).toMatch(/"\/aasx\/files\/MANUAL.pdf" is missing \(the package has "\/aasx\/files\/manual.pdf", which differs in case/);
     expect(pkg.warnings.join('\n')).toMatch(/No content type is declared for "\/aasx\/files\/data.bin"/);
+    expect(pkg.missingFiles).toEqual([{ path: '/aasx/files/MANUAL.pdf', message: expect.stringMatching(/"\/aasx\/files\/MANUAL.pdf" is missing/) }]);
   });
 
   it('tells V2.0 XML from V3.0 XML', () => {
@@ -356,11 +243,11 @@ describe('readAasxPackage rejects bad packages with AasxError', () => {
     // 1 GiB of zeros as ~1 MiB of deflate: one flushed (non-final) block of 1 MiB zeros, repeated, then an
     // empty final block. Built once; nothing here inflates more than the reader lets it.
     const MiB = 1024 * 1024;
-    const block = zlib.deflateRawSync(Buffer.alloc(MiB), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
-    const gigabyteOfZeros = Buffer.concat([...Array.from({ length: 1024 }, () => block), Buffer.from([0x03, 0x00])]);
+    const block = deflatedMebibyteOfZeros();
+    const gigabyteOfZeros = zerosBomb(1024);
 
     it('is built right: the kernel inflates to zeros', () => {
-      const kernel = Buffer.concat([block, block, Buffer.from([0x03, 0x00])]);
+      const kernel = Buffer.concat([block, block, DEFLATE_END]);
       expect(zlib.inflateRawSync(kernel).equals(Buffer.alloc(2 * MiB))).toBe(true);
       expect(gigabyteOfZeros.length).toBeLessThan(2 * MiB);
     });
