@@ -188,15 +188,6 @@ const BAD_PACKAGES: [string, () => Buffer, RegExp][] = [
       ),
     /\/aasx\/data.xml: .*DOCTYPE/,
   ],
-  [
-    'a JSON spec whose supplementary relationship points at a missing part',
-    () => {
-      const entries = goodEntries();
-      delete entries['aasx/files/manual.pdf'];
-      return zipOf(entries);
-    },
-    /"\/aasx\/files\/manual.pdf".*missing/,
-  ],
 ];
 
 describe('bad AASX packages over HTTP: 400 with a Result saying why, nothing stored', () => {
@@ -268,6 +259,23 @@ describe('bad AASX packages over HTTP: 400 with a Result saying why, nothing sto
       expect(after.fileList).toHaveLength(2);
       expect(after.fileRows).toHaveLength(2);
       expect(after.chunks).toBeGreaterThan(before.chunks);
+    });
+
+    // Lenient where the data can be stored (issue: warnings, not refusals): a package whose spec part declares a
+    // supplementary file it lacks imports, says so, and leaves that File's value as it was (not a tfp).
+    it(`${route}: a supplementary relationship naming a missing part imports with a warning`, async () => {
+      const lenient = await seededTenant();
+      const entries = goodEntries();
+      delete entries['aasx/files/manual.pdf'];
+      const res = await upload(lenient, zipOf(entries), 'cut.aasx', route);
+      const body = await json(res);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body.files).toEqual([]);
+      expect(body.warnings.join('\n')).toMatch(/"\/aasx\/files\/manual.pdf".*missing/);
+      const after = await state(lenient);
+      expect(after.shells.map((s: { idShort: string }) => s.idShort)).toEqual(['Imported']);
+      expect(after.submodels[0].submodelElements[0].value).toBe('/aasx/files/manual.pdf');
+      expect(after.fileList).toHaveLength(1);
     });
 
     for (const [name, bytes, text] of BAD_PACKAGES) {

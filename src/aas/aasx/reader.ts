@@ -73,8 +73,6 @@ export interface AasxPackage {
   thumbnail?: AasxPart;
   /** Anything odd that did not stop the reading: a dangling supplementary relationship, a missing content type. */
   warnings: string[];
-  /** Targets of aas-suppl relationships that the package lacks, each with the warning that says so. */
-  missingFiles: { path: string; message: string }[];
   /**
    * Any data part by exact part name (an AAS File value such as "/aasx/files/x.pdf", percent-escaped or not),
    * whether or not a relationship points at it. Undefined when absent.
@@ -142,18 +140,13 @@ class PackageReader {
     const specs = [...new Set(specTargets)].map((path) => this.specPart(path));
 
     const files = new Map<string, AasxPart>();
-    const missingFiles: AasxPackage['missingFiles'] = [];
     for (const spec of specs) {
       const rels = await this.relationships(spec.path);
       for (const path of rels ? this.internalTargets(spec.path, rels, RELATIONSHIP_TYPES.supplementary) : []) {
         if (files.has(path)) continue;
         const entry = this.find(path);
         if (entry) files.set(path, this.dataPart(path, entry));
-        else if (!missingFiles.some((missing) => missing.path === path)) {
-          const message = this.missing(`The supplementary file referenced by ${quoteName(spec.path)},`, path, 'is missing');
-          missingFiles.push({ path, message });
-          this.warnings.push(message);
-        }
+        else this.warnings.push(this.missing(`The supplementary file referenced by ${quoteName(spec.path)},`, path, 'is missing'));
       }
     }
 
@@ -171,7 +164,6 @@ class PackageReader {
       files: [...files.values()],
       thumbnail,
       warnings: this.warnings,
-      missingFiles,
       part: (path) => {
         const name = path.startsWith('/') ? path : `/${path}`;
         for (const candidate of [name, percentDecode(name)]) {

@@ -59,14 +59,11 @@ export async function readPackageEnvironment(packagePath: string): Promise<Packa
 
 /**
  * Imports an AASX package: its environment (readPackageEnvironment) with the package's files (ImportService:
- * one transaction, exactly one shell). Every supplementary file the spec part declares must be in the package.
+ * one transaction, exactly one shell). A supplementary file the spec part declares but the package lacks is a
+ * warning: the documents are stored, and a File naming it keeps its value.
  */
 export async function importAasx(importer: ImportService, tenant: TenantEntity, packagePath: string): Promise<ImportResult> {
   const { pkg, environment, warnings } = await readPackageEnvironment(packagePath);
-  // A spec part that declares a supplementary file the package lacks: the package was cut short or packed wrong,
-  // and importing it would leave File elements pointing at nothing. (The AASX File Server, which only reads the
-  // shells' ids, still stores such a package as it is.)
-  if (pkg.missingFiles.length > 0) throw badRequest(`Not a valid AASX package: ${pkg.missingFiles[0].message}`);
   const files = {
     get: (path: string): PackageFile | undefined => {
       const part = pkg.part(path);
