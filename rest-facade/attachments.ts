@@ -35,6 +35,16 @@ const attachmentTarget: Target = (ctx) => {
   };
 };
 
+/**
+ * `attachment` with the file name as an ASCII fallback and as RFC 8187 UTF-8, as the file repository sends it: a
+ * name with a character outside Latin-1 (`€`) cannot go into a header as it is (Node refuses it: a 500).
+ */
+function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
 export function attachmentRoutes(access: TenantAccess, contextOf: (ctx: KoaContext) => Context, uploadLimitBytes: number): AttachmentRoutes[] {
   const routes = (path: string, target: Target): AttachmentRoutes => ({
     path,
@@ -53,7 +63,7 @@ export function attachmentRoutes(access: TenantAccess, contextOf: (ctx: KoaConte
       }
       ctx.status = 200;
       ctx.type = download.contentType;
-      ctx.set('Content-Disposition', `attachment; filename="${download.fileName.replace(/["\\\r\n]/g, '_')}"`);
+      ctx.set('Content-Disposition', contentDisposition(download.fileName));
       if (download.etag) ctx.set('ETag', download.etag);
       download.stream.on('error', (err) => context.log.warn({ err }, 'download cut short'));
       ctx.body = download.stream;
