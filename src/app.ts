@@ -261,6 +261,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
     uploadLimitBytes: config.files.uploadLimitBytes,
     tenantHostSuffix: config.tenantHostSuffix,
   });
+  // The file repository (`{tenant_url}/sphere/api/v1.0/files`, and deprecated at `/api/v3.0/files`): streamed bodies.
+  const fileApi = createFileRouter({
+    schema,
+    contextOf,
+    uploadLimitBytes: config.files.uploadLimitBytes,
+    bodyLimitBytes: config.bodyLimitBytes,
+    tenantHostSuffix: config.tenantHostSuffix,
+  });
   const managementApi = createManagementApiRouter({ schema, contextOf, manageUrl: config.manageUrl, bodyLimitBytes: config.bodyLimitBytes });
 
   // The OpenAPI documents of both APIs, generated from what their routers registered, and the REST API console.
@@ -269,9 +277,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       managementRouter: managementApi,
       managementRoutes,
       managementBase: MANAGEMENT_API_BASE,
-      tenantRouter: tenantApi,
+      tenantRouters: [tenantApi, fileApi],
       tenantBase: `/api/${API_VERSION}`,
       manageUrl: config.manageUrl,
+      tenantUrlOf: (tenant) => services.tenants.urlOf(tenant),
       tenantApiUrlOf,
       tenantHostSuffix: config.tenantHostSuffix,
       graphqlSchema: schema,
@@ -286,14 +295,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }).routes(),
   );
 
-  // The file repository (`{tenant_url}/sphere/api/v1.0/files`, and deprecated at `/api/v3.0/files`): streamed bodies.
-  const fileApi = createFileRouter({
-    schema,
-    contextOf,
-    uploadLimitBytes: config.files.uploadLimitBytes,
-    bodyLimitBytes: config.bodyLimitBytes,
-    tenantHostSuffix: config.tenantHostSuffix,
-  });
   koa.use(fileApi.routes());
   koa.use(fileApi.allowedMethods());
 

@@ -13,10 +13,13 @@ export function specDir(): string {
   return found;
 }
 
+/** The AAS API's schemas (Part 2): the Result of every error, the error responses, paging parameters. */
+export const PART2 = 'Part2-API-Schemas/openapi.yaml';
+
 /** The remote schema domains the service files reference, and their local copies. */
 const DOMAINS: [RegExp, string][] = [
   [/^https:\/\/api\.swaggerhub\.com\/domains\/Plattform_i40\/Part1-MetaModel-Schemas\/V3\.0\.\d+$/, 'Part1-MetaModel-Schemas/openapi.yaml'],
-  [/^https:\/\/api\.swaggerhub\.com\/domains\/Plattform_i40\/Part2-API-Schemas\/V3\.0\.\d+$/, 'Part2-API-Schemas/openapi.yaml'],
+  [/^https:\/\/api\.swaggerhub\.com\/domains\/Plattform_i40\/Part2-API-Schemas\/V3\.0\.\d+$/, PART2],
 ];
 
 const COMPONENT = /^\/components\/([A-Za-z]+)\/([^/]+)$/;

@@ -11,10 +11,16 @@ export interface OpenApiOptions {
   managementRouter: Router;
   managementRoutes: readonly ManagementRouteSpec[];
   managementBase: string;
-  tenantRouter: Router;
-  /** `/api/v3.0`: the tenant router's routes are below `/tenants/:tenant{tenantBase}` (and host-based, `{tenantBase}`). */
+  /**
+   * The routers serving a tenant's routes (the AAS API, the file repository): those below `/tenants/:tenant` are
+   * described (their host-based twins are the same routes).
+   */
+  tenantRouters: Router[];
+  /** `/api/v3.0`: the AAS API's routes are below `/tenants/:tenant{tenantBase}` (and host-based, `{tenantBase}`). */
   tenantBase: string;
   manageUrl: string;
+  /** `{tenant_url}` of a tenant. */
+  tenantUrlOf(tenant: string): string;
   /** `{tenant_url}/api/v3.0` of a tenant. */
   tenantApiUrlOf(tenant: string): string;
   tenantHostSuffix?: string;
@@ -22,7 +28,9 @@ export interface OpenApiOptions {
   graphqlSchema: GraphQLSchema;
 }
 
-const SERVER_URL = '"__SERVER_URL__"';
+/** Where each tenant's copy of the document has its own URLs: the AAS API's, and the tenant's. */
+const SERVER_URL = '__SERVER_URL__';
+const TENANT_URL = '__TENANT_URL__';
 
 /**
  * `GET {manage_url}/api/v1/openapi.json` and `GET {tenant_url}/api/v3.0/openapi.json`: the OpenAPI 3.1
@@ -34,15 +42,19 @@ export function createOpenApiRouter(options: OpenApiOptions): Router {
   const management = JSON.stringify(
     managementDocument(servedRoutes(options.managementRouter), options.managementRoutes, options.manageUrl, options.managementBase, options.graphqlSchema),
   );
-  const prefix = `/tenants/:tenant${options.tenantBase}`;
-  const tenantRoutes = servedRoutes(options.tenantRouter)
-    .filter((r) => r.path.startsWith(`${prefix}/`))
-    .map((r) => ({ method: r.method, path: r.path.slice(prefix.length) }));
-  const template: Json = tenantDocument(tenantRoutes, options.manageUrl);
-  // Serialized once; each tenant's copy differs only in its server URL.
-  const [head, tail] = JSON.stringify({ ...template, servers: [{ url: '__SERVER_URL__' }] }).split(SERVER_URL);
-  const tenantText = (tenant: string) => head + JSON.stringify(options.tenantApiUrlOf(tenant)) + tail;
-
+  const tenantPrefix = '/tenants/:tenant';
+  const tenantRoutes = options.tenantRouters
+    .flatMap(servedRoutes)
+    .filter((r) => r.path.startsWith(`${tenantPrefix}/`))
+    .map((r) => ({ method: r.method, path: r.path.slice(tenantPrefix.length) }));
+  const template: Json = tenantDocument(tenantRoutes, { manageUrl: options.manageUrl, apiBase: options.tenantBase, tenantUrl: TENANT_URL });
+  // Serialized once; each tenant's copy differs only in its URLs (the parts at odd indexes).
+  const parts = JSON.stringify({ ...template, servers: [{ url: SERVER_URL }] }).split(/"(__SERVER_URL__|__TENANT_URL__)"/);
+  const tenantText = (tenant: string) => {
+    const urls: Record<string, string> = { [SERVER_URL]: JSON.stringify(options.tenantApiUrlOf(tenant)), [TENANT_URL]: JSON.stringify(options.tenantUrlOf(tenant)) };
+    return parts.map((part, i) => (i % 2 ? urls[part] : part)).join('');
+  };
+  const prefix = `${tenantPrefix}${options.tenantBase}`;
   const router = new Router();
   const send = (ctx: RouterContext, body: string) => {
     ctx.type = 'application/json';

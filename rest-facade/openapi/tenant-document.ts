@@ -1,5 +1,6 @@
-import { Bundler, Json, specDir } from './bundle';
+import { Bundler, Json, PART2, specDir } from './bundle';
 import { OPENAPI_VERSION, SECURITY, ServedRoute, openApiPath, pathShape, securitySchemes } from './common';
+import { platformOperation } from './platform-operations';
 
 /** The service specifications whose operations this server serves, searched in this order. */
 const SERVICE_FILES = [
@@ -10,16 +11,25 @@ const SERVICE_FILES = [
   'Entire-API-Collection/V3.0.yaml',
 ];
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-const PART2 = 'Part2-API-Schemas/openapi.yaml';
+
+export interface TenantDocumentOptions {
+  manageUrl: string;
+  /** `/api/v3.0`: where the AAS API is below the tenant URL, the document's server. */
+  apiBase: string;
+  /** The tenant URL, the server of the paths outside `apiBase` (the platform's own, below `/sphere/api/v1.0`). */
+  tenantUrl: string;
+}
 
 /**
- * The OpenAPI 3.1 document of a tenant's AAS API: the paths and methods `served` (relative to `/api/v3.0`), each
- * with the operation the official V3.0.4 service specifications give it (description, parameters, responses,
- * schemas), bundled into one self-contained document. A route the specifications do not have (the server's own
- * additions) gets a short operation of its own. `servers` is left for the caller (one URL per tenant).
+ * The OpenAPI 3.1 document of a tenant's API: the paths and methods `served` (relative to the tenant URL). Those
+ * below `/api/v3.0` get the operation the official V3.0.4 service specifications give them (description,
+ * parameters, responses, schemas), bundled into one self-contained document; the platform's own routes (the file
+ * repository, at both its locations, and the AASX import) get theirs from platform-operations.ts, and any other
+ * route a short operation of its own. Paths outside `/api/v3.0` carry the tenant URL as their own server, their
+ * path the rest. `servers` is left for the caller (one URL per tenant).
  */
-export function tenantDocument(served: ServedRoute[], manageUrl: string): Json {
+export function tenantDocument(served: ServedRoute[], options: TenantDocumentOptions): Json {
+  const { apiBase } = options;
   const bundler = new Bundler(specDir());
   // path shape -> [the specification's path text, its path item, its file]
   const specPaths = new Map<string, [string, Json, string]>();
@@ -38,12 +48,17 @@ export function tenantDocument(served: ServedRoute[], manageUrl: string): Json {
   };
   for (const route of served) {
     const method = route.method.toLowerCase();
-    const found = specPaths.get(pathShape(route.path));
+    const inApi = route.path.startsWith(`${apiBase}/`);
+    const relative = inApi ? route.path.slice(apiBase.length) : route.path;
+    const own = platformOperation(bundler, method, openApiPath(route.path), apiBase);
+    const found = own || !inApi ? undefined : specPaths.get(pathShape(relative));
     const specOperation = found?.[1][method];
-    const path = specOperation ? found[0] : openApiPath(route.path);
-    const item = (paths[path] ??= {});
+    const path = specOperation ? found[0] : openApiPath(relative);
+    const item = (paths[path] ??= inApi ? {} : { servers: [{ url: options.tenantUrl, description: 'The tenant URL: the platform\'s own services are beside the AAS API.' }] });
     if (item[method]) continue;
-    if (specOperation) {
+    if (own) {
+      item[method] = { ...own, operationId: unique(own.operationId) };
+    } else if (specOperation) {
       const [, specItem, file] = found;
       // Path-level parameters (the identifiers) belong to every operation of the path; the server may serve only some.
       const shared = specItem.parameters ? bundler.copy(specItem.parameters, file) : [];
@@ -57,7 +72,7 @@ export function tenantDocument(served: ServedRoute[], manageUrl: string): Json {
   }
   // The Result every error answers with, whether or not an operation above referred to it.
   bundler.copy({ $ref: `https://api.swaggerhub.com/domains/Plattform_i40/Part2-API-Schemas/V3.0.4#/components/schemas/Result` }, PART2);
-  const components = { ...bundler.components, securitySchemes: securitySchemes(manageUrl) };
+  const components = { ...bundler.components, securitySchemes: securitySchemes(options.manageUrl) };
   return {
     openapi: OPENAPI_VERSION,
     info: {
@@ -68,10 +83,12 @@ export function tenantDocument(served: ServedRoute[], manageUrl: string): Json {
         'tenant serves: the AAS Repository, Submodel Repository and Concept Description Repository (full profiles, SSP-001). Descriptions, ' +
         'parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
         '(https://creativecommons.org/licenses/by/4.0/), bundled into this document. Where the specification leaves a choice open, the ' +
-        "server's README documents it. Tenants in showcase mode need no token.",
+        "server's README documents it. Beside the AAS API, the platform's own services of the tenant: the file repository at " +
+        '`{tenant_url}/sphere/api/v1.0/files` (also served, deprecated, at `{tenant_url}/api/v3.0/files`) and the AASX import. Tenants in ' +
+        'showcase mode need no token.',
       license: { name: 'CC BY 4.0 (the AAS API descriptions)', url: 'https://creativecommons.org/licenses/by/4.0/' },
     },
-    servers: [{ url: '/api/v3.0' }],
+    servers: [{ url: apiBase }],
     security: SECURITY,
     paths,
     components,

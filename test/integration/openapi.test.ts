@@ -3,9 +3,14 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newOrganization } from '../support/management';
 import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../../rest-facade/management-api';
+import { createFileRouter } from '../../rest-facade/files';
 import { createTenantApiRouter } from '../../rest-facade/tenant-api';
+import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_LENGTH, MAX_DISPLAY_NAME_LENGTH } from '../../src/files/metadata';
+import { VDI_2770_CLASSES } from '../../src/files/vdi2770';
 import { buildAppSchema } from '../../src/graphql/schema';
-import { TestServer, startTestServer } from '../support/server';
+import { minimalPackage, zipOf } from '../support/aasx-package';
+import { enc, sendFile } from '../support/file-suite';
+import { TestServer, json, sampleShell, startTestServer } from '../support/server';
 
 /**
  * The OpenAPI documents (Management API, a tenant's AAS API), the REST API console that shows them, and CORS.
@@ -59,6 +64,21 @@ function documented(doc: Doc): Route[] {
   return routes;
 }
 const shape = (r: Route) => `${r.method} ${r.path.replace(/\{[^}]+\}/g, '{}')}`;
+
+/** The documented operations with their paths below `root`: a path's own `servers` (the platform's services) win over the document's. */
+function documentedBelow(doc: Doc, root: string): (Route & { operation: Doc })[] {
+  return documented(doc).map((route) => {
+    const url = (doc.paths[route.path].servers ?? doc.servers)[0].url + route.path;
+    expect(url.startsWith(`${root}/`), url).toBe(true);
+    return { method: route.method, path: url.slice(root.length), operation: doc.paths[route.path][route.method.toLowerCase()] };
+  });
+}
+
+/**
+ * The operations that are only a placeholder (a route no specification and no description of this server's
+ * covers), as `METHOD /path/{}` below the tenant URL. A route gets one when it is served but nobody described it.
+ */
+const UNDESCRIBED = ['GET /api/v3.0/shells/{}/submodels'];
 
 /** A request to a documented operation, with made-up parameters: whatever it answers, it must not be a routing failure. */
 async function expectServed(base: string, route: Route): Promise<void> {
@@ -176,6 +196,129 @@ describe('OpenAPI documents', () => {
     expect(((await other.json()) as Doc).servers[0].url).toBe(server.api('no-such-tenant'));
   });
 
+  it('describes the file repository at both locations (the former deprecated): the tfp in either encoding, multipart uploads, ranges, ETags, the metadata rules', async () => {
+    const tenant = await server.createTenant({ showcase: false });
+    const doc: Doc = await (await get(`/tenants/${tenant.name}/api/v3.0/openapi.json`)).json();
+    const resolve = (node: Doc) => (node.$ref ? node.$ref.slice(2).split('/').reduce((n: Doc, key: string) => n[key], doc) : node);
+    const FILES = '/sphere/api/v1.0';
+    for (const path of ['/files', '/files/{tfp}', '/files/{tfp}/metadata']) {
+      const now = doc.paths[`${FILES}${path}`];
+      const former = doc.paths[path];
+      // The platform's own services are beside the AAS API: below the tenant URL, not below /api/v3.0.
+      expect(now.servers.map((s: Doc) => s.url)).toEqual([`${server.url}/tenants/${tenant.name}`]);
+      expect(former.servers).toBeUndefined();
+      const methods = Object.keys(now).filter((key) => key !== 'servers');
+      expect(Object.keys(former)).toEqual(methods);
+      for (const method of methods) {
+        const [op, old] = [now[method], former[method]];
+        expect(op.deprecated, `${method} ${path}`).toBeUndefined();
+        expect(old.deprecated, `${method} ${path}`).toBe(true);
+        expect(old.parameters).toEqual(op.parameters);
+        expect(old.requestBody).toEqual(op.requestBody);
+        expect(Object.keys(old.responses)).toEqual(Object.keys(op.responses));
+        for (const [status, response] of Object.entries(old.responses as Record<string, Doc>)) {
+          expect(Object.keys(response.headers ?? {}), `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['Deprecation', 'Link']));
+        }
+        for (const [status, response] of Object.entries(op.responses as Record<string, Doc>)) {
+          if (/^[45]|default/.test(status)) expect(resolve(response).content['application/json'].schema, `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/Result' });
+        }
+        if (path !== '/files') expect(op.parameters[0]).toEqual({ $ref: '#/components/parameters/Tfp' });
+      }
+    }
+    const tfp = doc.components.parameters.Tfp;
+    expect(tfp).toMatchObject({ name: 'tfp', in: 'path', required: true });
+    expect(tfp.description).toMatch(/percent-encoded/);
+    expect(tfp.description).toMatch(/BASE64-URL/);
+
+    const list = doc.paths[`${FILES}/files`].get;
+    expect(list.parameters.map((p: Doc) => resolve(p).name)).toEqual(['displayName', 'classification', 'contentType', 'fileName', 'attribute', 'limit', 'cursor']);
+    expect(list.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/GetStoredFilesResult' });
+    const upload = doc.paths[`${FILES}/files`].post;
+    const form = upload.requestBody.content['multipart/form-data'].schema;
+    expect(form.required).toEqual(['file']);
+    expect(Object.keys(form.properties)).toEqual(['file', 'displayName', 'classification', 'attributes']);
+    expect(Object.keys(upload.responses)).toEqual(['201', '400', '401', '403', '404', '413', '415', 'default']);
+    expect(Object.keys(upload.responses['201'].headers)).toEqual(['Location', 'ETag']);
+    const download = doc.paths[`${FILES}/files/{tfp}`].get;
+    expect(download.parameters.map((p: Doc) => resolve(p).name)).toEqual(['tfp', 'Range', 'If-Range', 'If-None-Match']);
+    expect(Object.keys(download.responses)).toEqual(['200', '206', '304', '400', '401', '404', '416', 'default']);
+    expect(Object.keys(download.responses['200'].headers)).toEqual(expect.arrayContaining(['ETag', 'Accept-Ranges', 'Content-Disposition']));
+    expect(Object.keys(download.responses['206'].headers)).toEqual(expect.arrayContaining(['Content-Range', 'ETag']));
+    expect(Object.keys(download.responses['416'].headers)).toEqual(['Content-Range']);
+    const replace = doc.paths[`${FILES}/files/{tfp}`].put;
+    expect(Object.keys(replace.requestBody.content['multipart/form-data'].schema.properties)).toEqual(['file']);
+    expect(Object.keys(replace.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', 'default']);
+    expect(Object.keys(doc.paths[`${FILES}/files/{tfp}`].delete.responses)).toEqual(['204', '400', '401', '403', '404', 'default']);
+    const putMetadata = doc.paths[`${FILES}/files/{tfp}/metadata`].put;
+    expect(putMetadata.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/StoredFileMetadata' });
+
+    // The metadata rules are the file service's.
+    const schemas = doc.components.schemas;
+    expect(schemas.Vdi2770ClassId.enum).toEqual(Object.keys(VDI_2770_CLASSES));
+    expect(schemas.StoredFileMetadata.properties.attributes.maxItems).toBe(MAX_ATTRIBUTES);
+    expect(schemas.StoredFileMetadata.properties.displayName.maxLength).toBe(MAX_DISPLAY_NAME_LENGTH);
+    expect(schemas.StoredFile.properties.displayName.maxLength).toBe(MAX_DISPLAY_NAME_LENGTH);
+    expect(schemas.FileAttribute.properties.key.maxLength).toBe(MAX_ATTRIBUTE_LENGTH);
+    expect(schemas.FileAttribute.properties.value.maxLength).toBe(MAX_ATTRIBUTE_LENGTH);
+    expect(form.properties.attributes.contentSchema.maxItems).toBe(MAX_ATTRIBUTES);
+  });
+
+  it('the file repository and the AASX import answer what their operations document', async () => {
+    const tenant = await server.createTenant({ showcase: true });
+    const doc: Doc = await (await get(`/tenants/${tenant.name}/api/v3.0/openapi.json`)).json();
+    const tenantUrl = `${server.url}/tenants/${tenant.name}`;
+    const files = `${tenantUrl}/sphere/api/v1.0/files`;
+    const schemaOf = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema;
+
+    const created = await sendFile(files, Buffer.from('documented'), {
+      name: 'manual.pdf',
+      type: 'application/pdf',
+      fields: { displayName: 'Manual', classification: '03-02', attributes: JSON.stringify([{ key: 'batch', value: '42' }]) },
+    });
+    expect(created.status).toBe(201);
+    const record = await json(created);
+    conforms(record, schemaOf('/sphere/api/v1.0/files', 'post', '201'), doc);
+    // With every field set, every documented field is there.
+    expect(Object.keys(record).sort()).toEqual(Object.keys(doc.components.schemas.StoredFile.properties).sort());
+    expect(created.headers.get('location')).toBe(`/tenants/${tenant.name}/sphere/api/v1.0/files/${enc(record.tfp)}`);
+    expect(created.headers.get('etag')).toMatch(/^"sha256-[A-Za-z0-9_-]+"$/);
+
+    // The tfp in either encoding the parameter documents.
+    const url = `${files}/${enc(record.tfp)}`;
+    conforms(await json(fetch(`${files}/${Buffer.from(record.tfp).toString('base64url')}/metadata`)), schemaOf('/sphere/api/v1.0/files/{tfp}/metadata', 'get', '200'), doc);
+    conforms(await json(fetch(`${files}?attribute.batch=42&limit=1`)), schemaOf('/sphere/api/v1.0/files', 'get', '200'), doc);
+    const put = await fetch(`${url}/metadata`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ displayName: null, classification: '02-04', attributes: [] }) });
+    expect(put.status).toBe(200);
+    const updated = await json(put);
+    conforms(updated, schemaOf('/sphere/api/v1.0/files/{tfp}/metadata', 'put', '200'), doc);
+    expect(updated).not.toHaveProperty('displayName');
+    const replaced = await sendFile(url, Buffer.from('second'), { method: 'PUT' });
+    expect(replaced.status).toBe(200);
+    conforms(await json(replaced), schemaOf('/sphere/api/v1.0/files/{tfp}', 'put', '200'), doc);
+    const partial = await fetch(url, { headers: { range: 'bytes=0-1' } });
+    expect(partial.status).toBe(206);
+    expect(partial.headers.get('content-range')).toBe('bytes 0-1/6');
+    expect((await fetch(url, { headers: { 'if-none-match': partial.headers.get('etag')! } })).status).toBe(304);
+
+    // The former location: the same answers, with the documented headers, errors included.
+    for (const res of [await fetch(`${tenantUrl}/api/v3.0/files/${enc(record.tfp)}/metadata`), await fetch(`${tenantUrl}/api/v3.0/files/nonsense`)]) {
+      expect(res.headers.get('deprecation')).toMatch(/^@\d+$/);
+      expect(res.headers.get('link')).toMatch(/^<\/tenants\/[^>]+\/sphere\/api\/v1\.0\/files\/[^>]+>; rel="successor-version"$/);
+    }
+    const bad = await fetch(`${files}/nonsense`);
+    expect(bad.status).toBe(400);
+    conforms(await json(bad), doc.components.schemas.Result, doc);
+
+    const environment = JSON.stringify({ assetAdministrationShells: [sampleShell(`urn:openapi:${tenant.name}`)], submodels: [] });
+    const pkg = new FormData();
+    pkg.append('file', new Blob([zipOf(minimalPackage(environment))]), 'documented.aasx');
+    const imported = await fetch(`${tenantUrl}/sphere/api/v1.0/import`, { method: 'POST', body: pkg });
+    const importedBody = await json(imported);
+    expect(imported.status, JSON.stringify(importedBody).slice(0, 300)).toBe(200);
+    conforms(importedBody, schemaOf('/sphere/api/v1.0/import', 'post', '200'), doc);
+    expect(doc.paths['/upload'].post.responses['200']).toEqual(doc.paths['/sphere/api/v1.0/import'].post.responses['200']);
+  });
+
   it('route coverage: every route the routers register is documented with its method, and every documented operation is served', async () => {
     const schema = await buildAppSchema();
     const notUsed = () => {
@@ -183,6 +326,7 @@ describe('OpenAPI documents', () => {
     };
     const managementRouter = createManagementApiRouter({ schema, contextOf: notUsed, manageUrl: server.url, bodyLimitBytes: 1024 });
     const tenantRouter = createTenantApiRouter({ schema, contextOf: notUsed, apiUrlOf: notUsed, bodyLimitBytes: 1024, uploadLimitBytes: 1024 });
+    const fileRouter = createFileRouter({ schema, contextOf: notUsed, bodyLimitBytes: 1024, uploadLimitBytes: 1024 });
 
     const management: Doc = await (await get('/api/v1/openapi.json')).json();
     const managementServed = registered(managementRouter.stack);
@@ -190,12 +334,23 @@ describe('OpenAPI documents', () => {
     expect(new Set(documented(management).map(shape))).toEqual(managementServed);
     for (const route of documented(management)) await expectServed(server.url, route);
 
+    // The tenant's routes, whichever router serves them (the AAS API, the file repository at both its locations),
+    // below the tenant URL.
     const tenant = await server.createTenant({ showcase: true });
+    const tenantUrl = `${server.url}/tenants/${tenant.name}`;
     const aas: Doc = await (await get(`/tenants/${tenant.name}/api/v3.0/openapi.json`)).json();
-    const tenantServed = registered(tenantRouter.stack, '/tenants/:tenant/api/v3.0');
+    const tenantServed = registered([...tenantRouter.stack, ...fileRouter.stack], '/tenants/:tenant');
     expect(tenantServed.size).toBeGreaterThan(50);
-    expect(new Set(documented(aas).map(shape))).toEqual(tenantServed);
-    for (const route of documented(aas)) await expectServed(server.api(tenant.name), route);
+    const fileRoutes = ['GET /files', 'POST /files', 'GET /files/{}', 'PUT /files/{}', 'DELETE /files/{}', 'GET /files/{}/metadata', 'PUT /files/{}/metadata'];
+    for (const base of ['/sphere/api/v1.0', '/api/v3.0']) {
+      for (const route of fileRoutes) expect(tenantServed).toContain(route.replace(' ', ` ${base}`));
+    }
+    const tenantDocumented = documentedBelow(aas, tenantUrl);
+    expect(new Set(tenantDocumented.map(shape))).toEqual(tenantServed);
+    // Served and documented is not enough: a placeholder operation means nobody described the route.
+    const placeholders = tenantDocumented.filter((r) => /an addition of this server/.test(r.operation.summary ?? ''));
+    expect(placeholders.map(shape)).toEqual(UNDESCRIBED);
+    for (const route of tenantDocumented) await expectServed(tenantUrl, route);
     expect(MANAGEMENT_API_BASE).toBe('/api/v1');
   });
 
