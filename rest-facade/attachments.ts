@@ -1,7 +1,7 @@
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
 import { facadeErrorOf } from './executor';
-import { receiveUpload } from './files';
+import { contentDisposition, receiveUpload } from './files';
 import { idParam } from './params';
 import { TenantAccess } from './streamed';
 
@@ -34,16 +34,6 @@ const attachmentTarget: Target = (ctx) => {
     ...(params.aasIdentifier !== undefined ? { shellId: idParam('aasIdentifier', params.aasIdentifier) } : {}),
   };
 };
-
-/**
- * `attachment` with the file name as an ASCII fallback and as RFC 8187 UTF-8, as the file repository sends it: a
- * name with a character outside Latin-1 (`€`) cannot go into a header as it is (Node refuses it: a 500).
- */
-function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
 
 export function attachmentRoutes(access: TenantAccess, contextOf: (ctx: KoaContext) => Context, uploadLimitBytes: number): AttachmentRoutes[] {
   const routes = (path: string, target: Target): AttachmentRoutes => ({

@@ -296,8 +296,11 @@ export function parseRange(header: string, size: number): { start: number; end: 
   return { start, end };
 }
 
-/** `attachment` with the name, as ASCII fallback and as RFC 8187 UTF-8. */
-function contentDisposition(fileName: string): string {
+/**
+ * `attachment` with the name, as ASCII fallback and as RFC 8187 UTF-8: a name with a character outside Latin-1
+ * (`€`) cannot go into a header as it is (Node refuses it: a 500). For every download of a named file.
+ */
+export function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
@@ -371,7 +374,9 @@ export async function receiveUpload<T>(
       // Failures reach the consumer through its reads; once it has read to the end, nobody else is told.
       stream.on('error', () => undefined);
       stream.on('limit', () => fail(tooLarge()));
-      stored = consume({ fileName: info.filename ?? 'file', contentType: info.mimeType, stream }, form);
+      // AAS Part 2 (PutThumbnail, PutFileByPath) names the file in the field `fileName`: when it came before the
+      // file part (as BaSyx clients send it), it names the file; else the part's own file name does.
+      stored = consume({ fileName: fields.fileName || info.filename || 'file', contentType: info.mimeType, stream }, form);
       stored.then(
         (result) =>
           form.then(

@@ -6,7 +6,7 @@ import type { Context as KoaContext, Middleware } from 'koa';
 import { encodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
 import { facadeErrorOf } from './executor';
-import { receiveUpload } from './files';
+import { contentDisposition, receiveUpload } from './files';
 import { Query, base64Param, cursorParam, idParam, limitParam } from './params';
 import { DEFAULT_LIMIT } from '../src/common/cursor';
 import { TenantAccess } from './streamed';
@@ -94,7 +94,7 @@ export function packageRoutes(access: TenantAccess, contextOf: (ctx: KoaContext)
       }
       ctx.status = 200;
       ctx.type = download.contentType;
-      ctx.set('Content-Disposition', `attachment; filename="${download.fileName.replace(/["\\\r\n]/g, '_')}"`);
+      ctx.set('Content-Disposition', contentDisposition(download.fileName));
       ctx.set('X-FileName', encodeURIComponent(download.fileName));
       ctx.set('ETag', download.etag);
       download.stream.on('error', (err) => context.log.warn({ err }, 'download cut short'));

@@ -41,15 +41,12 @@ import { TestServer, b64, startTestServer } from '../support/server';
  *   pass `b64(id)`. Likewise `postAASXPackage`/`putAASXByPackageId` send `aasIds` as one comma-joined field (the
  *   server ignores it and reads the shells from the package).
  *
- * Server behaviour worth knowing (README, "Thumbnails and attachments"): the stored file name is the multipart
- * part's file name, not the `fileName` field. With a plain `Blob` every thumbnail and attachment uploaded through
- * the SDK is therefore stored as `blob` (tfp `file:/sphere/{tenant}/{uuid}/blob`); passing a `File` (a Blob with a
- * name, what a browser's file input gives) stores its name. The package routes take the `fileName` field first.
+ * The SDK sends the `fileName` field before the file part (a plain `Blob`, whose part is named `blob`): the server
+ * stores the file under that `fileName` (AAS Part 2, PutThumbnail/PutFileByPath), as BaSyx does.
  *
- * Server defects found with these tests: a thumbnail or attachment whose file name has a character outside
- * Latin-1 answered 500 (the raw name in Content-Disposition; fixed in rest-facade/attachments.ts, which now sends
- * the RFC 8187 form the file repository sends); a package download has the same defect, still open (pinned by
- * the test marked KNOWN DEFECT below).
+ * Server defects found with these tests, fixed: a thumbnail, attachment or package whose file name has a character
+ * outside Latin-1 answered 500 (the raw name in Content-Disposition; all downloads now send the RFC 8187 form);
+ * the `fileName` field was ignored (every SDK upload was stored as `blob`).
  */
 const {
   AasRepositoryClient,
@@ -260,12 +257,12 @@ describe('basyx-typescript-sdk AasRepositoryClient: thumbnails', () => {
     expect(got.type).toBe('image/png');
     expect(wire.at(-1)).toMatchObject({ status: 200, contentType: 'image/png', disposition: `attachment; filename="pump.png"; filename*=UTF-8''pump.png` });
 
-    // A plain Blob: its part is named `blob`, and that is the name stored; the SDK's fileName goes unused.
+    // A plain Blob: its part is named `blob`, but the SDK's fileName, sent first, names the file.
     const jpeg = binary(1234).reverse();
     ok(await shells.putThumbnail({ configuration, aasIdentifier: id, fileName: 'pump.jpg', file: new Blob([jpeg], { type: 'image/jpeg' }) }));
     const second = await thumbnailOf();
     expect(second?.contentType).toBe('image/jpeg');
-    expect(second?.path).toMatch(tfpOf(tenant, 'blob'));
+    expect(second?.path).toMatch(tfpOf(tenant, 'pump.jpg'));
     expect(second?.path).not.toBe(first?.path);
     const replaced = ok(await shells.getThumbnail({ configuration, aasIdentifier: id }));
     expect((await bytesOf(replaced)).equals(jpeg)).toBe(true);
@@ -331,7 +328,8 @@ describe('basyx-typescript-sdk SubmodelRepositoryAPIApi (generated): attachments
 
   const element = async (idShortPath: string, extent?: 'withBlobValue') =>
     jsonOf(ok(await submodels.getSubmodelElementByPath({ configuration: client.configuration, submodelIdentifier: sm, idShortPath, extent })));
-  const put = (idShortPath: string, file: Blob, fileName = 'ignored.bin') =>
+  // The generated API sends `fileName` before the file, which names the stored file: a File's own name by default.
+  const put = (idShortPath: string, file: Blob, fileName = file instanceof File ? file.name : 'attachment.bin') =>
     client.generated.putFileByPathSubmodelRepo({ submodelIdentifier: b64(sm), idShortPath, fileName, file });
   const get = (idShortPath: string, submodelIdentifier = b64(sm)) => client.generated.getFileByPathSubmodelRepo({ submodelIdentifier, idShortPath });
   const del = (idShortPath: string, submodelIdentifier = b64(sm)) => client.generated.deleteFileByPathSubmodelRepo({ submodelIdentifier, idShortPath });
@@ -461,9 +459,9 @@ describe('basyx-typescript-sdk AasRepositoryClient: attachments through a shell'
     // The same file through the submodel repository route.
     expect((await bytesOf(await client.generated.getFileByPathSubmodelRepo({ submodelIdentifier: b64(sm), idShortPath: 'Manual' }))).equals(pdf)).toBe(true);
 
-    // A plain Blob: stored under the part's name `blob`, not the SDK's fileName.
+    // A plain Blob: stored under the SDK's fileName, not the part's name `blob`.
     ok(await shells.putFileByPathAasRepository({ ...options('Docs.Deep'), fileName: 'notes.txt', file: new Blob(['notes'], { type: 'text/plain' }) }));
-    expect(await value('Docs.Deep')).toMatch(tfpOf(tenant, 'blob'));
+    expect(await value('Docs.Deep')).toMatch(tfpOf(tenant, 'notes.txt'));
     expect(await ok(await shells.getFileByPathAasRepository(options('Docs.Deep'))).text()).toBe('notes');
 
     expect(ok(await shells.deleteFileByPathAasRepository(options('Manual')))).toBeUndefined();
@@ -730,7 +728,7 @@ describe('basyx-typescript-sdk AasxFileClient: the AASX File Server (/packages)'
 
     // The package id goes into the path base64url-encoded by the SDK.
     const got = ok(await packages.getAASXByPackageId({ configuration, packageId }));
-    expect(wire.at(-1)).toMatchObject({ url: `${api}/packages/${b64(packageId)}`, status: 200, contentType: AASX, disposition: 'attachment; filename="pump.aasx"' });
+    expect(wire.at(-1)).toMatchObject({ url: `${api}/packages/${b64(packageId)}`, status: 200, contentType: AASX, disposition: `attachment; filename="pump.aasx"; filename*=UTF-8''pump.aasx` });
     expect(got.type).toBe(AASX);
     expect((await bytesOf(got)).equals(first)).toBe(true);
 
@@ -740,7 +738,7 @@ describe('basyx-typescript-sdk AasxFileClient: the AASX File Server (/packages)'
     expect(packageList(ok(await packages.getAllAASXPackageIds({ configuration, aasId: b64(ids.valve) }))).result.map((p) => p.packageId)).toEqual([packageId]);
     const replaced = ok(await packages.getAASXByPackageId({ configuration, packageId }));
     expect((await bytesOf(replaced)).equals(second)).toBe(true);
-    expect(wire.at(-1)?.disposition).toBe('attachment; filename="pump-and-valve.aasx"');
+    expect(wire.at(-1)?.disposition).toBe(`attachment; filename="pump-and-valve.aasx"; filename*=UTF-8''pump-and-valve.aasx`);
 
     expect(ok(await packages.deleteAASXByPackageId({ configuration, packageId }))).toBeUndefined();
     expect(wire.at(-1)).toMatchObject({ method: 'DELETE', status: 204 });
@@ -758,15 +756,11 @@ describe('basyx-typescript-sdk AasxFileClient: the AASX File Server (/packages)'
     for (const packageId of created) ok(await packages.deleteAASXByPackageId({ configuration, packageId }));
   });
 
-  // Known server defect, outside this file's remit (rest-facade/packages.ts): the package's file name goes into
-  // Content-Disposition as it is, and a name outside Latin-1 makes Node refuse the header, so the download is a
-  // 500. This pins today's answer; once packages.ts encodes the name (RFC 8187, as rest-facade/files.ts and
-  // attachments.ts do), it fails: then expect the bytes instead.
-  it('KNOWN DEFECT: a package whose file name is outside Latin-1 cannot be downloaded (500)', async () => {
+  it('serves a package whose file name is outside Latin-1 (RFC 8187 Content-Disposition)', async () => {
     const { configuration, wire } = client;
     const packageId = ok(await packages.postAASXPackage({ configuration, fileName: 'Pumpe €.aasx', file: new Blob([first], { type: AASX }) })).packageId!;
-    expect(failure(await packages.getAASXByPackageId({ configuration, packageId })).code).toBe('500');
-    expect(wire.at(-1)).toMatchObject({ method: 'GET', url: `${client.api}/packages/${b64(packageId)}`, status: 500 });
+    expect((await bytesOf(ok(await packages.getAASXByPackageId({ configuration, packageId })))).equals(first)).toBe(true);
+    expect(wire.at(-1)).toMatchObject({ method: 'GET', status: 200, disposition: `attachment; filename="Pumpe _.aasx"; filename*=UTF-8''Pumpe%20%E2%82%AC.aasx` });
     ok(await packages.deleteAASXByPackageId({ configuration, packageId }));
   });
 

@@ -68,7 +68,7 @@ describe('AASX File Server', () => {
         const got = await send('GET', `/packages/${id}`);
         expect(got.status).toBe(200);
         expect(got.headers.get('content-type')).toBe('application/asset-administration-shell-package');
-        expect(got.headers.get('content-disposition')).toBe(`attachment; filename="${s.name}"`);
+        expect(got.headers.get('content-disposition')).toBe(`attachment; filename="${s.name}"; filename*=UTF-8''${encodeURIComponent(s.name)}`);
         expect(Buffer.from(await got.arrayBuffer()).equals(s.bytes)).toBe(true);
       }
     }
@@ -80,7 +80,7 @@ describe('AASX File Server', () => {
     const after = await json(send('GET', '/packages'));
     expect(after.result[0]).toEqual({ packageId: first.packageId, aasIds: second.aasIds });
     const got = await send('GET', `/packages/${b64(first.packageId)}`);
-    expect(got.headers.get('content-disposition')).toBe('attachment; filename="replaced.aasx"');
+    expect(got.headers.get('content-disposition')).toBe("attachment; filename=\"replaced.aasx\"; filename*=UTF-8''replaced.aasx");
     expect(Buffer.from(await got.arrayBuffer()).equals(second.bytes)).toBe(true);
     if (first.aasIds[0] !== second.aasIds[0]) {
       const gone = await json(send('GET', `/packages?aasId=${b64(first.aasIds[0])}`));
