@@ -8,7 +8,7 @@ import { TestServer, b64, json, startTestServer } from '../support/server';
 
 /** The AASX File Server: packages stored per tenant, their shells read from the packages themselves. */
 
-const DATA = '/work/shared/testdata/aasx';
+const DATA = path.resolve(__dirname, '../../../shared/testdata/aasx');
 const packages = fs.existsSync(DATA) ? fs.readdirSync(DATA).filter((f) => f.endsWith('.aasx')).sort() : [];
 
 let server: TestServer;
