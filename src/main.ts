@@ -27,6 +27,10 @@ import { PackageService } from './aas/packages/package.service';
 import { ImportService } from './aas/import/import.service';
 import { SerializationService } from './aas/serialization/serialization.service';
 import { FileService, createBlobStore } from './files';
+import { DiscoveryService } from './aas/registry/discovery.service';
+import { ImplicitRegistryService } from './aas/registry/implicit.service';
+import { RegistryInstanceService } from './aas/registry/instance.service';
+import { ShellDescriptorService } from './aas/registry/shell-descriptor.service';
 import { MeService } from './management/me/me.service';
 import { RoleAssignmentService } from './management/role-assignments/role-assignment.service';
 import { UserService } from './management/users/user.service';
@@ -80,10 +84,11 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   await identity.start();
   const blobs = createBlobStore(config.files.store, dataSource);
   const files = new FileService(dataSource, blobs, log);
+  const tenants = new TenantService(dataSource, config, (tenantId) =>
+    blobs.removeTenant(tenantId).catch((err) => log.warn({ err, tenantId }, 'could not remove the file contents of a deleted tenant from the object store')),
+  );
   const services: Services = {
-    tenants: new TenantService(dataSource, config, (tenantId) =>
-      blobs.removeTenant(tenantId).catch((err) => log.warn({ err, tenantId }, 'could not remove the file contents of a deleted tenant from the object store')),
-    ),
+    tenants,
     shells,
     submodels,
     conceptDescriptions,
@@ -92,6 +97,10 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     attachments: new AttachmentService(dataSource, shells, submodels, files),
     packages: new PackageService(dataSource, files, log),
     files,
+    implicitRegistry: new ImplicitRegistryService(shells, submodels, (tenantName) => `${tenants.urlOf(tenantName)}/api/v3.0`),
+    registryInstances: new RegistryInstanceService(dataSource),
+    shellDescriptors: new ShellDescriptorService(dataSource),
+    discovery: new DiscoveryService(dataSource),
     access: new AccessService(dataSource),
     federation,
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),

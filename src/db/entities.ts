@@ -4,6 +4,7 @@ import { SubmodelEntity } from '../aas/submodels/submodel.entity';
 import { OutboxEntity } from '../events/outbox.entity';
 import { FileEntity } from '../files/file.entity';
 import { AasxPackageEntity } from '../aas/packages/package.entity';
+import { AssetLinkEntity, RegistryInstanceEntity, ShellDescriptorEntity } from '../aas/registry/registry.entities';
 import { OrganizationEntity } from '../management/organizations/organization.entity';
 import { TenantEntity } from '../management/tenants/tenant.entity';
 import { AccountEntity } from '../management/accounts/account.entity';
@@ -34,4 +35,7 @@ export const entities = [
   IdentityTrustEntity,
   FileEntity,
   AasxPackageEntity,
+  RegistryInstanceEntity,
+  ShellDescriptorEntity,
+  AssetLinkEntity,
 ];

@@ -6,6 +6,10 @@ import type { PackageService } from '../aas/packages/package.service';
 import type { ImportService } from '../aas/import/import.service';
 import type { SerializationService } from '../aas/serialization/serialization.service';
 import type { ShellService } from '../aas/shells/shell.service';
+import type { DiscoveryService } from '../aas/registry/discovery.service';
+import type { ImplicitRegistryService } from '../aas/registry/implicit.service';
+import type { RegistryInstanceService } from '../aas/registry/instance.service';
+import type { ShellDescriptorService } from '../aas/registry/shell-descriptor.service';
 import type { SubmodelService } from '../aas/submodels/submodel.service';
 import type { AccessService, EffectiveRole } from '../auth/access';
 import { TokenError, type TokenVerifier } from '../auth/jwt';
@@ -41,6 +45,14 @@ export interface Services {
   packages: PackageService;
   /** The tenant file repository (tfps, contents in the blob store, metadata). */
   files: FileService;
+  /** Implicit discovery and registries, derived from the tenant's shells and submodels. */
+  implicitRegistry: ImplicitRegistryService;
+  /** Explicit discovery services and AAS registries of a tenant (named instances). */
+  registryInstances: RegistryInstanceService;
+  /** Shell descriptors (and their submodel descriptors) of explicit AAS registries. */
+  shellDescriptors: ShellDescriptorService;
+  /** Asset links of explicit discovery services. */
+  discovery: DiscoveryService;
   tokens: TokenVerifier;
   access: AccessService;
   federation: FederationService;

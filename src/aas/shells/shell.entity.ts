@@ -20,6 +20,9 @@ export class ShellEntity {
   @Column({ name: 'asset_kind', type: 'text' })
   assetKind: string;
 
+  @Column({ name: 'asset_type', type: 'text', nullable: true })
+  assetType: string | null;
+
   @Column({ name: 'global_asset_id', type: 'text', nullable: true })
   globalAssetId: string | null;
 

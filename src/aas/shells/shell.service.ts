@@ -18,6 +18,7 @@ export interface ShellFilter {
   assetIds?: AssetIdFilter[] | null;
   idShort?: string | null;
   assetKind?: string | null;
+  assetType?: string | null;
 }
 
 /** Options of a write: the request's `If-Match`, and a transaction to join. */
@@ -40,6 +41,22 @@ export function referencedSubmodelIds(shell: JsonObject): string[] {
   return ((shell.submodels ?? []) as JsonObject[]).filter(isSubmodelReference).map(submodelIdOf);
 }
 
+/**
+ * Conditions of a shell filter. Asset ids match by name and value (a shell's `globalAssetId` as the name
+ * `globalAssetId`, AASd-116), all of them: one lookup in the GIN index on `asset_ids`.
+ */
+function shellConditions(filter: ShellFilter): Condition[] {
+  const conditions: Condition[] = [];
+  if (filter.idShort != null) conditions.push(['id_short = ?', filter.idShort]);
+  if (filter.assetKind != null) conditions.push(['asset_kind = ?', filter.assetKind]);
+  if (filter.assetType != null) conditions.push(['asset_type = ?', filter.assetType]);
+  if (filter.assetIds?.length) {
+    const pairs = filter.assetIds.map(({ name, value }) => ({ name, value }));
+    conditions.push(['asset_ids @> ?::jsonb', JSON.stringify(pairs)]);
+  }
+  return conditions;
+}
+
 /** The AAS Repository's shells. Every change to a shell goes through the store's write path. */
 export class ShellService {
   private readonly store: IdentifiableStore<ShellEntity>;
@@ -50,12 +67,13 @@ export class ShellService {
       entity: ShellEntity,
       modelType: 'AssetAdministrationShell',
       columns: (doc) => {
-        const info = doc.assetInformation as { assetKind: string; globalAssetId?: string; specificAssetIds?: AssetIdFilter[] };
+        const info = doc.assetInformation as { assetKind: string; assetType?: string; globalAssetId?: string; specificAssetIds?: AssetIdFilter[] };
         const assetIds = (info.specificAssetIds ?? []).map(({ name, value }) => ({ name, value }));
         if (info.globalAssetId !== undefined) assetIds.unshift({ name: 'globalAssetId', value: info.globalAssetId });
         return {
           idShort: (doc.idShort as string | undefined) ?? null,
           assetKind: info.assetKind,
+          assetType: info.assetType ?? null,
           globalAssetId: info.globalAssetId ?? null,
           assetIds,
         };
@@ -64,14 +82,12 @@ export class ShellService {
   }
 
   list(tenant: TenantEntity, filter: ShellFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
-    const conditions: Condition[] = [];
-    if (filter.idShort != null) conditions.push(['id_short = ?', filter.idShort]);
-    if (filter.assetKind != null) conditions.push(['asset_kind = ?', filter.assetKind]);
-    if (filter.assetIds?.length) {
-      const pairs = filter.assetIds.map(({ name, value }) => ({ name, value }));
-      conditions.push(['asset_ids @> ?::jsonb', JSON.stringify(pairs)]);
-    }
-    return this.store.page(tenant, conditions, limit, cursor);
+    return this.store.page(tenant, shellConditions(filter), limit, cursor);
+  }
+
+  /** The ids of the shells `list` would give (discovery): one index lookup, no document read. */
+  ids(tenant: TenantEntity, filter: ShellFilter, limit: number, cursor?: string | null): Promise<Page<string>> {
+    return this.store.pageIds(tenant, shellConditions(filter), limit, cursor);
   }
 
   async get(tenant: TenantEntity, id: string): Promise<JsonObject> {

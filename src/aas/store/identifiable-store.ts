@@ -91,6 +91,16 @@ function docWithin(bytes: string, remaining: string, doc = 'doc'): string {
 }
 
 /**
+ * The document without the top-level fields `omit` names (fixed names from the code, never a client's), which
+ * then never leave PostgreSQL. The read budget still counts the whole document: an upper bound.
+ */
+function docWithout(omit: readonly string[] | undefined): string {
+  if (!omit?.length) return 'doc';
+  if (!omit.every((key) => /^[A-Za-z]+$/.test(key))) throw new Error(`bad field names to omit: ${omit.join(', ')}`);
+  return `(doc - '{${omit.join(',')}}'::text[])`;
+}
+
+/**
  * A read of stored documents under the request's read budget: `read` gets the bytes still allowed, its rows
  * name their document's size (`bytes`) and carry a null `doc` where the budget ran out, which fails the request.
  * `counts` says which rows' documents are part of the answer.
@@ -198,13 +208,16 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     return rows.length ? { etag: etagOf(rows[0].seq, rows[0].version), text: rows[0].doc } : null;
   }
 
-  /** Several documents by id in one statement, for DataLoaders; absent ids are absent from the map. */
-  async findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
+  /**
+   * Several documents by id in one statement, for DataLoaders; absent ids are absent from the map. `omit`: top-level
+   * fields left in the database (a submodel's elements, where only its head is wanted).
+   */
+  async findMany(tenant: TenantEntity, ids: readonly string[], omit?: readonly string[]): Promise<Map<string, JsonObject>> {
     for (const id of ids) checkId(this.spec.modelType, id);
     const rows = await budgeted((remaining) =>
       readRows<{ id: string; seq: string; version: number; bytes: string; doc: JsonObject | null }>(
         this.dataSource,
-        `SELECT id, seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', '$3')} AS doc FROM ${this.spec.table}
+        `SELECT id, seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', '$3', docWithout(omit))} AS doc FROM ${this.spec.table}
           WHERE tenant_id = $1 AND md5(id) = ANY (SELECT md5(x) FROM unnest($2::text[]) AS x) AND id = ANY ($2::text[])`,
         [tenant.id, ids, remaining],
       ),
@@ -212,31 +225,48 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     return new Map(rows.map((row) => [row.id, tagged(row.doc!, tenant, row.seq, row.version)]));
   }
 
-  /** A page in insertion order; one index range scan, as cheap on page 1,000 as on page 1. */
-  async page(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
-    assertLimit(limit);
-    const list = this.spec.table;
-    const params: unknown[] = [tenant.id];
-    const where = ['tenant_id = $1'];
-    if (cursor !== undefined && cursor !== null) {
-      const after = decodeCursor(list, cursor);
-      if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
-      where.push(`seq > $${params.push(after)}`);
-    }
-    for (const [sql, value] of conditions) where.push(sql.replace('?', `$${params.push(value)}`));
-    const limitParam = `$${params.push(limit + 1)}`;
+  /** A page in insertion order; one index range scan, as cheap on page 1,000 as on page 1. `omit` as for `findMany`. */
+  async page(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null, omit?: readonly string[]): Promise<Page<JsonObject>> {
+    const { where, params, limitParam } = this.pageQuery(tenant, conditions, limit, cursor);
     const rows = await budgeted((remaining) =>
       readRows<{ seq: string; version: number; bytes: string; doc: JsonObject | null }>(
         this.dataSource,
-        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', `$${params.length + 1}`)} AS doc
-          FROM ${list} WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${limitParam}`,
+        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', `$${params.length + 1}`, docWithout(omit))} AS doc
+          FROM ${this.spec.table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
         [...params, remaining],
       ),
       // The row after the page only tells whether there is a next page: its document is not part of the answer.
       (_row, i) => i < limit,
     );
-    const page = pageOf(list, rows, limit, (row) => Number(row.seq));
+    const page = pageOf(this.spec.table, rows, limit, (row) => Number(row.seq));
     return { items: page.items.map((row) => tagged(row.doc!, tenant, row.seq, row.version)), cursor: page.cursor };
+  }
+
+  /** The ids of a page, as `page` selects it (same cursors): no document leaves PostgreSQL. */
+  async pageIds(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null): Promise<Page<string>> {
+    const { where, params, limitParam } = this.pageQuery(tenant, conditions, limit, cursor);
+    const rows = await readRows<{ seq: string; id: string }>(
+      this.dataSource,
+      `SELECT seq, id FROM ${this.spec.table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
+      params,
+    );
+    const page = pageOf(this.spec.table, rows, limit, (row) => Number(row.seq));
+    return { items: page.items.map((row) => row.id), cursor: page.cursor };
+  }
+
+  /** The WHERE clause and parameters of a page: the tenant, the cursor's position, the conditions, the limit. */
+  private pageQuery(tenant: TenantEntity, conditions: Condition[], limit: number, cursor: string | null | undefined) {
+    assertLimit(limit);
+    const params: unknown[] = [tenant.id];
+    const where = ['tenant_id = $1'];
+    if (cursor !== undefined && cursor !== null) {
+      const after = decodeCursor(this.spec.table, cursor);
+      if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
+      where.push(`seq > $${params.push(after)}`);
+    }
+    for (const [sql, value] of conditions) where.push(sql.replace('?', `$${params.push(value)}`));
+    const limitParam = `$${params.push(limit + 1)}`;
+    return { where: where.join(' AND '), params, limitParam };
   }
 
   /**

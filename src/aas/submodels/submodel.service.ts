@@ -59,6 +59,9 @@ function filterConditions(filter: SubmodelFilter): Condition[] {
   return conditions;
 }
 
+/** What `heads` and `listHeads` leave out. */
+const WITHOUT_ELEMENTS = ['submodelElements'];
+
 /** The list name in the cursors of `paths`. */
 const PATHS_LIST = 'submodel-paths';
 /** How many submodels `paths` reads first; each further batch doubles, up to a page of the store. */
@@ -168,6 +171,16 @@ export class SubmodelService {
   /** Submodels by id, for DataLoaders. */
   findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
     return this.store.findMany(tenant, ids);
+  }
+
+  /** Submodels by id without their elements (descriptors): the elements never leave the database. */
+  heads(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
+    return this.store.findMany(tenant, ids, WITHOUT_ELEMENTS);
+  }
+
+  /** A page of `list` without the submodels' elements. */
+  listHeads(tenant: TenantEntity, filter: SubmodelFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
+    return this.store.page(tenant, filterConditions(filter), limit, cursor, WITHOUT_ELEMENTS);
   }
 
   /** The submodels a shell references, paged in the order of its references; dangling references are skipped. */

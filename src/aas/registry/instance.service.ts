@@ -1,0 +1,126 @@
+import { DataSource } from 'typeorm';
+import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
+import { etagOf, ifMatchAdmits } from '../../common/etag';
+import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
+import type { TenantEntity } from '../../management/tenants/tenant.entity';
+import type { Page } from '../store/identifiable-store';
+import { InstanceKind, RegistryInstanceEntity } from './registry.entities';
+
+export const INSTANCE_KINDS: readonly InstanceKind[] = ['discovery', 'aas-registry'];
+
+/** An instance name is one URL path segment, like a tenant name: lowercase letters, digits and inner dashes. */
+export const INSTANCE_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * Names an instance cannot take: the fixed first segments under `{tenant_url}/` (`api`, `sphere`) and the names
+ * the platform uses or may use there (its consoles, documents, well-known paths), so that no instance can shadow
+ * a route of the platform now or later.
+ */
+export const RESERVED_INSTANCE_NAMES: ReadonlySet<string> = new Set([
+  'api', 'sphere', 'graphql', 'console', 'consoles', 'docs', 'openapi', 'swagger', 'asyncapi', 'oidc', 'auth', 'login',
+  'logout', 'health', 'healthz', 'ready', 'metrics', 'static', 'assets', 'well-known', 'tenants', 'manage', 'admin',
+  'me', 'description', 'lookup', 'shells', 'submodels', 'concept-descriptions', 'shell-descriptors',
+  'submodel-descriptors', 'serialization', 'upload', 'packages', 'files', 'search', 'query', 'events', 'push-targets',
+]);
+
+const CURSOR_LIST = 'registry-instances';
+
+/** An explicit instance as the APIs show it. */
+export interface RegistryInstance {
+  id: string;
+  name: string;
+  kind: InstanceKind;
+  etag: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const KIND_TEXT: Record<InstanceKind, string> = { discovery: 'a discovery service', 'aas-registry': 'an AAS registry' };
+
+/**
+ * The explicit discovery services and AAS registries of tenants: created and deleted by an operator (the
+ * Management API and GraphQL), each with its own data, which goes with it.
+ */
+export class RegistryInstanceService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async list(tenant: TenantEntity, limit: number, cursor?: string | null): Promise<Page<RegistryInstance>> {
+    const problem = checkLimit(limit);
+    if (problem) throw badRequest(problem);
+    const qb = this.dataSource.manager.createQueryBuilder(RegistryInstanceEntity, 'i').where('i.tenantId = :tenant', { tenant: tenant.id });
+    if (cursor != null) {
+      const after = decodeCursor(CURSOR_LIST, cursor);
+      if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
+      qb.andWhere('i.seq > :after', { after });
+    }
+    const rows = await qb.orderBy('i.seq', 'ASC').limit(limit + 1).getMany();
+    const items = rows.slice(0, limit);
+    return { items: items.map(describe), cursor: rows.length > limit ? encodeCursor(CURSOR_LIST, Number(items[items.length - 1].seq)) : undefined };
+  }
+
+  async get(tenant: TenantEntity, instanceId: string): Promise<RegistryInstance> {
+    return describe(await this.row(tenant, instanceId));
+  }
+
+  async create(tenant: TenantEntity, input: { name: string; kind: string }): Promise<RegistryInstance> {
+    const problems = [nameProblem(input.name), kindProblem(input.kind)].filter((p): p is string => p !== undefined);
+    if (problems.length) throw badRequest(problems[0], problems);
+    try {
+      const inserted = await this.dataSource.manager.insert(RegistryInstanceEntity, { tenantId: tenant.id, name: input.name, kind: input.kind as InstanceKind });
+      return this.get(tenant, (inserted.identifiers[0] as { id: string }).id);
+    } catch (err) {
+      if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') throw conflict(`Tenant '${tenant.name}' has an instance named '${input.name}' already.`);
+      throw err;
+    }
+  }
+
+  /** Deletes an instance with all its data (descriptors, asset links). */
+  async delete(tenant: TenantEntity, instanceId: string, ifMatch?: string | null): Promise<void> {
+    await this.dataSource.transaction(async (m) => {
+      const row = UUID.test(instanceId)
+        ? await m.findOne(RegistryInstanceEntity, { where: { id: instanceId.toLowerCase(), tenantId: tenant.id }, lock: { mode: 'pessimistic_write' } })
+        : null;
+      if (!row) throw instanceNotFound(instanceId);
+      if (ifMatch != null && !ifMatchAdmits(ifMatch, etagOf(row.seq, row.version))) {
+        throw preconditionFailed(`Instance '${row.name}' has changed: If-Match does not match its current entity tag.`);
+      }
+      await m.delete(RegistryInstanceEntity, { id: row.id });
+    });
+  }
+
+  /**
+   * The instance a request addresses by name, which must be of `kind` when given: 404 with a Result saying which
+   * when there is none of that name, or it serves the other kind.
+   */
+  async resolve(tenant: TenantEntity, name: string, kind?: InstanceKind): Promise<RegistryInstanceEntity> {
+    const row = INSTANCE_NAME.test(name) ? await this.dataSource.manager.findOneBy(RegistryInstanceEntity, { tenantId: tenant.id, name }) : null;
+    if (!row) throw notFound(`Tenant '${tenant.name}' has no instance named '${name.slice(0, 100)}'.`);
+    if (kind !== undefined && row.kind !== kind) throw notFound(`Instance '${name}' is ${KIND_TEXT[row.kind]}, not ${KIND_TEXT[kind]}: it does not serve this path.`);
+    return row;
+  }
+
+  private async row(tenant: TenantEntity, instanceId: string): Promise<RegistryInstanceEntity> {
+    const row = UUID.test(instanceId) ? await this.dataSource.manager.findOneBy(RegistryInstanceEntity, { id: instanceId.toLowerCase(), tenantId: tenant.id }) : null;
+    if (!row) throw instanceNotFound(instanceId);
+    return row;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const instanceNotFound = (id: string) => notFound(`No registry instance '${id.slice(0, 100)}' in this tenant.`);
+
+function describe(row: RegistryInstanceEntity): RegistryInstance {
+  return { id: row.id, name: row.name, kind: row.kind, etag: etagOf(row.seq, row.version), createdAt: row.createdAt, updatedAt: row.updatedAt };
+}
+
+function nameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || !name) return 'name is required.';
+  if (!INSTANCE_NAME.test(name)) return `name '${name.slice(0, 100)}' must be lowercase letters, digits and inner dashes, at most 63 characters (it is a path segment of the instance's URL).`;
+  if (RESERVED_INSTANCE_NAMES.has(name)) return `name '${name}' is reserved: it is, or may become, a fixed path of the tenant API.`;
+  return undefined;
+}
+
+function kindProblem(kind: unknown): string | undefined {
+  return typeof kind === 'string' && (INSTANCE_KINDS as readonly string[]).includes(kind) ? undefined : `kind must be one of ${INSTANCE_KINDS.join(', ')}.`;
+}

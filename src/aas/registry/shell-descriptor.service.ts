@@ -1,0 +1,231 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { decodeCursor, encodeCursor } from '../../common/cursor';
+import { etagOf, ifMatchAdmits } from '../../common/etag';
+import { readRows, rethrowClientError } from '../../db/read';
+import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
+import { MAX_ID_LENGTH } from '../../graphql/limits';
+import type { TenantEntity } from '../../management/tenants/tenant.entity';
+import { referenceFilterKeys } from '../model/reference-keys';
+import type { JsonObject } from '../model/parse';
+import { Page, assertLimit, pageOfList } from '../store/identifiable-store';
+import { parseShellDescriptor, parseSubmodelDescriptor } from './descriptor';
+import type { RegistryInstanceEntity } from './registry.entities';
+import { assetIdPairs, type Stored, type DescriptorFilter } from './stored';
+
+const LIST = 'shell-descriptors';
+const BY_ID = 'instance_id = $1 AND tenant_id = $2 AND md5(id) = md5($3) AND id = $3';
+
+/** An AAS Registry's write options: the request's `If-Match`. */
+export interface DescriptorWrite {
+  ifMatch?: string | null;
+}
+
+/**
+ * The shell descriptors of explicit AAS registries (full profile SSP-001), each instance its own: CRUD, with the
+ * submodel descriptors kept inside their shell descriptor's document (so a shell descriptor and its submodel
+ * descriptors change together, under one row lock and one entity tag).
+ */
+export class ShellDescriptorService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async list(tenant: TenantEntity, instance: RegistryInstanceEntity, filter: DescriptorFilter, limit: number, cursor?: string | null): Promise<Page<Stored>> {
+    assertLimit(limit);
+    const params: unknown[] = [instance.id, tenant.id];
+    const where = ['instance_id = $1', 'tenant_id = $2'];
+    if (cursor != null) {
+      const after = decodeCursor(LIST, cursor);
+      if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
+      where.push(`seq > $${params.push(after)}`);
+    }
+    if (filter.assetKind != null) where.push(`asset_kind = $${params.push(filter.assetKind)}`);
+    if (filter.assetType != null) where.push(`asset_type = $${params.push(filter.assetType)}`);
+    if (filter.assetIds?.length) where.push(`asset_ids @> $${params.push(JSON.stringify(assetIdPairs(filter.assetIds)))}::jsonb`);
+    if (filter.submodelSemanticKey != null) where.push(`submodel_semantic_ids @> ARRAY[$${params.push(filter.submodelSemanticKey)}::text]`);
+    const rows = await readRows<{ seq: string; version: number; doc: JsonObject }>(
+      this.dataSource,
+      `SELECT seq, version, doc FROM shell_descriptors WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.push(limit + 1)}`,
+      params,
+    );
+    const items = rows.slice(0, limit).map(stored);
+    return { items, cursor: rows.length > limit ? encodeSeq(rows[limit - 1].seq) : undefined };
+  }
+
+  async get(tenant: TenantEntity, instance: RegistryInstanceEntity, id: string): Promise<Stored> {
+    checkId(id);
+    const rows = await readRows<{ seq: string; version: number; doc: JsonObject }>(
+      this.dataSource,
+      `SELECT seq, version, doc FROM shell_descriptors WHERE ${BY_ID}`,
+      [instance.id, tenant.id, id],
+    );
+    if (!rows.length) throw descriptorNotFound(id);
+    return stored(rows[0]);
+  }
+
+  async create(tenant: TenantEntity, instance: RegistryInstanceEntity, json: unknown): Promise<Stored> {
+    const doc = parseShellDescriptor(json);
+    return this.write(tenant, instance, doc.id as string, {}, (current) => {
+      if (current) throw conflict(`Shell descriptor '${doc.id}' is registered already.`);
+      return doc;
+    });
+  }
+
+  async replace(tenant: TenantEntity, instance: RegistryInstanceEntity, id: string, json: unknown, options: DescriptorWrite = {}): Promise<Stored> {
+    const doc = parseShellDescriptor(json);
+    if (doc.id !== id) throw badRequest(`The descriptor's id '${String(doc.id).slice(0, 200)}' differs from the id in the path '${id.slice(0, 200)}'.`);
+    return this.write(tenant, instance, id, options, (current) => {
+      if (!current) throw descriptorNotFound(id);
+      return doc;
+    });
+  }
+
+  async delete(tenant: TenantEntity, instance: RegistryInstanceEntity, id: string, options: DescriptorWrite = {}): Promise<void> {
+    await this.write(tenant, instance, id, options, (current) => {
+      if (!current) throw descriptorNotFound(id);
+      return null;
+    });
+  }
+
+  /** The submodel descriptors of a shell descriptor, in their order, paged; optionally only those with a semanticId. */
+  async submodelDescriptors(
+    tenant: TenantEntity,
+    instance: RegistryInstanceEntity,
+    aasId: string,
+    semanticKey: string | null | undefined,
+    limit: number,
+    cursor?: string | null,
+  ): Promise<Page<Stored>> {
+    const shell = await this.get(tenant, instance, aasId);
+    let list = submodelsOf(shell.json);
+    if (semanticKey != null) list = list.filter((sm) => referenceFilterKeys(sm.semanticId as JsonObject | undefined).includes(semanticKey));
+    const page = pageOfList('submodel-descriptors', list, (sm) => sm.id as string, limit, cursor);
+    return { items: page.items.map((json) => ({ json, etag: shell.etag })), cursor: page.cursor };
+  }
+
+  async submodelDescriptor(tenant: TenantEntity, instance: RegistryInstanceEntity, aasId: string, submodelId: string): Promise<Stored> {
+    checkId(submodelId);
+    const shell = await this.get(tenant, instance, aasId);
+    const found = submodelsOf(shell.json).find((sm) => sm.id === submodelId);
+    if (!found) throw submodelDescriptorNotFound(aasId, submodelId);
+    return { json: found, etag: shell.etag };
+  }
+
+  async createSubmodelDescriptor(tenant: TenantEntity, instance: RegistryInstanceEntity, aasId: string, json: unknown, options: DescriptorWrite = {}): Promise<Stored> {
+    const descriptor = parseSubmodelDescriptor(json);
+    const saved = await this.write(tenant, instance, aasId, options, (current) => {
+      if (!current) throw descriptorNotFound(aasId);
+      const list = submodelsOf(current);
+      if (list.some((sm) => sm.id === descriptor.id)) throw conflict(`Shell descriptor '${aasId}' has a submodel descriptor '${descriptor.id}' already.`);
+      return { ...current, submodelDescriptors: [...list, descriptor] };
+    });
+    return { json: descriptor, etag: saved.etag };
+  }
+
+  async replaceSubmodelDescriptor(
+    tenant: TenantEntity,
+    instance: RegistryInstanceEntity,
+    aasId: string,
+    submodelId: string,
+    json: unknown,
+    options: DescriptorWrite = {},
+  ): Promise<Stored> {
+    const descriptor = parseSubmodelDescriptor(json);
+    if (descriptor.id !== submodelId) {
+      throw badRequest(`The descriptor's id '${String(descriptor.id).slice(0, 200)}' differs from the id in the path '${submodelId.slice(0, 200)}'.`);
+    }
+    const saved = await this.write(tenant, instance, aasId, options, (current) => {
+      if (!current) throw descriptorNotFound(aasId);
+      const list = submodelsOf(current);
+      const at = list.findIndex((sm) => sm.id === submodelId);
+      if (at < 0) throw submodelDescriptorNotFound(aasId, submodelId);
+      return { ...current, submodelDescriptors: list.map((sm, i) => (i === at ? descriptor : sm)) };
+    });
+    return { json: descriptor, etag: saved.etag };
+  }
+
+  async deleteSubmodelDescriptor(tenant: TenantEntity, instance: RegistryInstanceEntity, aasId: string, submodelId: string, options: DescriptorWrite = {}): Promise<void> {
+    await this.write(tenant, instance, aasId, options, (current) => {
+      if (!current) throw descriptorNotFound(aasId);
+      const list = submodelsOf(current);
+      const kept = list.filter((sm) => sm.id !== submodelId);
+      if (kept.length === list.length) throw submodelDescriptorNotFound(aasId, submodelId);
+      const { submodelDescriptors: _dropped, ...rest } = current;
+      return kept.length ? { ...rest, submodelDescriptors: kept } : rest;
+    });
+  }
+
+  /**
+   * The write path: locks the descriptor's row (or its absence), checks `If-Match`, lets `decide` turn the
+   * current document into the new one (null: delete), and stores it with its lookup columns.
+   */
+  private async write(
+    tenant: TenantEntity,
+    instance: RegistryInstanceEntity,
+    id: string,
+    options: DescriptorWrite,
+    decide: (current: JsonObject | null) => JsonObject | null,
+  ): Promise<Stored> {
+    checkId(id);
+    const run = async (m: EntityManager): Promise<Stored> => {
+      const rows: { seq: string; version: number; doc: JsonObject }[] = await m.query(`SELECT seq, version, doc FROM shell_descriptors WHERE ${BY_ID} FOR UPDATE`, [
+        instance.id,
+        tenant.id,
+        id,
+      ]);
+      const row = rows[0];
+      if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, row ? etagOf(row.seq, row.version) : null)) {
+        throw preconditionFailed(`Shell descriptor '${id}' has changed or does not exist: If-Match does not match its current entity tag.`);
+      }
+      const doc = decide(row?.doc ?? null);
+      if (doc === null) {
+        await m.query('DELETE FROM shell_descriptors WHERE instance_id = $1 AND seq = $2', [instance.id, row.seq]);
+        return { json: row.doc, etag: etagOf(row.seq, row.version) };
+      }
+      const columns = columnsOf(doc);
+      if (!row) {
+        const inserted: { seq: string }[] = await m.query(
+          `INSERT INTO shell_descriptors (tenant_id, instance_id, id, id_short, asset_kind, asset_type, global_asset_id, asset_ids, submodel_semantic_ids, doc)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::text[], $10::jsonb) RETURNING seq`,
+          [tenant.id, instance.id, id, ...columns, JSON.stringify(doc)],
+        );
+        return { json: doc, etag: etagOf(inserted[0].seq, 1) };
+      }
+      await m.query(
+        `UPDATE shell_descriptors SET id_short = $3, asset_kind = $4, asset_type = $5, global_asset_id = $6, asset_ids = $7::jsonb,
+           submodel_semantic_ids = $8::text[], doc = $9::jsonb, version = version + 1, updated_at = now()
+         WHERE instance_id = $1 AND seq = $2`,
+        [instance.id, row.seq, ...columns, JSON.stringify(doc)],
+      );
+      return { json: doc, etag: etagOf(row.seq, row.version + 1) };
+    };
+    try {
+      return await this.dataSource.transaction(run);
+    } catch (err) {
+      // Two creates of one id racing past the row check: the unique index decides.
+      if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') throw conflict(`Shell descriptor '${id}' is registered already.`);
+      rethrowClientError(err);
+    }
+  }
+}
+
+function checkId(id: string): void {
+  if (id.length > MAX_ID_LENGTH) throw badRequest(`An identifier is at most ${MAX_ID_LENGTH} characters long; this one has ${id.length}.`);
+}
+
+const encodeSeq = (seq: string) => encodeCursor(LIST, Number(seq));
+
+const stored = (row: { seq: string; version: number; doc: JsonObject }): Stored => ({ json: row.doc, etag: etagOf(row.seq, row.version) });
+
+const submodelsOf = (doc: JsonObject): JsonObject[] => (doc.submodelDescriptors as JsonObject[] | undefined) ?? [];
+
+/** The lookup columns of a descriptor, in the order the statements above take them. */
+function columnsOf(doc: JsonObject): unknown[] {
+  const specific = (doc.specificAssetIds as { name: string; value: string }[] | undefined) ?? [];
+  const pairs = assetIdPairs(specific);
+  if (typeof doc.globalAssetId === 'string') pairs.unshift({ name: 'globalAssetId', value: doc.globalAssetId });
+  const semanticKeys = [...new Set(submodelsOf(doc).flatMap((sm) => referenceFilterKeys(sm.semanticId as JsonObject | undefined)))];
+  return [doc.idShort ?? null, doc.assetKind ?? null, doc.assetType ?? null, doc.globalAssetId ?? null, JSON.stringify(pairs), semanticKeys];
+}
+
+const descriptorNotFound = (id: string) => notFound(`No shell descriptor '${id.slice(0, 200)}' in this registry.`);
+const submodelDescriptorNotFound = (aasId: string, id: string) =>
+  notFound(`Shell descriptor '${aasId.slice(0, 200)}' has no submodel descriptor '${id.slice(0, 200)}'.`);
