@@ -1,6 +1,7 @@
 import { identityRoutes } from './identity';
 import { organizationRoutes } from './organizations';
 import { meRoutes, roleRoutes, tenantRoutes } from './roles';
+import { registryInstanceRoutes } from './registry-instances';
 import { ManagementRouteSpec } from './route';
 import { identityProviderRoutes } from './identity-providers';
 import { userGroupRoutes } from './user-groups';
@@ -18,5 +19,6 @@ export const managementRoutes: ManagementRouteSpec[] = [
   ...userRoutes,
   ...roleRoutes,
   ...tenantRoutes,
+  ...registryInstanceRoutes,
   ...identityRoutes,
 ];
