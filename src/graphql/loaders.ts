@@ -18,6 +18,11 @@ export class Loaders {
     return this.loader('submodel', tenant, (t, ids) => this.services.submodels.findMany(t, ids));
   }
 
+  /** Submodels without their elements (the implicit descriptors of shells). */
+  submodelHead(tenant: TenantEntity): DataLoader<string, JsonObject | null> {
+    return this.loader('submodel-head', tenant, (t, ids) => this.services.submodels.heads(t, ids));
+  }
+
   conceptDescription(tenant: TenantEntity): DataLoader<string, JsonObject | null> {
     return this.loader('concept-description', tenant, (t, ids) => this.services.conceptDescriptions.findMany(t, ids));
   }

@@ -13,6 +13,13 @@ import { submodelJsonResolvers } from '../aas/submodels/submodel.types';
 import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { FileResolver } from '../files/file.resolver';
 import { PackageResolver } from '../aas/packages/package.resolver';
+import {
+  RegistryResolver,
+  ShellDescriptorFieldResolver,
+  ShellDescriptorResolver,
+  SubmodelDescriptorFieldResolver,
+  SubmodelDescriptorResolver,
+} from '../aas/registry/registry.resolver';
 import { authChecker } from '../auth/policy';
 import { AccountResolver } from '../management/accounts/account.resolver';
 import { MeResolver, MeTenantResolver } from '../management/me/me.resolver';
@@ -21,7 +28,6 @@ import { RoleAssignmentResolver } from '../management/role-assignments/role-assi
 import { InvitationResolver, OrganizationUserResolver } from '../management/users/user.resolver';
 import { OrganizationResolver } from '../management/organizations/organization.resolver';
 import { TenantResolver } from '../management/tenants/tenant.resolver';
-import { RegistryInstanceResolver } from '../management/registry-instances/registry-instance.resolver';
 import { IdentityProviderResolver } from '../management/federation/identity-provider.resolver';
 import { UserGroupResolver } from '../management/user-groups/user-group.resolver';
 import { ServiceAccountSecretResolver } from '../management/service-accounts/service-account-secret.resolver';
@@ -38,10 +44,14 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       SubmodelElementAtPathResolver,
       ConceptDescriptionResolver,
       DescriptionResolver,
+      RegistryResolver,
+      ShellDescriptorResolver,
+      SubmodelDescriptorResolver,
+      ShellDescriptorFieldResolver,
+      SubmodelDescriptorFieldResolver,
       FileResolver,
       PackageResolver,
       TenantResolver,
-      RegistryInstanceResolver,
       IdentityResolver,
       OrganizationResolver,
       IdentityProviderResolver,

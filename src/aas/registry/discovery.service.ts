@@ -74,7 +74,8 @@ export class DiscoveryService {
 
   async delete(tenant: TenantEntity, instance: RegistryInstanceEntity, aasId: string): Promise<void> {
     checkId(aasId);
-    const rows: unknown[] = await this.dataSource.manager.query(`DELETE FROM asset_links WHERE ${BY_AAS} RETURNING seq`, [instance.id, tenant.id, aasId]);
+    // TypeORM answers a DELETE on PostgreSQL with [rows, affected count].
+    const [rows] = (await this.dataSource.manager.query(`DELETE FROM asset_links WHERE ${BY_AAS} RETURNING seq`, [instance.id, tenant.id, aasId])) as [unknown[], number];
     if (!rows.length) throw linksNotFound(aasId);
   }
 }

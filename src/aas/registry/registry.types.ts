@@ -1,0 +1,114 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, InputType, ObjectType } from 'type-graphql';
+import { AssetKind, PagingMetadata, Reference } from '../model/graphql-types';
+import { SpecificAssetIdInput } from '../shells/shell.types';
+
+/**
+ * GraphQL types of the registries and discovery. A descriptor resolves from what the services hand out, a
+ * `Stored` ({json, etag}): the typed fields read the descriptor's JSON, `json` is all of it.
+ */
+
+@ObjectType({ description: 'A SubmodelDescriptor (AAS Part 2): a submodel and the endpoints it is served at.' })
+export class SubmodelDescriptor {
+  @Field()
+  id: string;
+
+  @Field({ nullable: true })
+  idShort?: string;
+
+  @Field(() => Reference, { nullable: true })
+  semanticId?: Reference;
+
+  @Field({
+    description:
+      "The entity tag, for If-Match. In an explicit registry, that of the shell descriptor it is part of (its writes lock that); implicit, a hash of the descriptor.",
+  })
+  etag: string;
+
+  @Field(() => GraphQLJSONObject, { description: 'The whole descriptor, as the registry API serves it.' })
+  json: Record<string, unknown>;
+}
+
+@ObjectType({ description: 'An AssetAdministrationShellDescriptor (AAS Part 2): a shell, its asset, its endpoints and its submodel descriptors.' })
+export class ShellDescriptor {
+  @Field()
+  id: string;
+
+  @Field({ nullable: true })
+  idShort?: string;
+
+  @Field(() => AssetKind, { nullable: true })
+  assetKind?: AssetKind;
+
+  @Field({ nullable: true })
+  assetType?: string;
+
+  @Field({ nullable: true })
+  globalAssetId?: string;
+
+  @Field({ description: 'The entity tag, for If-Match.' })
+  etag: string;
+
+  @Field(() => GraphQLJSONObject, { description: 'The whole descriptor, as the registry API serves it.' })
+  json: Record<string, unknown>;
+
+  @Field(() => [SubmodelDescriptor], { description: 'Its submodel descriptors, in order (each with this descriptor\'s entity tag).' })
+  submodelDescriptors: SubmodelDescriptor[];
+}
+
+@ObjectType()
+export class ShellDescriptorPage {
+  @Field(() => [ShellDescriptor])
+  result: ShellDescriptor[];
+
+  @Field(() => PagingMetadata)
+  pagingMetadata: PagingMetadata;
+}
+
+@ObjectType()
+export class SubmodelDescriptorPage {
+  @Field(() => [SubmodelDescriptor])
+  result: SubmodelDescriptor[];
+
+  @Field(() => PagingMetadata)
+  pagingMetadata: PagingMetadata;
+}
+
+@ObjectType({ description: 'A page of shell ids (discovery).' })
+export class ShellIdPage {
+  @Field(() => [String])
+  result: string[];
+
+  @Field(() => PagingMetadata)
+  pagingMetadata: PagingMetadata;
+}
+
+@InputType({ description: 'Which shell descriptors: all conditions given must hold.' })
+export class ShellDescriptorFilterInput {
+  @Field(() => AssetKind, { nullable: true })
+  assetKind?: AssetKind;
+
+  @Field({ nullable: true })
+  assetType?: string;
+
+  @Field(() => [SpecificAssetIdInput], { nullable: true, description: 'Descriptors that carry all of these asset ids (`globalAssetId` names the global asset id).' })
+  assetIds?: SpecificAssetIdInput[];
+
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'Descriptors with a submodel descriptor whose semanticId is this Reference (type and keys equal). Explicit registries only.',
+  })
+  submodelSemanticId?: Record<string, unknown>;
+
+  @Field({ nullable: true, description: 'Descriptors with a submodel descriptor whose semanticId has a key with this value. Explicit registries only.' })
+  submodelSemanticIdValue?: string;
+}
+
+@InputType({ description: 'Which submodel descriptors.' })
+export class SubmodelDescriptorFilterInput {
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'Submodel descriptors whose semanticId is this Reference (type and keys equal).' })
+  semanticId?: Record<string, unknown>;
+
+  @Field({ nullable: true, description: 'Submodel descriptors whose semanticId has a key with this value.' })
+  semanticIdValue?: string;
+}
