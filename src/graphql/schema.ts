@@ -28,6 +28,7 @@ import { RoleAssignmentResolver } from '../management/role-assignments/role-assi
 import { InvitationResolver, OrganizationUserResolver } from '../management/users/user.resolver';
 import { OrganizationResolver } from '../management/organizations/organization.resolver';
 import { TenantResolver } from '../management/tenants/tenant.resolver';
+import { RegistryInstanceResolver } from '../management/registry-instances/registry-instance.resolver';
 import { IdentityProviderResolver } from '../management/federation/identity-provider.resolver';
 import { UserGroupResolver } from '../management/user-groups/user-group.resolver';
 import { ServiceAccountSecretResolver } from '../management/service-accounts/service-account-secret.resolver';
@@ -52,6 +53,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       FileResolver,
       PackageResolver,
       TenantResolver,
+      RegistryInstanceResolver,
       IdentityResolver,
       OrganizationResolver,
       IdentityProviderResolver,
