@@ -3,6 +3,7 @@ import { GraphQLSchema } from 'graphql';
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
 import { aasRepositoryRoutes } from './aas-repository';
+import { implicitRegistryRoutes, instanceRoutes } from './registry';
 import { conceptDescriptionRoutes } from './concept-description-repository';
 import { submodelRepositoryRoutes } from './submodel-repository';
 import { OperationExecutor } from './executor';
@@ -33,7 +34,11 @@ export interface TenantApiOptions {
 
 /**
  * The AAS API v3.0 of every tenant, at `/tenants/{tenant}/api/v3.0` and, host-based, at `/api/v3.0` on
- * `{tenant}.{TENANT_HOST_SUFFIX}`. Each route runs one GraphQL operation in-process, compiled at start-up.
+ * `{tenant}.{TENANT_HOST_SUFFIX}`, and that of its explicit registry instances, at
+ * `/tenants/{tenant}/{instanceName}/api/v3.0` (host-based `/{instanceName}/api/v3.0`). Each route runs one GraphQL
+ * operation in-process, compiled at start-up. The instance routes are registered last; their first segment is a
+ * parameter, but no fixed path of the tenant API has the shape `/{x}/api/v3.0/...` (`sphere` serves v1.0), and
+ * the fixed first segments are reserved names no instance can take.
  */
 export function createTenantApiRouter(options: TenantApiOptions): Router {
   const executor = new OperationExecutor(options.schema);
@@ -42,14 +47,19 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   const readAnyJson = jsonBody(options.bodyLimitBytes, false);
   const bases: [string, Middleware][] = [[`/tenants/:tenant/api/${API_VERSION}`, tenantFromPath]];
   if (options.tenantHostSuffix) bases.push([`/api/${API_VERSION}`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
-  for (const spec of [...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes]) {
-    const handler = routeHandler(spec, executor, options);
-    const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    for (const [base, tenant] of bases) {
-      if (spec.body) router[method](base + spec.path, tenant, spec.body === 'any' ? readAnyJson : readJson, handler);
-      else router[method](base + spec.path, tenant, handler);
+  const instanceBases: [string, Middleware][] = [[`/tenants/:tenant/:instance/api/${API_VERSION}`, tenantFromPath]];
+  if (options.tenantHostSuffix) instanceBases.push([`/:instance/api/${API_VERSION}`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
+  const mount = (specs: RouteSpec[], specBases: [string, Middleware][]) => {
+    for (const spec of specs) {
+      const handler = routeHandler(spec, executor, options);
+      const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      for (const [base, tenant] of specBases) {
+        if (spec.body) router[method](base + spec.path, tenant, spec.body === 'any' ? readAnyJson : readJson, handler);
+        else router[method](base + spec.path, tenant, handler);
+      }
     }
-  }
+  };
+  mount([...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes, ...implicitRegistryRoutes], bases);
   // Answers that are streams: admitted through the same policy, then read from the services (streamed.ts).
   const access = new TenantAccess(executor);
   const attachments = attachmentRoutes(access, options.contextOf, options.uploadLimitBytes);
@@ -73,6 +83,8 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   // The platform's own import path, beside the file repository's (`{tenant_url}/sphere/api/v1.0`).
   router.post(`/tenants/:tenant${SPHERE_API}/import`, tenantFromPath, importAasx);
   if (options.tenantHostSuffix) router.post(`${SPHERE_API}/import`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`), importAasx);
+  // Explicit registry instances, last (see above).
+  mount(instanceRoutes, instanceBases);
   return router;
 }
 

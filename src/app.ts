@@ -16,6 +16,7 @@ import { createFileRouter } from '../rest-facade/files';
 import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../rest-facade/management-api';
 import { managementRoutes } from '../rest-facade/management';
 import { createOpenApiRouter } from '../rest-facade/openapi/router';
+import { registryRefusals } from '../rest-facade/registry';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { resultOf } from './common/result';
 import { Config } from './config';
@@ -300,6 +301,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   koa.use(tenantApi.routes());
   koa.use(tenantApi.allowedMethods());
+  // Writes to the implicit registries and discovery, and an instance's submodel registry: Results saying why not.
+  koa.use(registryRefusals(`/api/${API_VERSION}`, Boolean(config.tenantHostSuffix)));
 
   koa.use(managementApi.routes());
   koa.use(managementApi.allowedMethods());

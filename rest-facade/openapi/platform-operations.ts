@@ -43,6 +43,16 @@ const binary = { type: 'string', format: 'binary' };
 /** The components the operations below refer to, by kind and name. */
 const COMPONENTS: Record<'schemas' | 'parameters', Record<string, Json>> = {
   schemas: {
+    AssetLink: {
+      type: 'object',
+      description: 'An asset link (AAS API V3.1): the name and value of an asset id; the name `globalAssetId` stands for the global asset id (AASd-116).',
+      required: ['name', 'value'],
+      additionalProperties: false,
+      properties: {
+        name: string('The asset id\'s name.', { minLength: 1, maxLength: 64 }),
+        value: string('The asset id\'s value.', { minLength: 1, maxLength: 2048 }),
+      },
+    },
     Vdi2770ClassId: {
       type: 'string',
       description: `A VDI 2770 (Blatt 1:2020) document class id: ${Object.entries(VDI_2770_CLASSES)
@@ -384,6 +394,36 @@ const IMPORT_OPERATION: PlatformOperation = {
   },
 };
 
+const DISCOVERY_TAG = 'Asset Administration Shell Basic Discovery API';
+
+/**
+ * `POST /lookup/shellsByAssetLink`, SearchAllAssetAdministrationShellIdsByAssetLink of the AAS API V3.1, which
+ * V3.0.4 lacks: served by the implicit discovery and by explicit discovery instances.
+ */
+const ASSET_LINK_SEARCH: PlatformOperation = {
+  summary: 'Returns a list of Asset Administration Shell ids linked to all of the given asset links',
+  operationId: 'SearchAllAssetAdministrationShellIdsByAssetLink',
+  description:
+    'The discovery operation of the AAS API V3.1, served here beside the V3.0.4 operations: the asset links are in the body (no length limit ' +
+    'of a query string), every one must match (by name and value), the answer is paged like `GET /lookup/shells`. An empty list matches ' +
+    'every shell. A link that breaks the schema is 400, every problem a message naming its index.',
+  parameters: [{ part2: 'Limit' }, { part2: 'Cursor' }],
+  requestBody: {
+    description: 'The asset links, at most 1000.',
+    required: true,
+    content: { 'application/json': { schema: { type: 'array', maxItems: 1000, items: schema('AssetLink') } } },
+  },
+  responses: {
+    '200': 'Requested Asset Administration Shell ids',
+    '400': true,
+    '401': true,
+    '403': true,
+    '404': true,
+    '413': 'The body is larger than the body limit.',
+    '415': 'The body is not `application/json` (UTF-8).',
+  },
+};
+
 /** The Part 2 response each error status refers to. */
 const PART2_RESPONSES: Partial<Record<Status, string>> = { '400': 'bad-request', '401': 'unauthorized', '403': 'forbidden', '404': 'not-found', default: 'default' };
 
@@ -393,6 +433,23 @@ const PART2_RESPONSES: Partial<Record<Status, string>> = { '400': 'bad-request',
  */
 export function platformOperation(bundler: Bundler, method: string, path: string, apiBase: string): Json | undefined {
   const key = `${method.toUpperCase()} ${path}`;
+  if (method.toUpperCase() === 'POST' && path.endsWith(`${apiBase}/lookup/shellsByAssetLink`)) {
+    const operation = build(bundler, ASSET_LINK_SEARCH, false);
+    operation.responses['200'] = {
+      description: 'Requested Asset Administration Shell ids',
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [
+              bundler.copy({ $ref: '#/components/schemas/PagedResult' }, PART2),
+              { type: 'object', properties: { result: { type: 'array', items: { type: 'string' } } } },
+            ],
+          },
+        },
+      },
+    };
+    return { ...operation, tags: [DISCOVERY_TAG] };
+  }
   if (key === `POST ${SPHERE_API}/import` || key === `POST ${apiBase}/upload`) {
     const operation = build(bundler, IMPORT_OPERATION, false);
     return { ...operation, tags: [IMPORT_TAG], operationId: path.endsWith('/upload') ? 'UploadAasxPackage' : operation.operationId };

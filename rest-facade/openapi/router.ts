@@ -4,7 +4,7 @@ import type { ManagementRouteSpec } from '../management/route';
 import { Json } from './bundle';
 import { servedRoutes } from './common';
 import { managementDocument } from './management-document';
-import { tenantDocument } from './tenant-document';
+import { instanceDocument, tenantDocument } from './tenant-document';
 
 export interface OpenApiOptions {
   /** The routers whose routes the documents describe, as they were registered. */
@@ -32,6 +32,12 @@ export interface OpenApiOptions {
 const SERVER_URL = '__SERVER_URL__';
 const TENANT_URL = '__TENANT_URL__';
 
+/** A document serialized once, with the places where each copy has its own URLs (`urls` gives them). */
+function template(doc: Json): (urls: Record<string, string>) => string {
+  const parts = JSON.stringify({ ...doc, servers: [{ url: SERVER_URL }] }).split(/"(__SERVER_URL__|__TENANT_URL__)"/);
+  return (urls) => parts.map((part, i) => (i % 2 ? JSON.stringify(urls[part]) : part)).join('');
+}
+
 /**
  * `GET {manage_url}/api/v1/openapi.json` and `GET {tenant_url}/api/v3.0/openapi.json`: the OpenAPI 3.1
  * documents of the Management API and of a tenant's AAS API, built once at start-up from what the routers
@@ -43,17 +49,20 @@ export function createOpenApiRouter(options: OpenApiOptions): Router {
     managementDocument(servedRoutes(options.managementRouter), options.managementRoutes, options.manageUrl, options.managementBase, options.graphqlSchema),
   );
   const tenantPrefix = '/tenants/:tenant';
-  const tenantRoutes = options.tenantRouters
-    .flatMap(servedRoutes)
-    .filter((r) => r.path.startsWith(`${tenantPrefix}/`))
-    .map((r) => ({ method: r.method, path: r.path.slice(tenantPrefix.length) }));
-  const template: Json = tenantDocument(tenantRoutes, { manageUrl: options.manageUrl, apiBase: options.tenantBase, tenantUrl: TENANT_URL });
-  // Serialized once; each tenant's copy differs only in its URLs (the parts at odd indexes).
-  const parts = JSON.stringify({ ...template, servers: [{ url: SERVER_URL }] }).split(/"(__SERVER_URL__|__TENANT_URL__)"/);
-  const tenantText = (tenant: string) => {
-    const urls: Record<string, string> = { [SERVER_URL]: JSON.stringify(options.tenantApiUrlOf(tenant)), [TENANT_URL]: JSON.stringify(options.tenantUrlOf(tenant)) };
-    return parts.map((part, i) => (i % 2 ? urls[part] : part)).join('');
-  };
+  const instancePrefix = `${tenantPrefix}/:instance`;
+  const served = options.tenantRouters.flatMap(servedRoutes);
+  // A tenant's own routes, and those of its explicit registry instances (below `{tenant_url}/{instanceName}`).
+  const below = (prefix: string, routes: typeof served) =>
+    routes.filter((r) => r.path.startsWith(`${prefix}/`)).map((r) => ({ method: r.method, path: r.path.slice(prefix.length) }));
+  const tenantRoutes = below(tenantPrefix, served.filter((r) => !r.path.startsWith(`${instancePrefix}/`)));
+  const instanceRoutes = below(instancePrefix, served);
+  const docOptions = { manageUrl: options.manageUrl, apiBase: options.tenantBase, tenantUrl: TENANT_URL };
+  const tenantTemplate = template(tenantDocument(tenantRoutes, docOptions));
+  const instanceTemplate = template(instanceDocument(instanceRoutes, docOptions));
+  const tenantText = (tenant: string) => tenantTemplate({ [SERVER_URL]: options.tenantApiUrlOf(tenant), [TENANT_URL]: options.tenantUrlOf(tenant) });
+  // Any instance name gets the document (as any tenant name does): it reveals nothing about which exist.
+  const instanceText = (tenant: string, instance: string) =>
+    instanceTemplate({ [SERVER_URL]: `${options.tenantUrlOf(tenant)}/${instance}${options.tenantBase}`, [TENANT_URL]: options.tenantUrlOf(tenant) });
   const prefix = `${tenantPrefix}${options.tenantBase}`;
   const router = new Router();
   const send = (ctx: RouterContext, body: string) => {
@@ -63,12 +72,18 @@ export function createOpenApiRouter(options: OpenApiOptions): Router {
   };
   router.get(`${options.managementBase}/openapi.json`, (ctx) => send(ctx, management));
   router.get(`${prefix}/openapi.json`, (ctx) => send(ctx, tenantText(ctx.params.tenant)));
+  router.get(`${instancePrefix}${options.tenantBase}/openapi.json`, (ctx) => send(ctx, instanceText(ctx.params.tenant, ctx.params.instance)));
   if (options.tenantHostSuffix) {
     const suffix = `.${options.tenantHostSuffix.toLowerCase()}`;
     router.get(`${options.tenantBase}/openapi.json`, (ctx, next) => {
       const host = ctx.hostname.toLowerCase();
       if (!host.endsWith(suffix) || host.length === suffix.length) return next();
       send(ctx, tenantText(host.slice(0, -suffix.length)));
+    });
+    router.get(`/:instance${options.tenantBase}/openapi.json`, (ctx, next) => {
+      const host = ctx.hostname.toLowerCase();
+      if (!host.endsWith(suffix) || host.length === suffix.length) return next();
+      send(ctx, instanceText(host.slice(0, -suffix.length), ctx.params.instance));
     });
   }
   return router;

@@ -2,14 +2,49 @@ import { Bundler, Json, PART2, specDir } from './bundle';
 import { OPENAPI_VERSION, SECURITY, ServedRoute, openApiPath, pathShape, securitySchemes } from './common';
 import { platformOperation } from './platform-operations';
 
-/** The service specifications whose operations this server serves, searched in this order. */
+/** The service specifications whose operations a tenant's API serves, searched in this order. */
 const SERVICE_FILES = [
   'AssetAdministrationShellRepositoryServiceSpecification/V3.0_SSP-001.yaml',
   'SubmodelRepositoryServiceSpecification/V3.0_SSP-001.yaml',
   'ConceptDescriptionServiceSpecification/V3.0_SSP-001.yaml',
+  // The implicit services: the registries' read profiles, and the reads of the discovery's only profile.
+  'AssetAdministrationShellRegistryServiceSpecification/V3.0_SSP-002.yaml',
+  'SubmodelRegistryServiceSpecification/V3.0_SSP-002.yaml',
+  'DiscoveryServiceSpecification/V3.0_SSP-001.yaml',
   // Last: the operations the service profiles above do not have (serialization, packages, upload).
   'Entire-API-Collection/V3.0.yaml',
 ];
+
+/** The service specifications of explicit registry instances (each instance serves the operations of its kind). */
+const INSTANCE_FILES = ['AssetAdministrationShellRegistryServiceSpecification/V3.0_SSP-001.yaml', 'DiscoveryServiceSpecification/V3.0_SSP-001.yaml'];
+
+/** A query parameter of this server's own, beside an official operation's. */
+const SUBMODEL_SEMANTIC_ID = {
+  name: 'submodelSemanticId',
+  in: 'query',
+  required: false,
+  description:
+    'Shell descriptors with a submodel descriptor of this semantic id (BASE64-URL-encoded): a Reference in JSON matches that reference (type and keys), ' +
+    "anything else the value of one of its keys. An addition of this server (see its README).",
+  schema: { type: 'string', minLength: 1 },
+};
+
+/**
+ * Query parameters this server takes beyond the official operation's (by `METHOD /path` below the AAS API, `{}`
+ * for parameters): Part 2 parameters by name, or parameters of its own. The filters the issue asks of the
+ * registries and discovery that V3.0.4's operations lack.
+ */
+type Extras = Record<string, (string | Json)[]>;
+const TENANT_EXTRAS: Extras = {
+  'GET /lookup/shells': ['AssetKind', 'AssetType'],
+  'GET /shell-descriptors': ['AssetIds'],
+  'GET /shell-descriptors/{}/submodel-descriptors': ['SemanticId'],
+  'GET /submodel-descriptors': ['SemanticId'],
+};
+const INSTANCE_EXTRAS: Extras = {
+  'GET /shell-descriptors': ['AssetIds', SUBMODEL_SEMANTIC_ID],
+  'GET /shell-descriptors/{}/submodel-descriptors': ['SemanticId'],
+};
 
 
 export interface TenantDocumentOptions {
@@ -29,11 +64,69 @@ export interface TenantDocumentOptions {
  * path the rest. `servers` is left for the caller (one URL per tenant).
  */
 export function tenantDocument(served: ServedRoute[], options: TenantDocumentOptions): Json {
+  const { bundler, paths } = apiPaths(served, SERVICE_FILES, TENANT_EXTRAS, options);
+  const components = { ...bundler.components, securitySchemes: securitySchemes(options.manageUrl) };
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: 'Asset platform | AAS API V3.0.4 (tenant)',
+      version: 'V3.0.4',
+      description:
+        'The operations of the Asset Administration Shell API (Specification of the Asset Administration Shell, Part 2, V3.0.4) that this ' +
+        'tenant serves: the AAS Repository, Submodel Repository and Concept Description Repository (full profiles, SSP-001), and the ' +
+        "tenant's implicit registries and discovery, derived from its shells and submodels and read-only (AAS Registry and Submodel Registry " +
+        'read profiles, SSP-002; the reads of Discovery SSP-001; `POST /lookup/shellsByAssetLink` of V3.1). Descriptions, ' +
+        'parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
+        '(https://creativecommons.org/licenses/by/4.0/), bundled into this document. Where the specification leaves a choice open, the ' +
+        "server's README documents it. Beside the AAS API, the platform's own services of the tenant: the file repository at " +
+        '`{tenant_url}/sphere/api/v1.0/files` (also served, deprecated, at `{tenant_url}/api/v3.0/files`) and the AASX import. Explicit ' +
+        'registry instances, at `{tenant_url}/{instanceName}/api/v3.0`, have a document of their own there (`openapi.json`). Tenants in ' +
+        'showcase mode need no token.',
+      license: { name: 'CC BY 4.0 (the AAS API descriptions)', url: 'https://creativecommons.org/licenses/by/4.0/' },
+    },
+    servers: [{ url: options.apiBase }],
+    security: SECURITY,
+    paths,
+    components,
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of a tenant's explicit registry instances, at `{tenant_url}/{instanceName}/api/v3.0`:
+ * the paths and methods `served` relative to that URL. One document for both kinds: an instance serves the
+ * operations of its kind (tags: the discovery's, or the AAS registry's) and answers the others 404.
+ */
+export function instanceDocument(served: ServedRoute[], options: TenantDocumentOptions): Json {
+  const { bundler, paths } = apiPaths(served, INSTANCE_FILES, INSTANCE_EXTRAS, options);
+  const components = { ...bundler.components, securitySchemes: securitySchemes(options.manageUrl) };
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: 'Asset platform | AAS API V3.0.4 (explicit registry instance)',
+      version: 'V3.0.4',
+      description:
+        "An explicit instance of a tenant, created by an operator (Management API, GraphQL), with data of its own: either a discovery service " +
+        '(Discovery full profile SSP-001, plus `POST /lookup/shellsByAssetLink` of V3.1) or an AAS registry (AAS Registry full profile SSP-001, ' +
+        'submodel descriptors under their shell descriptor). An instance answers the operations of the other kind with 404, as it does any ' +
+        "`/submodel-descriptors` path: there is no explicit submodel registry (the tenant's implicit one is at `{tenant_url}/api/v3.0/submodel-descriptors`). " +
+        'Descriptions, parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
+        "(https://creativecommons.org/licenses/by/4.0/), bundled into this document; the server's README documents its choices.",
+      license: { name: 'CC BY 4.0 (the AAS API descriptions)', url: 'https://creativecommons.org/licenses/by/4.0/' },
+    },
+    servers: [{ url: options.apiBase }],
+    security: SECURITY,
+    paths,
+    components,
+  };
+}
+
+/** The path items of `served`, each operation from the first of `files` that has it (or this server's own). */
+function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extras, options: TenantDocumentOptions): { bundler: Bundler; paths: Record<string, Json> } {
   const { apiBase } = options;
   const bundler = new Bundler(specDir());
   // path shape -> [the specification's path text, its path item, its file]
   const specPaths = new Map<string, [string, Json, string]>();
-  for (const file of SERVICE_FILES) {
+  for (const file of files) {
     for (const [path, item] of Object.entries(bundler.file(file).paths as Record<string, Json>)) {
       if (!specPaths.has(pathShape(path))) specPaths.set(pathShape(path), [path, item, file]);
     }
@@ -64,6 +157,10 @@ export function tenantDocument(served: ServedRoute[], options: TenantDocumentOpt
       const shared = specItem.parameters ? bundler.copy(specItem.parameters, file) : [];
       const operation = bundler.copy(specOperation, file);
       if (shared.length) operation.parameters = [...shared, ...(operation.parameters ?? [])];
+      const more = (extras[`${route.method.toUpperCase()} ${pathShape(relative)}`] ?? []).map((p) =>
+        typeof p === 'string' ? bundler.copy({ $ref: `#/components/parameters/${p}` }, PART2) : p,
+      );
+      if (more.length) operation.parameters = [...(operation.parameters ?? []), ...more];
       operation.operationId = unique(operation.operationId ?? `${method}${path}`);
       item[method] = operation;
     } else {
@@ -72,27 +169,7 @@ export function tenantDocument(served: ServedRoute[], options: TenantDocumentOpt
   }
   // The Result every error answers with, whether or not an operation above referred to it.
   bundler.copy({ $ref: `https://api.swaggerhub.com/domains/Plattform_i40/Part2-API-Schemas/V3.0.4#/components/schemas/Result` }, PART2);
-  const components = { ...bundler.components, securitySchemes: securitySchemes(options.manageUrl) };
-  return {
-    openapi: OPENAPI_VERSION,
-    info: {
-      title: 'Asset platform | AAS API V3.0.4 (tenant)',
-      version: 'V3.0.4',
-      description:
-        'The operations of the Asset Administration Shell API (Specification of the Asset Administration Shell, Part 2, V3.0.4) that this ' +
-        'tenant serves: the AAS Repository, Submodel Repository and Concept Description Repository (full profiles, SSP-001). Descriptions, ' +
-        'parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
-        '(https://creativecommons.org/licenses/by/4.0/), bundled into this document. Where the specification leaves a choice open, the ' +
-        "server's README documents it. Beside the AAS API, the platform's own services of the tenant: the file repository at " +
-        '`{tenant_url}/sphere/api/v1.0/files` (also served, deprecated, at `{tenant_url}/api/v3.0/files`) and the AASX import. Tenants in ' +
-        'showcase mode need no token.',
-      license: { name: 'CC BY 4.0 (the AAS API descriptions)', url: 'https://creativecommons.org/licenses/by/4.0/' },
-    },
-    servers: [{ url: apiBase }],
-    security: SECURITY,
-    paths,
-    components,
-  };
+  return { bundler, paths };
 }
 
 /** An operation for a route the specifications lack: its path parameters, JSON answers, Result errors. */

@@ -46,11 +46,12 @@ interface Route {
   path: string;
 }
 
-/** What a router registers, as `METHOD /path/{}` with parameter names left out. */
-function registered(stack: { path: string | RegExp; methods: string[] }[], strip = ''): Set<string> {
+/** What a router registers below `strip` (and not below `except`), as `METHOD /path/{}` with parameter names left out. */
+function registered(stack: { path: string | RegExp; methods: string[] }[], strip = '', except?: string): Set<string> {
   const out = new Set<string>();
   for (const layer of stack) {
     if (typeof layer.path !== 'string' || !layer.path.startsWith(strip)) continue;
+    if (except !== undefined && layer.path.startsWith(except)) continue;
     for (const method of layer.methods) if (method !== 'HEAD') out.add(`${method} ${layer.path.slice(strip.length).replace(/:[A-Za-z0-9_]+/g, '{}')}`);
   }
   return out;
@@ -339,7 +340,8 @@ describe('OpenAPI documents', () => {
     const tenant = await server.createTenant({ showcase: true });
     const tenantUrl = `${server.url}/tenants/${tenant.name}`;
     const aas: Doc = await (await get(`/tenants/${tenant.name}/api/v3.0/openapi.json`)).json();
-    const tenantServed = registered([...tenantRouter.stack, ...fileRouter.stack], '/tenants/:tenant');
+    // The routes of explicit registry instances (`/tenants/:tenant/:instance/...`) have their own document, below.
+    const tenantServed = registered([...tenantRouter.stack, ...fileRouter.stack], '/tenants/:tenant', '/tenants/:tenant/:instance/');
     expect(tenantServed.size).toBeGreaterThan(50);
     const fileRoutes = ['GET /files', 'POST /files', 'GET /files/{}', 'PUT /files/{}', 'DELETE /files/{}', 'GET /files/{}/metadata', 'PUT /files/{}/metadata'];
     for (const base of ['/sphere/api/v1.0', '/api/v3.0']) {
@@ -351,6 +353,31 @@ describe('OpenAPI documents', () => {
     const placeholders = tenantDocumented.filter((r) => /an addition of this server/.test(r.operation.summary ?? ''));
     expect(placeholders.map(shape)).toEqual(UNDESCRIBED);
     for (const route of tenantDocumented) await expectServed(tenantUrl, route);
+    // The implicit registries and discovery are among them, described by the official operations (or this server's own, V3.1's search).
+    for (const route of ['GET /api/v3.0/lookup/shells', 'POST /api/v3.0/lookup/shellsByAssetLink', 'GET /api/v3.0/shell-descriptors/{}/submodel-descriptors/{}', 'GET /api/v3.0/submodel-descriptors/{}']) {
+      expect(tenantServed).toContain(route);
+    }
+    expect(tenantDocumented.map(shape)).not.toContain('POST /api/v3.0/shell-descriptors');
+
+    // Explicit registry instances: every route registered below `{tenant_url}/{instanceName}` is in the instance
+    // document and the other way round, none a placeholder, each served (an instance of each kind, and one of none).
+    const instanceServed = registered(tenantRouter.stack, '/tenants/:tenant/:instance');
+    expect(instanceServed.size).toBeGreaterThan(15);
+    for (const route of ['GET /api/v3.0/description', 'POST /api/v3.0/lookup/shells/{}', 'DELETE /api/v3.0/shell-descriptors/{}/submodel-descriptors/{}']) {
+      expect(instanceServed).toContain(route);
+    }
+    await server.services.registryInstances.create(tenant, { name: 'oa-registry', kind: 'aas-registry' });
+    await server.services.registryInstances.create(tenant, { name: 'oa-discovery', kind: 'discovery' });
+    for (const name of ['oa-registry', 'oa-discovery', 'oa-none']) {
+      const instanceUrl = `${tenantUrl}/${name}`;
+      const doc: Doc = await (await get(`/tenants/${tenant.name}/${name}/api/v3.0/openapi.json`)).json();
+      await validate(doc);
+      expect(doc.servers).toEqual([{ url: `${instanceUrl}/api/v3.0` }]);
+      const instanceDocumented = documentedBelow(doc, instanceUrl);
+      expect(new Set(instanceDocumented.map(shape))).toEqual(instanceServed);
+      expect(instanceDocumented.filter((r) => /an addition of this server/.test(r.operation.summary ?? '')).map(shape)).toEqual([]);
+      for (const route of instanceDocumented) await expectServed(instanceUrl, route);
+    }
     expect(MANAGEMENT_API_BASE).toBe('/api/v1');
   });
 
