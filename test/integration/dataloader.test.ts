@@ -170,3 +170,34 @@ describe('DataLoader: a page of shells with their submodels', () => {
     }
   });
 });
+
+describe('DataLoader: a page of shells with their implicit descriptors', () => {
+  const DESCRIPTORS = `query($t: String!, $limit: Int!) {
+    shells(tenant: $t, limit: $limit) { result { id descriptor { id submodelDescriptors { id idShort } } } }
+  }`;
+
+  it('reads the submodel heads of a whole page in one statement, without their elements', async () => {
+    await gql(DESCRIPTORS, { t: tenant.name, limit: 1 });
+    let body: { data?: { shells: { result: { id: string; descriptor: { id: string; submodelDescriptors: { id: string; idShort: string }[] } }[] } }; errors?: unknown };
+    const sql = await statementsOf(async () => {
+      body = await gql(DESCRIPTORS, { t: tenant.name, limit: 100 });
+    });
+    expect(body!.errors).toBeUndefined();
+    const shells = body!.data!.shells.result;
+    expect(shells).toHaveLength(SHELLS);
+    for (const [n, shell] of shells.entries()) {
+      expect(shell.descriptor).toEqual({
+        id: shellId(n),
+        submodelDescriptors: [
+          { id: submodelId(n, 'b'), idShort: `B${n}` },
+          { id: submodelId(n, 'a'), idShort: `A${n}` },
+        ],
+      });
+    }
+    const submodelReads = sql.filter((s) => /\bFROM submodels\b/.test(s));
+    expect(submodelReads).toHaveLength(1);
+    // The elements stay in PostgreSQL: the document leaves it without them.
+    expect(submodelReads[0]).toMatch(/doc - '\{submodelElements\}'/);
+    expect(sql.length, `statements:\n${sql.join('\n')}`).toBeLessThanOrEqual(4);
+  });
+});

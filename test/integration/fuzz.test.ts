@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { aasRepositoryRoutes } from '../../rest-facade/aas-repository';
 import { conceptDescriptionRoutes } from '../../rest-facade/concept-description-repository';
+import { implicitRegistryRoutes } from '../../rest-facade/registry';
 import { RouteSpec } from '../../rest-facade/route';
 import { submodelRepositoryRoutes } from '../../rest-facade/submodel-repository';
 import {
@@ -193,7 +194,7 @@ const MUTATORS: Mutator[] = [
   },
 ];
 
-const ALL_ROUTES: RouteSpec[] = [...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes];
+const ALL_ROUTES: RouteSpec[] = [...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes, ...implicitRegistryRoutes];
 
 function finish(draft: Draft, tenant: string, index: number): Planned {
   let p = draft.route.path;

@@ -128,6 +128,13 @@ describe('implicit discovery', () => {
       expect((await json(res)).messages[0].code).toBe('400');
     }
     expect((await fetch(`${api}/lookup/shells/${'x'.repeat(3000)}`)).status).toBe(400);
+    // Identifiers over 2000 characters, in any path.
+    const long = b64(`urn:${'x'.repeat(2001)}`);
+    for (const path of [`/lookup/shells/${long}`, `/shell-descriptors/${long}`, `/shell-descriptors/${long}/submodel-descriptors`, `/shell-descriptors/${b64(S1)}/submodel-descriptors/${long}`, `/submodel-descriptors/${long}`]) {
+      const res = await fetch(`${api}${path}`);
+      expect(res.status, path).toBe(400);
+      expect(await messageOf(res)).toMatch(/at most 2000 characters/);
+    }
   });
 });
 

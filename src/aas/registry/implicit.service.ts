@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { encodeBase64Url } from '../../common/base64url';
 import { badRequest, notFound } from '../../graphql/errors';
+import { MAX_ID_LENGTH } from '../../graphql/limits';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { JsonObject } from '../model/parse';
 import { referenceFilterKeys } from '../model/reference-keys';
@@ -96,6 +97,8 @@ export class ImplicitRegistryService {
   }
 
   async submodelDescriptorOfShell(tenant: TenantEntity, aasId: string, submodelId: string): Promise<Stored> {
+    // Looked up in the shell's list, not the store: its length is checked here, as the store checks ids.
+    if (submodelId.length > MAX_ID_LENGTH) throw badRequest(`A Submodel id is at most ${MAX_ID_LENGTH} characters long; this one has ${submodelId.length}.`);
     const descriptor = await this.shellDescriptor(tenant, aasId);
     const found = ((descriptor.json.submodelDescriptors as JsonObject[] | undefined) ?? []).find((sm) => sm.id === submodelId);
     if (!found) throw notFound(`Shell '${aasId.slice(0, 200)}' references no submodel '${submodelId.slice(0, 200)}' that this tenant stores.`);
