@@ -93,7 +93,8 @@ export class ImplicitRegistryService {
     let list = (descriptor.json.submodelDescriptors as JsonObject[] | undefined) ?? [];
     if (semanticKey != null) list = list.filter((sm) => referenceFilterKeys(sm.semanticId as JsonObject | undefined).includes(semanticKey));
     const page = pageOfList('implicit-submodel-descriptors', list, (sm) => sm.id as string, limit, cursor);
-    return { items: page.items.map(tag), cursor: page.cursor };
+    // As in an explicit registry, a submodel descriptor under a shell descriptor carries the shell descriptor's tag.
+    return { items: page.items.map((json) => ({ json, etag: descriptor.etag })), cursor: page.cursor };
   }
 
   async submodelDescriptorOfShell(tenant: TenantEntity, aasId: string, submodelId: string): Promise<Stored> {
@@ -102,7 +103,7 @@ export class ImplicitRegistryService {
     const descriptor = await this.shellDescriptor(tenant, aasId);
     const found = ((descriptor.json.submodelDescriptors as JsonObject[] | undefined) ?? []).find((sm) => sm.id === submodelId);
     if (!found) throw notFound(`Shell '${aasId.slice(0, 200)}' references no submodel '${submodelId.slice(0, 200)}' that this tenant stores.`);
-    return tag(found);
+    return { json: found, etag: descriptor.etag };
   }
 
   /** The submodel registry: one descriptor per stored submodel, in insertion order; `semanticKey` as in `SubmodelFilter`. */

@@ -21,7 +21,7 @@ export class SubmodelDescriptor {
 
   @Field({
     description:
-      "The entity tag, for If-Match. In an explicit registry, that of the shell descriptor it is part of (its writes lock that); implicit, a hash of the descriptor.",
+      "The entity tag, for If-Match. Under a shell descriptor, that shell descriptor's (it is part of its document; in an explicit registry its writes lock it); in the implicit submodel registry, a hash of the descriptor.",
   })
   etag: string;
 
