@@ -5,7 +5,7 @@ import { StaticAsset, serveAssets } from './static-assets';
 /**
  * The REST API console at `{manage_url}/console`: Swagger UI from the installed `swagger-ui-dist` (no CDN: factory
  * networks have no internet), showing the Management API's OpenAPI document and, with `?tenant=name`, a tenant's
- * AAS API document. Its Authorize dialog takes a pasted bearer token, or logs in with the built-in identity
+ * AAS API document (`?tenant=name/instance`: one of its explicit registry instances). Its Authorize dialog takes a pasted bearer token, or logs in with the built-in identity
  * service (authorization code + PKCE, public client `console`, which comes back to `oauth2-redirect.html`).
  */
 const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -60,10 +60,14 @@ const REDIRECT_PAGE = (base: string) => `<!doctype html>
 const BOOT = `const config = __CONFIG__;
 const params = new URLSearchParams(location.search);
 const tenants = (params.get('tenant') || '').split(',').map((t) => t.trim()).filter(Boolean);
-const urls = tenants.map((tenant) => ({
-  name: 'AAS API of tenant ' + tenant,
-  url: config.tenantApiUrl.replace('__TENANT__', encodeURIComponent(tenant)) + '/openapi.json',
-}));
+// 'tenant' is the tenant's AAS API; 'tenant/instance' one of its explicit registry instances ({tenant_url}/{instance}/api/v3.0).
+const urls = tenants.map((entry) => {
+  const [tenant, instance] = entry.split('/');
+  const api = config.tenantApiUrl.replace('__TENANT__', encodeURIComponent(tenant));
+  if (!instance) return { name: 'AAS API of tenant ' + tenant, url: api + '/openapi.json' };
+  const at = api.lastIndexOf('/api/');
+  return { name: 'Registry instance ' + instance + ' of tenant ' + tenant, url: api.slice(0, at) + '/' + encodeURIComponent(instance) + api.slice(at) + '/openapi.json' };
+});
 urls.push({ name: 'Management API', url: config.managementDocument });
 if (tenants.length) document.getElementById('tenant').value = tenants[0];
 document.getElementById('swagger-ui').textContent = '';

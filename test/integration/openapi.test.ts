@@ -1,4 +1,5 @@
 import http from 'node:http';
+import vm from 'node:vm';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newOrganization } from '../support/management';
@@ -424,6 +425,28 @@ describe('REST API console', () => {
     expect(await redirect.text()).toContain('/console/assets/oauth2-redirect.js');
     expect((await get('/console/assets/oauth2-redirect.js')).status).toBe(200);
     expect((await get('/console/assets/package.json')).status).toBe(404);
+  });
+
+  it("lists the documents ?tenant= names: a tenant's AAS API, or with name/instance one of its registry instances", async () => {
+    const boot = await (await get('/console/console.js')).text();
+    const element = { value: '', textContent: '' };
+    let config: Doc;
+    const bundle = Object.assign((c: Doc) => ((config = c), { initOAuth: () => undefined }), { presets: { apis: {} }, plugins: { DownloadUrl: {} } });
+    vm.runInNewContext(boot, {
+      location: { search: '?tenant=acme,acme/reg-a' },
+      URLSearchParams,
+      document: { getElementById: () => element },
+      window: {},
+      SwaggerUIBundle: bundle,
+      SwaggerUIStandalonePreset: {},
+    });
+    expect(config.urls).toEqual([
+      { name: 'AAS API of tenant acme', url: `${server.url}/tenants/acme/api/v3.0/openapi.json` },
+      { name: 'Registry instance reg-a of tenant acme', url: `${server.url}/tenants/acme/reg-a/api/v3.0/openapi.json` },
+      { name: 'Management API', url: `${server.url}/api/v1/openapi.json` },
+    ]);
+    // The instance document is served at that URL.
+    expect((await get('/tenants/acme/reg-a/api/v3.0/openapi.json')).status).toBe(200);
   });
 });
 
