@@ -40,6 +40,12 @@ describe('registry instances (Management API)', () => {
     const registry = await owner.call('POST', path, { name: 'registry1', kind: 'aas-registry' });
     expect(registry.status).toBe(201);
     expect(registry.body).toMatchObject({ name: 'registry1', kind: 'aas-registry', url: `${server.url}/tenants/${tenant.name}/registry1/api/v3.0` });
+    // Each serves its kind at its url, and only that.
+    const auth = { headers: { authorization: `Bearer ${owner.token}` } };
+    expect((await fetch(`${discovery.body.url}/lookup/shells`, auth)).status).toBe(200);
+    expect((await fetch(`${registry.body.url}/shell-descriptors`, auth)).status).toBe(200);
+    expect((await fetch(`${discovery.body.url}/shell-descriptors`, auth)).status).toBe(404);
+    expect((await fetch(`${registry.body.url}/lookup/shells`, auth)).status).toBe(404);
 
     const got = await owner.call('GET', new URL(discovery.headers.get('location')!).pathname.replace('/api/v1', ''));
     expect(got.status).toBe(200);
@@ -92,6 +98,11 @@ describe('registry instances (Management API)', () => {
     expect(instance.id).toBe(created.body.id);
     await server.services.shellDescriptors.create(tenantRow, instance, { id: 'urn:x', endpoints: [{ interface: 'AAS-3.0', protocolInformation: { href: 'http://x' } }] });
     expect(await descriptorCount(instance.id)).toBe(1);
+    // The instance serves at the url the Management API gave.
+    const auth = { headers: { authorization: `Bearer ${owner.token}` } };
+    const served = await fetch(`${created.body.url}/shell-descriptors`, auth);
+    expect(served.status).toBe(200);
+    expect(((await served.json()) as { result: { id: string }[] }).result.map((d) => d.id)).toEqual(['urn:x']);
 
     const url = `${path}/${created.body.id}`;
     for (const stale of ['"0-0"', 'W/"nonsense"', '"x"']) {
@@ -102,6 +113,7 @@ describe('registry instances (Management API)', () => {
     expect(await descriptorCount(instance.id)).toBe(1);
     expect((await owner.call('DELETE', url, undefined, { 'if-match': created.headers.get('etag')! })).status).toBe(204);
     expect(await descriptorCount(instance.id)).toBe(0);
+    expect((await fetch(`${created.body.url}/shell-descriptors`, auth)).status).toBe(404);
     expect((await owner.call('GET', url)).status).toBe(404);
     expect((await owner.call('DELETE', url)).status).toBe(404);
     expect((await owner.call('GET', path)).body.result).toEqual([]);
