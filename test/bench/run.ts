@@ -14,6 +14,7 @@ import { benchHardening } from './hardening';
 import { benchSubmodels } from './submodels';
 import { benchFiles } from './files';
 import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './identity';
+import { benchDatabaseUrl, benchRegistry } from './registry';
 
 /**
  * `npm run bench`: starts the built server as a child process (on DATABASE_URL in a fresh database of its
@@ -21,14 +22,19 @@ import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './ident
  * with autocannon and prints them beside a bare Node HTTP server answering the same bytes (DESIGN.md,
  * "Performance"); then the same for a submodel of 10,000 elements (`submodels.ts`), then what one heavy
  * request does to the others (`hardening.ts`: /health/live during a 50 MB POST, GET by id during a GraphQL
- * fragment-chain loop). Missed goals are reported, not failed; a broken run (start-up, non-2xx answers) exits 1.
+ * fragment-chain loop), then the identity service and files, and last discovery lookups over 100,000 shells with
+ * 3 asset ids each, implicit and in an explicit instance (`registry.ts`). Missed goals are reported, not failed; a
+ * broken run (start-up, non-2xx answers) exits 1.
  *
  * BENCH_SERVER_NODE_ARGS adds node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
 
-/** `BENCH_ONLY=hardening` (or `identity`, `files`) runs GET by id and those lines alone, on fewer shells. */
+/**
+ * `BENCH_ONLY=hardening` (or `identity`, `files`) runs GET by id and those lines alone, on fewer shells;
+ * `BENCH_ONLY=registry` runs the discovery lookups of `registry.ts` alone (REGISTRY_BENCH_SHELLS sets their size).
+ */
 const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && !['hardening', 'identity', 'files'].includes(ONLY)) throw new Error(`BENCH_ONLY takes 'hardening', 'identity' or 'files', got '${ONLY}'`);
+if (ONLY !== undefined && !['hardening', 'identity', 'files', 'registry'].includes(ONLY)) throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files' or 'registry', got '${ONLY}'`);
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
 const DEEP_POSITION = SHELLS * 0.9;
@@ -203,8 +209,8 @@ function cpuMs(pid: number): number {
 }
 
 /** A warm-up, then the measured run: req/s and latency percentiles of the 2xx answers (sub-ms precision). */
-async function measure(name: string, target: Target, request: autocannon.Request): Promise<Row> {
-  const options = { url: target.url, connections: CONNECTIONS, requests: [request] };
+async function measure(name: string, target: Target, request: autocannon.Request, connections = CONNECTIONS): Promise<Row> {
+  const options = { url: target.url, connections, requests: [request] };
   await autocannon({ ...options, duration: WARMUP_S });
   const latencies: number[] = [];
   const cpuBefore = cpuMs(target.pid);
@@ -254,6 +260,8 @@ async function main(): Promise<void> {
   const apiPath = '/tenants/default/api/v3.0';
   const api = `${server.url}${apiPath}`;
   const run = randomBytes(4).toString('hex');
+  const registry = () => benchRegistry({ server, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
+  if (ONLY === 'registry') return finish(await registry(), 0, server, started);
   let nextShell = 0;
   const post: autocannon.Request = {
     method: 'POST',
@@ -324,6 +332,7 @@ async function main(): Promise<void> {
   rows.push(...(await hardening()));
   rows.push(...(await identity()));
   await files();
+  rows.push(...(await registry()));
   finish(rows, loadFailures, server, started);
 }
 
