@@ -48,7 +48,7 @@ export class Registries1764500000000 implements MigrationInterface {
       )`);
     // As for shells: ids may be longer than a B-tree entry holds, so the unique key is their MD5.
     await q.query('CREATE UNIQUE INDEX shell_descriptors_id ON shell_descriptors (instance_id, md5(id))');
-    await q.query('CREATE INDEX shell_descriptors_asset_ids ON shell_descriptors USING gin (asset_ids jsonb_path_ops)');
+    await q.query('CREATE INDEX shell_descriptors_asset_ids ON shell_descriptors USING gin (asset_ids jsonb_path_ops) WITH (fastupdate = off)');
     await q.query('CREATE INDEX shell_descriptors_submodel_semantic_ids ON shell_descriptors USING gin (submodel_semantic_ids)');
     await q.query(`
       CREATE TABLE asset_links (
@@ -62,10 +62,16 @@ export class Registries1764500000000 implements MigrationInterface {
         PRIMARY KEY (instance_id, seq)
       )`);
     await q.query('CREATE UNIQUE INDEX asset_links_aas_id ON asset_links (instance_id, md5(aas_id))');
-    await q.query('CREATE INDEX asset_links_asset_ids ON asset_links USING gin (asset_ids jsonb_path_ops)');
+    await q.query('CREATE INDEX asset_links_asset_ids ON asset_links USING gin (asset_ids jsonb_path_ops) WITH (fastupdate = off)');
+    // GIN's pending list makes inserts cheaper and every lookup scan the list until (auto)vacuum merges it: 5-7 ms
+    // instead of 0.1 ms per lookup after a bulk load, and the embedded database runs no autovacuum. A shell has a
+    // few asset ids, so writing them into the index at once costs little.
+    await q.query('ALTER INDEX shells_asset_ids SET (fastupdate = off)');
+    await q.query("SELECT gin_clean_pending_list('shells_asset_ids'::regclass)");
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER INDEX shells_asset_ids RESET (fastupdate)');
     await q.query('DROP TABLE asset_links');
     await q.query('DROP TABLE shell_descriptors');
     await q.query('DROP TABLE registry_instances');

@@ -7,6 +7,7 @@ import { MAX_ID_LENGTH } from '../../graphql/limits';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseVerified } from '../model/parse';
 import { Page, assertLimit } from '../store/identifiable-store';
+import { FOREIGN_KEY_VIOLATION, instanceGone } from './instance.service';
 import type { RegistryInstanceEntity } from './registry.entities';
 import { AssetIdPair, assetIdPairs } from './stored';
 
@@ -67,6 +68,7 @@ export class DiscoveryService {
     } catch (err) {
       const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (err as { code?: string }).code;
       if (code === '23505') throw conflict(`Shell '${aasId.slice(0, 200)}' has asset links already; delete them first to link it anew.`);
+      if (code === FOREIGN_KEY_VIOLATION) throw instanceGone(instance);
       rethrowClientError(err);
     }
     return links;

@@ -42,6 +42,9 @@ const KIND_TEXT: Record<InstanceKind, string> = { discovery: 'a discovery servic
  * Management API and GraphQL), each with its own data, which goes with it.
  */
 export class RegistryInstanceService {
+  /** Instances by tenant and name, for `resolve` (which runs on every request to an instance), briefly. */
+  private readonly cache = new Map<string, { row: RegistryInstanceEntity | null; until: number }>();
+
   constructor(private readonly dataSource: DataSource) {}
 
   async list(tenant: TenantEntity, limit: number, cursor?: string | null): Promise<Page<RegistryInstance>> {
@@ -67,6 +70,7 @@ export class RegistryInstanceService {
     if (problems.length) throw badRequest(problems[0], problems);
     try {
       const inserted = await this.dataSource.manager.insert(RegistryInstanceEntity, { tenantId: tenant.id, name: input.name, kind: input.kind as InstanceKind });
+      this.cache.delete(cacheKey(tenant, input.name));
       return this.get(tenant, (inserted.identifiers[0] as { id: string }).id);
     } catch (err) {
       if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') throw conflict(`Tenant '${tenant.name}' has an instance named '${input.name}' already.`);
@@ -76,7 +80,7 @@ export class RegistryInstanceService {
 
   /** Deletes an instance with all its data (descriptors, asset links). */
   async delete(tenant: TenantEntity, instanceId: string, ifMatch?: string | null): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
+    await this.dataSource.transaction(async (m): Promise<RegistryInstanceEntity> => {
       const row = UUID.test(instanceId)
         ? await m.findOne(RegistryInstanceEntity, { where: { id: instanceId.toLowerCase(), tenantId: tenant.id }, lock: { mode: 'pessimistic_write' } })
         : null;
@@ -85,7 +89,8 @@ export class RegistryInstanceService {
         throw preconditionFailed(`Instance '${row.name}' has changed: If-Match does not match its current entity tag.`);
       }
       await m.delete(RegistryInstanceEntity, { id: row.id });
-    });
+      return row;
+    }).then((row) => this.cache.delete(cacheKey(tenant, row.name)));
   }
 
   /**
@@ -93,9 +98,26 @@ export class RegistryInstanceService {
    * when there is none of that name, or it serves the other kind.
    */
   async resolve(tenant: TenantEntity, name: string, kind?: InstanceKind): Promise<RegistryInstanceEntity> {
-    const row = INSTANCE_NAME.test(name) ? await this.dataSource.manager.findOneBy(RegistryInstanceEntity, { tenantId: tenant.id, name }) : null;
+    const row = INSTANCE_NAME.test(name) ? await this.byName(tenant, name) : null;
     if (!row) throw notFound(`Tenant '${tenant.name}' has no instance named '${name.slice(0, 100)}'.`);
     if (kind !== undefined && row.kind !== kind) throw notFound(`Instance '${name}' is ${KIND_TEXT[row.kind]}, not ${KIND_TEXT[kind]}: it does not serve this path.`);
+    return row;
+  }
+
+  /**
+   * The instance of that name, cached for CACHE_TTL_MS like tenants (unknown names too, so a flood of them does not
+   * reach the database). This process evicts on create and delete; another replica sees a change within the TTL,
+   * and a write to an instance deleted meanwhile fails on its foreign key (404).
+   */
+  private async byName(tenant: TenantEntity, name: string): Promise<RegistryInstanceEntity | null> {
+    const key = cacheKey(tenant, name);
+    const now = Date.now();
+    const hit = this.cache.get(key);
+    if (hit && hit.until > now) return hit.row;
+    const row = await this.dataSource.manager.findOneBy(RegistryInstanceEntity, { tenantId: tenant.id, name });
+    this.cache.delete(key);
+    if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, { row, until: now + CACHE_TTL_MS });
     return row;
   }
 
@@ -106,7 +128,16 @@ export class RegistryInstanceService {
   }
 }
 
+const CACHE_TTL_MS = 5_000;
+const CACHE_MAX_ENTRIES = 1_000;
+const cacheKey = (tenant: TenantEntity, name: string) => `${tenant.id}/${name}`;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const FOREIGN_KEY_VIOLATION = '23503';
+
+/** A write to an instance another replica deleted while this one still had it cached. */
+export const instanceGone = (instance: RegistryInstanceEntity) => notFound(`Instance '${instance.name}' has been deleted.`);
 
 const instanceNotFound = (id: string) => notFound(`No registry instance '${id.slice(0, 100)}' in this tenant.`);
 

@@ -9,6 +9,7 @@ import { referenceFilterKeys } from '../model/reference-keys';
 import type { JsonObject } from '../model/parse';
 import { Page, assertLimit, pageOfList } from '../store/identifiable-store';
 import { parseShellDescriptor, parseSubmodelDescriptor } from './descriptor';
+import { FOREIGN_KEY_VIOLATION, instanceGone } from './instance.service';
 import type { RegistryInstanceEntity } from './registry.entities';
 import { assetIdPairs, type Stored, type DescriptorFilter } from './stored';
 
@@ -201,7 +202,9 @@ export class ShellDescriptorService {
       return await this.dataSource.transaction(run);
     } catch (err) {
       // Two creates of one id racing past the row check: the unique index decides.
-      if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') throw conflict(`Shell descriptor '${id}' is registered already.`);
+      const code = (err as { driverError?: { code?: string } }).driverError?.code;
+      if (code === '23505') throw conflict(`Shell descriptor '${id}' is registered already.`);
+      if (code === FOREIGN_KEY_VIOLATION) throw instanceGone(instance);
       rethrowClientError(err);
     }
   }
