@@ -43,7 +43,7 @@ const KIND_TEXT: Record<InstanceKind, string> = { discovery: 'a discovery servic
  */
 export class RegistryInstanceService {
   /** Instances by tenant and name, for `resolve` (which runs on every request to an instance), briefly. */
-  private readonly cache = new Map<string, { row: RegistryInstanceEntity | null; until: number }>();
+  private readonly cache = new Map<string, { row: Promise<RegistryInstanceEntity | null>; until: number }>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -109,15 +109,18 @@ export class RegistryInstanceService {
    * reach the database). This process evicts on create and delete; another replica sees a change within the TTL,
    * and a write to an instance deleted meanwhile fails on its foreign key (404).
    */
-  private async byName(tenant: TenantEntity, name: string): Promise<RegistryInstanceEntity | null> {
+  private byName(tenant: TenantEntity, name: string): Promise<RegistryInstanceEntity | null> {
     const key = cacheKey(tenant, name);
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && hit.until > now) return hit.row;
-    const row = await this.dataSource.manager.findOneBy(RegistryInstanceEntity, { tenantId: tenant.id, name });
+    // Requests that miss together share one query.
+    const row = this.dataSource.manager.findOneBy(RegistryInstanceEntity, { tenantId: tenant.id, name });
     this.cache.delete(key);
     if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, { row, until: now + CACHE_TTL_MS });
+    // A failed query is not cached.
+    row.catch(() => this.cache.get(key)?.row === row && this.cache.delete(key));
     return row;
   }
 
