@@ -581,6 +581,26 @@ describe('access', () => {
   });
 });
 
+describe('access through the organization', () => {
+  it('lets organization-wide roles cascade into the tenant: readers read, contributors write, in instances too', async () => {
+    const closed = await server.createTenant({ showcase: false });
+    await server.services.registryInstances.create(closed, { name: 'org-reg', kind: 'aas-registry' });
+    const withOrgRole = async (role: 'reader' | 'contributor') => {
+      const account = await newServiceAccount(server, closed.organizationId);
+      await assignRole(server, closed.organizationId, { type: 'service-account', id: account.id }, role, null);
+      return { authorization: `Bearer ${await account.token()}` };
+    };
+    const reader = await withOrgRole('reader');
+    const contributor = await withOrgRole('contributor');
+    const reg = instanceApi('org-reg', closed);
+    expect((await send(`${reg}/shell-descriptors`, 'POST', { id: 'urn:org:1' }, reader)).status).toBe(403);
+    expect((await send(`${reg}/shell-descriptors`, 'POST', { id: 'urn:org:1' }, contributor)).status).toBe(201);
+    expect(await ids(send(`${server.api(closed.name)}/lookup/shells`, 'GET', undefined, reader))).toEqual([]);
+    const listed = await json(send(`${reg}/shell-descriptors`, 'GET', undefined, reader));
+    expect(listed.result.map((d: { id: string }) => d.id)).toEqual(['urn:org:1']);
+  });
+});
+
 describe('GraphQL', () => {
   it('gives shells and submodels their implicit descriptors as fields', async () => {
     const { body } = await graphql(
