@@ -245,6 +245,16 @@ const UPLOAD_ERRORS = {
   '415': 'The body is not `multipart/form-data`.',
 };
 
+/** The error answers of an operation that takes a JSON body. */
+const JSON_BODY_ERRORS = {
+  '400': true,
+  '401': true,
+  '403': true,
+  '404': true,
+  '413': 'The body is larger than the body limit.',
+  '415': 'The body is not `application/json` (UTF-8).',
+};
+
 /** The routes below a location's `/files`, by `METHOD path`. */
 const FILE_OPERATIONS: Record<string, PlatformOperation> = {
   'GET /files': {
@@ -353,15 +363,7 @@ const FILE_OPERATIONS: Record<string, PlatformOperation> = {
     description: 'Sets `displayName`, `classification` and `attributes` together; what the body leaves out is cleared.',
     parameters: [parameter('Tfp')],
     requestBody: { required: true, content: { 'application/json': { schema: schema('StoredFileMetadata') } } },
-    responses: {
-      '200': stored('Metadata replaced'),
-      '400': true,
-      '401': true,
-      '403': true,
-      '404': true,
-      '413': 'The body is larger than the body limit.',
-      '415': 'The body is not `application/json` (UTF-8).',
-    },
+    responses: { '200': stored('Metadata replaced'), ...JSON_BODY_ERRORS },
   },
 };
 
@@ -413,15 +415,7 @@ const ASSET_LINK_SEARCH: PlatformOperation = {
     required: true,
     content: { 'application/json': { schema: { type: 'array', maxItems: 1000, items: schema('AssetLink') } } },
   },
-  responses: {
-    '200': 'Requested Asset Administration Shell ids',
-    '400': true,
-    '401': true,
-    '403': true,
-    '404': true,
-    '413': 'The body is larger than the body limit.',
-    '415': 'The body is not `application/json` (UTF-8).',
-  },
+  responses: { '200': 'Requested Asset Administration Shell ids', ...JSON_BODY_ERRORS },
 };
 
 /** The Part 2 response each error status refers to. */

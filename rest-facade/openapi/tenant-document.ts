@@ -64,31 +64,21 @@ export interface TenantDocumentOptions {
  * path the rest. `servers` is left for the caller (one URL per tenant).
  */
 export function tenantDocument(served: ServedRoute[], options: TenantDocumentOptions): Json {
-  const { bundler, paths } = apiPaths(served, SERVICE_FILES, TENANT_EXTRAS, options);
-  const components = { ...bundler.components, securitySchemes: securitySchemes(options.manageUrl) };
-  return {
-    openapi: OPENAPI_VERSION,
-    info: {
-      title: 'Asset platform | AAS API V3.0.4 (tenant)',
-      version: 'V3.0.4',
-      description:
-        'The operations of the Asset Administration Shell API (Specification of the Asset Administration Shell, Part 2, V3.0.4) that this ' +
-        'tenant serves: the AAS Repository, Submodel Repository and Concept Description Repository (full profiles, SSP-001), and the ' +
-        "tenant's implicit registries and discovery, derived from its shells and submodels and read-only (AAS Registry and Submodel Registry " +
-        'read profiles, SSP-002; the reads of Discovery SSP-001; `POST /lookup/shellsByAssetLink` of V3.1). Descriptions, ' +
-        'parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
-        '(https://creativecommons.org/licenses/by/4.0/), bundled into this document. Where the specification leaves a choice open, the ' +
-        "server's README documents it. Beside the AAS API, the platform's own services of the tenant: the file repository at " +
-        '`{tenant_url}/sphere/api/v1.0/files` (also served, deprecated, at `{tenant_url}/api/v3.0/files`) and the AASX import. Explicit ' +
-        'registry instances, at `{tenant_url}/{instanceName}/api/v3.0`, have a document of their own there (`openapi.json`). Tenants in ' +
-        'showcase mode need no token.',
-      license: { name: 'CC BY 4.0 (the AAS API descriptions)', url: 'https://creativecommons.org/licenses/by/4.0/' },
-    },
-    servers: [{ url: options.apiBase }],
-    security: SECURITY,
-    paths,
-    components,
-  };
+  return aasApiDocument(
+    'Asset platform | AAS API V3.0.4 (tenant)',
+    'The operations of the Asset Administration Shell API (Specification of the Asset Administration Shell, Part 2, V3.0.4) that this ' +
+      'tenant serves: the AAS Repository, Submodel Repository and Concept Description Repository (full profiles, SSP-001), and the ' +
+      "tenant's implicit registries and discovery, derived from its shells and submodels and read-only (AAS Registry and Submodel Registry " +
+      'read profiles, SSP-002; the reads of Discovery SSP-001; `POST /lookup/shellsByAssetLink` of V3.1). Descriptions, ' +
+      'parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
+      '(https://creativecommons.org/licenses/by/4.0/), bundled into this document. Where the specification leaves a choice open, the ' +
+      "server's README documents it. Beside the AAS API, the platform's own services of the tenant: the file repository at " +
+      '`{tenant_url}/sphere/api/v1.0/files` (also served, deprecated, at `{tenant_url}/api/v3.0/files`) and the AASX import. Explicit ' +
+      'registry instances, at `{tenant_url}/{instanceName}/api/v3.0`, have a document of their own there (`openapi.json`). Tenants in ' +
+      'showcase mode need no token.',
+    apiPaths(served, SERVICE_FILES, TENANT_EXTRAS, options),
+    options,
+  );
 }
 
 /**
@@ -97,26 +87,28 @@ export function tenantDocument(served: ServedRoute[], options: TenantDocumentOpt
  * operations of its kind (tags: the discovery's, or the AAS registry's) and answers the others 404.
  */
 export function instanceDocument(served: ServedRoute[], options: TenantDocumentOptions): Json {
-  const { bundler, paths } = apiPaths(served, INSTANCE_FILES, INSTANCE_EXTRAS, options);
-  const components = { ...bundler.components, securitySchemes: securitySchemes(options.manageUrl) };
+  return aasApiDocument(
+    'Asset platform | AAS API V3.0.4 (explicit registry instance)',
+    "An explicit instance of a tenant, created by an operator (Management API, GraphQL), with data of its own: either a discovery service " +
+      '(Discovery full profile SSP-001, plus `POST /lookup/shellsByAssetLink` of V3.1) or an AAS registry (AAS Registry full profile SSP-001, ' +
+      'submodel descriptors under their shell descriptor). An instance answers the operations of the other kind with 404, as it does any ' +
+      "`/submodel-descriptors` path: there is no explicit submodel registry (the tenant's implicit one is at `{tenant_url}/api/v3.0/submodel-descriptors`). " +
+      'Descriptions, parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
+      "(https://creativecommons.org/licenses/by/4.0/), bundled into this document; the server's README documents its choices.",
+    apiPaths(served, INSTANCE_FILES, INSTANCE_EXTRAS, options),
+    options,
+  );
+}
+
+/** An OpenAPI document of AAS API paths (bundled from the IDTA files, under their licence), served at `options.apiBase`. */
+function aasApiDocument(title: string, description: string, { bundler, paths }: ReturnType<typeof apiPaths>, options: TenantDocumentOptions): Json {
   return {
     openapi: OPENAPI_VERSION,
-    info: {
-      title: 'Asset platform | AAS API V3.0.4 (explicit registry instance)',
-      version: 'V3.0.4',
-      description:
-        "An explicit instance of a tenant, created by an operator (Management API, GraphQL), with data of its own: either a discovery service " +
-        '(Discovery full profile SSP-001, plus `POST /lookup/shellsByAssetLink` of V3.1) or an AAS registry (AAS Registry full profile SSP-001, ' +
-        'submodel descriptors under their shell descriptor). An instance answers the operations of the other kind with 404, as it does any ' +
-        "`/submodel-descriptors` path: there is no explicit submodel registry (the tenant's implicit one is at `{tenant_url}/api/v3.0/submodel-descriptors`). " +
-        'Descriptions, parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
-        "(https://creativecommons.org/licenses/by/4.0/), bundled into this document; the server's README documents its choices.",
-      license: { name: 'CC BY 4.0 (the AAS API descriptions)', url: 'https://creativecommons.org/licenses/by/4.0/' },
-    },
+    info: { title, version: 'V3.0.4', description, license: { name: 'CC BY 4.0 (the AAS API descriptions)', url: 'https://creativecommons.org/licenses/by/4.0/' } },
     servers: [{ url: options.apiBase }],
     security: SECURITY,
     paths,
-    components,
+    components: { ...bundler.components, securitySchemes: securitySchemes(options.manageUrl) },
   };
 }
 

@@ -13,13 +13,7 @@ import { submodelJsonResolvers } from '../aas/submodels/submodel.types';
 import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { FileResolver } from '../files/file.resolver';
 import { PackageResolver } from '../aas/packages/package.resolver';
-import {
-  RegistryResolver,
-  ShellDescriptorFieldResolver,
-  ShellDescriptorResolver,
-  SubmodelDescriptorFieldResolver,
-  SubmodelDescriptorResolver,
-} from '../aas/registry/registry.resolver';
+import { RegistryResolver, ShellDescriptorFieldResolver, SubmodelDescriptorFieldResolver } from '../aas/registry/registry.resolver';
 import { authChecker } from '../auth/policy';
 import { AccountResolver } from '../management/accounts/account.resolver';
 import { MeResolver, MeTenantResolver } from '../management/me/me.resolver';
@@ -46,8 +40,6 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       ConceptDescriptionResolver,
       DescriptionResolver,
       RegistryResolver,
-      ShellDescriptorResolver,
-      SubmodelDescriptorResolver,
       ShellDescriptorFieldResolver,
       SubmodelDescriptorFieldResolver,
       FileResolver,

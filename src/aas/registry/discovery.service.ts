@@ -1,15 +1,13 @@
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
 import { DataSource } from 'typeorm';
-import { decodeCursor, encodeCursor } from '../../common/cursor';
 import { readRows, rethrowClientError } from '../../db/read';
 import { AppError, badRequest, conflict, notFound } from '../../graphql/errors';
-import { MAX_ID_LENGTH } from '../../graphql/limits';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseVerified } from '../model/parse';
-import { Page, assertLimit } from '../store/identifiable-store';
+import type { Condition, Page } from '../store/identifiable-store';
 import { FOREIGN_KEY_VIOLATION, instanceGone } from './instance.service';
 import type { RegistryInstanceEntity } from './registry.entities';
-import { AssetIdPair, assetIdPairs } from './stored';
+import { AssetIdPair, assetIdPairs, checkId, instancePage } from './stored';
 
 const LIST = 'asset-links';
 const BY_AAS = 'instance_id = $1 AND tenant_id = $2 AND md5(aas_id) = md5($3) AND aas_id = $3';
@@ -26,22 +24,9 @@ export class DiscoveryService {
 
   /** The ids of the shells linked to every one of `assetIds` (all shells when none), in the order they were linked. */
   async lookup(tenant: TenantEntity, instance: RegistryInstanceEntity, assetIds: readonly AssetIdPair[], limit: number, cursor?: string | null): Promise<Page<string>> {
-    assertLimit(limit);
-    const params: unknown[] = [instance.id, tenant.id];
-    const where = ['instance_id = $1', 'tenant_id = $2'];
-    if (cursor != null) {
-      const after = decodeCursor(LIST, cursor);
-      if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
-      where.push(`seq > $${params.push(after)}`);
-    }
-    if (assetIds.length) where.push(`asset_ids @> $${params.push(JSON.stringify(assetIdPairs(assetIds)))}::jsonb`);
-    const rows = await readRows<{ seq: string; aas_id: string }>(
-      this.dataSource,
-      `SELECT seq, aas_id FROM asset_links WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.push(limit + 1)}`,
-      params,
-    );
-    const items = rows.slice(0, limit);
-    return { items: items.map((row) => row.aas_id), cursor: rows.length > limit ? encodeCursor(LIST, Number(items[items.length - 1].seq)) : undefined };
+    const conditions: Condition[] = assetIds.length ? [['asset_ids @> ?::jsonb', JSON.stringify(assetIdPairs(assetIds))]] : [];
+    const page = await instancePage<{ seq: string; aas_id: string }>(this.dataSource, LIST, 'asset_links', 'seq, aas_id', { tenant, instance }, conditions, limit, cursor);
+    return { items: page.items.map((row) => row.aas_id), cursor: page.cursor };
   }
 
   /** The asset links of a shell, as posted (404 when it has none). */
@@ -96,10 +81,6 @@ export function parseLinks(json: unknown): JsonObject[] {
       throw badRequest(messages[0], messages);
     }
   });
-}
-
-function checkId(id: string): void {
-  if (id.length > MAX_ID_LENGTH) throw badRequest(`An identifier is at most ${MAX_ID_LENGTH} characters long; this one has ${id.length}.`);
 }
 
 const linksNotFound = (aasId: string) => notFound(`Shell '${aasId.slice(0, 200)}' has no asset links in this discovery service.`);

@@ -4,11 +4,10 @@ import { badRequest, notFound } from '../../graphql/errors';
 import { MAX_ID_LENGTH } from '../../graphql/limits';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { JsonObject } from '../model/parse';
-import { referenceFilterKeys } from '../model/reference-keys';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
-import { pageOfList, type Page } from '../store/identifiable-store';
+import type { Page } from '../store/identifiable-store';
 import type { SubmodelService } from '../submodels/submodel.service';
-import type { AssetIdPair, DescriptorFilter, Stored } from './stored';
+import { submodelDescriptorIn, submodelDescriptorPage, type AssetIdPair, type DescriptorFilter, type Stored } from './stored';
 
 /** The interfaces of the endpoints of implicit descriptors (V3.0.4, Part 2, "Interface"). */
 export const AAS_INTERFACE = 'AAS-3.0';
@@ -89,21 +88,16 @@ export class ImplicitRegistryService {
     limit: number,
     cursor?: string | null,
   ): Promise<Page<Stored>> {
-    const descriptor = await this.shellDescriptor(tenant, aasId);
-    let list = (descriptor.json.submodelDescriptors as JsonObject[] | undefined) ?? [];
-    if (semanticKey != null) list = list.filter((sm) => referenceFilterKeys(sm.semanticId as JsonObject | undefined).includes(semanticKey));
-    const page = pageOfList('implicit-submodel-descriptors', list, (sm) => sm.id as string, limit, cursor);
     // As in an explicit registry, a submodel descriptor under a shell descriptor carries the shell descriptor's tag.
-    return { items: page.items.map((json) => ({ json, etag: descriptor.etag })), cursor: page.cursor };
+    return submodelDescriptorPage('implicit-submodel-descriptors', await this.shellDescriptor(tenant, aasId), semanticKey, limit, cursor);
   }
 
   async submodelDescriptorOfShell(tenant: TenantEntity, aasId: string, submodelId: string): Promise<Stored> {
     // Looked up in the shell's list, not the store: its length is checked here, as the store checks ids.
     if (submodelId.length > MAX_ID_LENGTH) throw badRequest(`A Submodel id is at most ${MAX_ID_LENGTH} characters long; this one has ${submodelId.length}.`);
-    const descriptor = await this.shellDescriptor(tenant, aasId);
-    const found = ((descriptor.json.submodelDescriptors as JsonObject[] | undefined) ?? []).find((sm) => sm.id === submodelId);
+    const found = submodelDescriptorIn(await this.shellDescriptor(tenant, aasId), submodelId);
     if (!found) throw notFound(`Shell '${aasId.slice(0, 200)}' references no submodel '${submodelId.slice(0, 200)}' that this tenant stores.`);
-    return { json: found, etag: descriptor.etag };
+    return found;
   }
 
   /** The submodel registry: one descriptor per stored submodel, in insertion order; `semanticKey` as in `SubmodelFilter`. */

@@ -4,7 +4,7 @@ import { DEFAULT_LIMIT } from '../../common/cursor';
 import { Context, tenantOf } from '../../graphql/context';
 import { badRequest } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
-import { AssetKind, Reference } from '../model/graphql-types';
+import { AssetKind } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { referenceKeyOf, valueKey } from '../model/reference-keys';
 import { referencedSubmodelIds } from '../shells/shell.service';
@@ -21,8 +21,9 @@ import {
   SubmodelDescriptor,
   SubmodelDescriptorFilterInput,
   SubmodelDescriptorPage,
+  descriptorObject,
 } from './registry.types';
-import type { AssetIdPair, Stored } from './stored';
+import { type AssetIdPair, type Stored, assetIdPairs } from './stored';
 
 /**
  * Registries and discovery. `instance` names an explicit instance of the tenant (a discovery service or an AAS
@@ -34,7 +35,7 @@ const INSTANCE_DESCRIPTION = 'An explicit instance of the tenant, by name; absen
 
 const page = <T>(p: Page<T>) => ({ result: p.items, pagingMetadata: { cursor: p.cursor } });
 
-const jsonOf = (root: Stored) => root.json;
+const descriptorPage = (p: Page<Stored>) => page({ items: p.items.map(descriptorObject), cursor: p.cursor });
 
 const NO_EXPLICIT_SUBMODEL_REGISTRY =
   'There is no explicit submodel registry: in an AAS registry instance, submodel descriptors live under their shell descriptor (give aasId); ' +
@@ -45,68 +46,7 @@ function semanticKeyOf(semanticId: JsonObject | null | undefined, semanticIdValu
   return semanticIdValue != null ? valueKey(semanticIdValue) : referenceKeyOf(semanticId, name);
 }
 
-const pairs = (ids: SpecificAssetIdInput[] | null | undefined): AssetIdPair[] => (ids ?? []).map(({ name, value }) => ({ name, value }));
-
-@Resolver(() => ShellDescriptor)
-export class ShellDescriptorResolver {
-  @FieldResolver(() => String)
-  id(@Root() root: Stored): unknown {
-    return root.json.id;
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  idShort(@Root() root: Stored): unknown {
-    return root.json.idShort;
-  }
-
-  @FieldResolver(() => AssetKind, { nullable: true })
-  assetKind(@Root() root: Stored): unknown {
-    return root.json.assetKind;
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  assetType(@Root() root: Stored): unknown {
-    return root.json.assetType;
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  globalAssetId(@Root() root: Stored): unknown {
-    return root.json.globalAssetId;
-  }
-
-  @FieldResolver(() => GraphQLJSONObject)
-  json(@Root() root: Stored): JsonObject {
-    return jsonOf(root);
-  }
-
-  @FieldResolver(() => [SubmodelDescriptor])
-  submodelDescriptors(@Root() root: Stored): Stored[] {
-    return ((root.json.submodelDescriptors as JsonObject[] | undefined) ?? []).map((json) => ({ json, etag: root.etag }));
-  }
-}
-
-@Resolver(() => SubmodelDescriptor)
-export class SubmodelDescriptorResolver {
-  @FieldResolver(() => String)
-  id(@Root() root: Stored): unknown {
-    return root.json.id;
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  idShort(@Root() root: Stored): unknown {
-    return root.json.idShort;
-  }
-
-  @FieldResolver(() => Reference, { nullable: true })
-  semanticId(@Root() root: Stored): unknown {
-    return root.json.semanticId;
-  }
-
-  @FieldResolver(() => GraphQLJSONObject)
-  json(@Root() root: Stored): JsonObject {
-    return jsonOf(root);
-  }
-}
+const pairs = (ids: SpecificAssetIdInput[] | null | undefined): AssetIdPair[] => assetIdPairs(ids ?? []);
 
 /** The implicit descriptors of the repository's own shells and submodels, as fields of theirs. */
 @Resolver(() => Shell)
@@ -115,7 +55,7 @@ export class ShellDescriptorFieldResolver {
     nullable: true,
     description: "The shell's descriptor in the tenant's implicit AAS registry (submodel heads loaded in one batch per request).",
   })
-  async descriptor(@Root() shell: JsonObject, @Ctx() ctx: Context): Promise<Stored | null> {
+  async descriptor(@Root() shell: JsonObject, @Ctx() ctx: Context): Promise<ShellDescriptor | null> {
     const origin = originOf(shell);
     if (!origin) return null;
     const ids = referencedSubmodelIds(shell);
@@ -125,16 +65,16 @@ export class ShellDescriptorFieldResolver {
       const head = heads[i];
       if (head && !(head instanceof Error)) found.set(id, head);
     });
-    return ctx.services.implicitRegistry.describeShell(origin.tenant, shell, found);
+    return descriptorObject(ctx.services.implicitRegistry.describeShell(origin.tenant, shell, found));
   }
 }
 
 @Resolver(() => Submodel)
 export class SubmodelDescriptorFieldResolver {
   @FieldResolver(() => SubmodelDescriptor, { nullable: true, description: "The submodel's descriptor in the tenant's implicit submodel registry." })
-  descriptor(@Root() submodel: JsonObject, @Ctx() ctx: Context): Stored | null {
+  descriptor(@Root() submodel: JsonObject, @Ctx() ctx: Context): SubmodelDescriptor | null {
     const origin = originOf(submodel);
-    return origin ? ctx.services.implicitRegistry.describeSubmodel(origin.tenant, submodel) : null;
+    return origin ? descriptorObject(ctx.services.implicitRegistry.describeSubmodel(origin.tenant, submodel)) : null;
   }
 }
 
@@ -186,9 +126,8 @@ export class RegistryResolver {
     @Arg('instance', () => String, { nullable: true, description: INSTANCE_DESCRIPTION }) instance: string | null,
     @Arg('aasId') aasId: string,
   ): Promise<JsonObject[]> {
-    const t = tenantOf(ctx, tenant);
-    if (instance == null) return ctx.services.implicitRegistry.links(t, aasId);
-    return ctx.services.discovery.links(t, await resolve(ctx, t, instance, 'discovery'), aasId);
+    const [t, discovery] = await target(ctx, tenant, instance, 'discovery');
+    return discovery ? ctx.services.discovery.links(t, discovery, aasId) : ctx.services.implicitRegistry.links(t, aasId);
   }
 
   @Authorized('reader')
@@ -201,18 +140,18 @@ export class RegistryResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
   ): Promise<ShellDescriptorPage> {
-    const t = tenantOf(ctx, tenant);
     const descriptorFilter = {
       assetKind: filter?.assetKind,
       assetType: filter?.assetType,
       assetIds: pairs(filter?.assetIds),
       submodelSemanticKey: semanticKeyOf(filter?.submodelSemanticId, filter?.submodelSemanticIdValue, 'submodelSemanticId'),
     };
-    const found =
-      instance == null
-        ? await ctx.services.implicitRegistry.shellDescriptors(t, descriptorFilter, limit, cursor)
-        : await ctx.services.shellDescriptors.list(t, await resolve(ctx, t, instance, 'aas-registry'), descriptorFilter, limit, cursor);
-    return page(found) as unknown as ShellDescriptorPage;
+    const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
+    return descriptorPage(
+      registry
+        ? await ctx.services.shellDescriptors.list(t, registry, descriptorFilter, limit, cursor)
+        : await ctx.services.implicitRegistry.shellDescriptors(t, descriptorFilter, limit, cursor),
+    );
   }
 
   @Authorized('reader')
@@ -223,12 +162,8 @@ export class RegistryResolver {
     @Arg('instance', () => String, { nullable: true, description: INSTANCE_DESCRIPTION }) instance: string | null,
     @Arg('id') id: string,
   ): Promise<ShellDescriptor> {
-    const t = tenantOf(ctx, tenant);
-    const found =
-      instance == null
-        ? await ctx.services.implicitRegistry.shellDescriptor(t, id)
-        : await ctx.services.shellDescriptors.get(t, await resolve(ctx, t, instance, 'aas-registry'), id);
-    return found as unknown as ShellDescriptor;
+    const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
+    return descriptorObject(registry ? await ctx.services.shellDescriptors.get(t, registry, id) : await ctx.services.implicitRegistry.shellDescriptor(t, id));
   }
 
   @Authorized('reader')
@@ -246,19 +181,13 @@ export class RegistryResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
   ): Promise<SubmodelDescriptorPage> {
-    const t = tenantOf(ctx, tenant);
     const key = semanticKeyOf(filter?.semanticId, filter?.semanticIdValue, 'semanticId');
+    const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
     let found: Page<Stored>;
-    if (instance == null) {
-      found = aasId == null
-        ? await ctx.services.implicitRegistry.submodelDescriptors(t, key, limit, cursor)
-        : await ctx.services.implicitRegistry.submodelDescriptorsOfShell(t, aasId, key, limit, cursor);
-    } else {
-      const registry = await resolve(ctx, t, instance, 'aas-registry');
-      if (aasId == null) throw badRequest(NO_EXPLICIT_SUBMODEL_REGISTRY);
-      found = await ctx.services.shellDescriptors.submodelDescriptors(t, registry, aasId, key, limit, cursor);
-    }
-    return page(found) as unknown as SubmodelDescriptorPage;
+    if (registry) found = await ctx.services.shellDescriptors.submodelDescriptors(t, registry, shellOf(aasId), key, limit, cursor);
+    else if (aasId == null) found = await ctx.services.implicitRegistry.submodelDescriptors(t, key, limit, cursor);
+    else found = await ctx.services.implicitRegistry.submodelDescriptorsOfShell(t, aasId, key, limit, cursor);
+    return descriptorPage(found);
   }
 
   @Authorized('reader')
@@ -270,16 +199,12 @@ export class RegistryResolver {
     @Arg('aasId', () => String, { nullable: true }) aasId: string | null,
     @Arg('id') id: string,
   ): Promise<SubmodelDescriptor> {
-    const t = tenantOf(ctx, tenant);
+    const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
     let found: Stored;
-    if (instance == null) {
-      found = aasId == null ? await ctx.services.implicitRegistry.submodelDescriptor(t, id) : await ctx.services.implicitRegistry.submodelDescriptorOfShell(t, aasId, id);
-    } else {
-      const registry = await resolve(ctx, t, instance, 'aas-registry');
-      if (aasId == null) throw badRequest(NO_EXPLICIT_SUBMODEL_REGISTRY);
-      found = await ctx.services.shellDescriptors.submodelDescriptor(t, registry, aasId, id);
-    }
-    return found as unknown as SubmodelDescriptor;
+    if (registry) found = await ctx.services.shellDescriptors.submodelDescriptor(t, registry, shellOf(aasId), id);
+    else if (aasId == null) found = await ctx.services.implicitRegistry.submodelDescriptor(t, id);
+    else found = await ctx.services.implicitRegistry.submodelDescriptorOfShell(t, aasId, id);
+    return descriptorObject(found);
   }
 
   @Authorized('contributor')
@@ -290,8 +215,8 @@ export class RegistryResolver {
     @Arg('instance') instance: string,
     @Arg('descriptor', () => GraphQLJSONObject) descriptor: JsonObject,
   ): Promise<ShellDescriptor> {
-    const t = tenantOf(ctx, tenant);
-    return (await ctx.services.shellDescriptors.create(t, await resolve(ctx, t, instance, 'aas-registry'), descriptor)) as unknown as ShellDescriptor;
+    const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
+    return descriptorObject(await ctx.services.shellDescriptors.create(t, registry, descriptor));
   }
 
   @Authorized('contributor')
@@ -304,9 +229,8 @@ export class RegistryResolver {
     @Arg('descriptor', () => GraphQLJSONObject) descriptor: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<ShellDescriptor> {
-    const t = tenantOf(ctx, tenant);
-    const registry = await resolve(ctx, t, instance, 'aas-registry');
-    return (await ctx.services.shellDescriptors.replace(t, registry, id, descriptor, { ifMatch })) as unknown as ShellDescriptor;
+    const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
+    return descriptorObject(await ctx.services.shellDescriptors.replace(t, registry, id, descriptor, { ifMatch }));
   }
 
   @Authorized('contributor')
@@ -318,8 +242,8 @@ export class RegistryResolver {
     @Arg('id') id: string,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<boolean> {
-    const t = tenantOf(ctx, tenant);
-    await ctx.services.shellDescriptors.delete(t, await resolve(ctx, t, instance, 'aas-registry'), id, { ifMatch });
+    const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
+    await ctx.services.shellDescriptors.delete(t, registry, id, { ifMatch });
     return true;
   }
 
@@ -333,9 +257,8 @@ export class RegistryResolver {
     @Arg('descriptor', () => GraphQLJSONObject) descriptor: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<SubmodelDescriptor> {
-    const t = tenantOf(ctx, tenant);
-    const registry = await resolve(ctx, t, instance, 'aas-registry');
-    return (await ctx.services.shellDescriptors.createSubmodelDescriptor(t, registry, aasId, descriptor, { ifMatch })) as unknown as SubmodelDescriptor;
+    const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
+    return descriptorObject(await ctx.services.shellDescriptors.createSubmodelDescriptor(t, registry, aasId, descriptor, { ifMatch }));
   }
 
   @Authorized('contributor')
@@ -349,9 +272,8 @@ export class RegistryResolver {
     @Arg('descriptor', () => GraphQLJSONObject) descriptor: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<SubmodelDescriptor> {
-    const t = tenantOf(ctx, tenant);
-    const registry = await resolve(ctx, t, instance, 'aas-registry');
-    return (await ctx.services.shellDescriptors.replaceSubmodelDescriptor(t, registry, aasId, id, descriptor, { ifMatch })) as unknown as SubmodelDescriptor;
+    const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
+    return descriptorObject(await ctx.services.shellDescriptors.replaceSubmodelDescriptor(t, registry, aasId, id, descriptor, { ifMatch }));
   }
 
   @Authorized('contributor')
@@ -364,8 +286,8 @@ export class RegistryResolver {
     @Arg('id') id: string,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<boolean> {
-    const t = tenantOf(ctx, tenant);
-    await ctx.services.shellDescriptors.deleteSubmodelDescriptor(t, await resolve(ctx, t, instance, 'aas-registry'), aasId, id, { ifMatch });
+    const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
+    await ctx.services.shellDescriptors.deleteSubmodelDescriptor(t, registry, aasId, id, { ifMatch });
     return true;
   }
 
@@ -380,21 +302,34 @@ export class RegistryResolver {
     @Arg('aasId') aasId: string,
     @Arg('links', () => GraphQLJSON) links: unknown,
   ): Promise<JsonObject[]> {
-    const t = tenantOf(ctx, tenant);
-    return ctx.services.discovery.create(t, await resolve(ctx, t, instance, 'discovery'), aasId, links);
+    const [t, discovery] = await explicit(ctx, tenant, instance, 'discovery');
+    return ctx.services.discovery.create(t, discovery, aasId, links);
   }
 
   @Authorized('contributor')
   @Mutation(() => Boolean, { description: 'Removes all asset links of a shell from a discovery instance.' })
   async deleteAssetLinks(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('instance') instance: string, @Arg('aasId') aasId: string): Promise<boolean> {
-    const t = tenantOf(ctx, tenant);
-    await ctx.services.discovery.delete(t, await resolve(ctx, t, instance, 'discovery'), aasId);
+    const [t, discovery] = await explicit(ctx, tenant, instance, 'discovery');
+    await ctx.services.discovery.delete(t, discovery, aasId);
     return true;
   }
 }
 
-function resolve(ctx: Context, tenant: TenantEntity, name: string, kind: InstanceKind): Promise<RegistryInstanceEntity> {
-  return ctx.services.registryInstances.resolve(tenant, name, kind);
+/** The tenant and its explicit instance `name` of `kind` (404 when it has none): what a write goes to. */
+async function explicit(ctx: Context, tenant: string, name: string, kind: InstanceKind): Promise<[TenantEntity, RegistryInstanceEntity]> {
+  const t = tenantOf(ctx, tenant);
+  return [t, await ctx.services.registryInstances.resolve(t, name, kind)];
+}
+
+/** The tenant, and its explicit instance `instance` of `kind` when one is named (404 when it has none); null: the implicit service. */
+async function target(ctx: Context, tenant: string, instance: string | null, kind: InstanceKind): Promise<[TenantEntity, RegistryInstanceEntity | null]> {
+  return instance == null ? [tenantOf(ctx, tenant), null] : explicit(ctx, tenant, instance, kind);
+}
+
+/** The shell descriptor an explicit AAS registry's submodel descriptor is asked under: it has no submodel registry of its own. */
+function shellOf(aasId: string | null): string {
+  if (aasId == null) throw badRequest(NO_EXPLICIT_SUBMODEL_REGISTRY);
+  return aasId;
 }
 
 async function lookup(
@@ -406,9 +341,8 @@ async function lookup(
   limit: number,
   cursor: string | null,
 ): Promise<Page<string>> {
-  const t = tenantOf(ctx, tenant);
-  if (instance == null) return ctx.services.implicitRegistry.lookup(t, { assetIds, ...asset }, limit, cursor);
-  const discovery = await resolve(ctx, t, instance, 'discovery');
+  const [t, discovery] = await target(ctx, tenant, instance, 'discovery');
+  if (!discovery) return ctx.services.implicitRegistry.lookup(t, { assetIds, ...asset }, limit, cursor);
   if (asset.assetKind != null || asset.assetType != null) {
     throw badRequest('A discovery instance knows asset links only: assetKind and assetType filter the implicit discovery (no instance).');
   }

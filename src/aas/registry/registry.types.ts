@@ -2,10 +2,12 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, ObjectType } from 'type-graphql';
 import { AssetKind, PagingMetadata, Reference } from '../model/graphql-types';
 import { SpecificAssetIdInput } from '../shells/shell.types';
+import { type Stored, submodelDescriptorsOf } from './stored';
 
 /**
  * GraphQL types of the registries and discovery. A descriptor resolves from what the services hand out, a
- * `Stored` ({json, etag}): the typed fields read the descriptor's JSON, `json` is all of it.
+ * `Stored` ({json, etag}), made into an object of its type by `descriptorObject`: the typed fields read the
+ * descriptor's JSON, `json` is all of it.
  */
 
 @ObjectType({ description: 'A SubmodelDescriptor (AAS Part 2): a submodel and the endpoints it is served at.' })
@@ -54,6 +56,16 @@ export class ShellDescriptor {
 
   @Field(() => [SubmodelDescriptor], { description: 'Its submodel descriptors, in order (each with this descriptor\'s entity tag).' })
   submodelDescriptors: SubmodelDescriptor[];
+}
+
+/**
+ * The GraphQL object of a stored descriptor, a shell's or a submodel's (a field its type lacks is never read): the
+ * typed fields are the JSON's members of their names, `json` and `etag` as stored; a shell descriptor's submodel
+ * descriptors carry its entity tag (they are part of its document).
+ */
+export function descriptorObject({ json, etag }: Stored): ShellDescriptor & SubmodelDescriptor {
+  const submodelDescriptors = submodelDescriptorsOf(json).map((sm) => descriptorObject({ json: sm, etag }));
+  return { ...json, json, etag, submodelDescriptors } as unknown as ShellDescriptor & SubmodelDescriptor;
 }
 
 @ObjectType()

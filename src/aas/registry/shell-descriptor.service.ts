@@ -1,17 +1,15 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { decodeCursor, encodeCursor } from '../../common/cursor';
 import { etagOf, ifMatchAdmits } from '../../common/etag';
 import { readRows, rethrowClientError } from '../../db/read';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
-import { MAX_ID_LENGTH } from '../../graphql/limits';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { referenceFilterKeys } from '../model/reference-keys';
 import type { JsonObject } from '../model/parse';
-import { Page, assertLimit, pageOfList } from '../store/identifiable-store';
+import type { Condition, Page } from '../store/identifiable-store';
 import { parseShellDescriptor, parseSubmodelDescriptor } from './descriptor';
 import { FOREIGN_KEY_VIOLATION, instanceGone } from './instance.service';
 import type { RegistryInstanceEntity } from './registry.entities';
-import { assetIdPairs, type Stored, type DescriptorFilter } from './stored';
+import { assetIdPairs, checkId, instancePage, submodelDescriptorIn, submodelDescriptorPage, submodelDescriptorsOf, type DescriptorFilter, type Stored } from './stored';
 
 const LIST = 'shell-descriptors';
 const BY_ID = 'instance_id = $1 AND tenant_id = $2 AND md5(id) = md5($3) AND id = $3';
@@ -30,30 +28,18 @@ export class ShellDescriptorService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(tenant: TenantEntity, instance: RegistryInstanceEntity, filter: DescriptorFilter, limit: number, cursor?: string | null): Promise<Page<Stored>> {
-    assertLimit(limit);
-    const params: unknown[] = [instance.id, tenant.id];
-    const where = ['instance_id = $1', 'tenant_id = $2'];
-    if (cursor != null) {
-      const after = decodeCursor(LIST, cursor);
-      if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
-      where.push(`seq > $${params.push(after)}`);
-    }
-    if (filter.assetKind != null) where.push(`asset_kind = $${params.push(filter.assetKind)}`);
-    if (filter.assetType != null) where.push(`asset_type = $${params.push(filter.assetType)}`);
-    if (filter.assetIds?.length) where.push(`asset_ids @> $${params.push(JSON.stringify(assetIdPairs(filter.assetIds)))}::jsonb`);
-    if (filter.submodelSemanticKey != null) where.push(`submodel_semantic_ids @> ARRAY[$${params.push(filter.submodelSemanticKey)}::text]`);
-    const rows = await readRows<{ seq: string; version: number; doc: JsonObject }>(
-      this.dataSource,
-      `SELECT seq, version, doc FROM shell_descriptors WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.push(limit + 1)}`,
-      params,
-    );
-    const items = rows.slice(0, limit).map(stored);
-    return { items, cursor: rows.length > limit ? encodeSeq(rows[limit - 1].seq) : undefined };
+    const conditions: Condition[] = [];
+    if (filter.assetKind != null) conditions.push(['asset_kind = ?', filter.assetKind]);
+    if (filter.assetType != null) conditions.push(['asset_type = ?', filter.assetType]);
+    if (filter.assetIds?.length) conditions.push(['asset_ids @> ?::jsonb', JSON.stringify(assetIdPairs(filter.assetIds))]);
+    if (filter.submodelSemanticKey != null) conditions.push(['submodel_semantic_ids @> ARRAY[?::text]', filter.submodelSemanticKey]);
+    const page = await instancePage<Row>(this.dataSource, LIST, 'shell_descriptors', 'seq, version, doc', { tenant, instance }, conditions, limit, cursor);
+    return { items: page.items.map(stored), cursor: page.cursor };
   }
 
   async get(tenant: TenantEntity, instance: RegistryInstanceEntity, id: string): Promise<Stored> {
     checkId(id);
-    const rows = await readRows<{ seq: string; version: number; doc: JsonObject }>(
+    const rows = await readRows<Row>(
       this.dataSource,
       `SELECT seq, version, doc FROM shell_descriptors WHERE ${BY_ID}`,
       [instance.id, tenant.id, id],
@@ -95,26 +81,21 @@ export class ShellDescriptorService {
     limit: number,
     cursor?: string | null,
   ): Promise<Page<Stored>> {
-    const shell = await this.get(tenant, instance, aasId);
-    let list = submodelsOf(shell.json);
-    if (semanticKey != null) list = list.filter((sm) => referenceFilterKeys(sm.semanticId as JsonObject | undefined).includes(semanticKey));
-    const page = pageOfList('submodel-descriptors', list, (sm) => sm.id as string, limit, cursor);
-    return { items: page.items.map((json) => ({ json, etag: shell.etag })), cursor: page.cursor };
+    return submodelDescriptorPage('submodel-descriptors', await this.get(tenant, instance, aasId), semanticKey, limit, cursor);
   }
 
   async submodelDescriptor(tenant: TenantEntity, instance: RegistryInstanceEntity, aasId: string, submodelId: string): Promise<Stored> {
     checkId(submodelId);
-    const shell = await this.get(tenant, instance, aasId);
-    const found = submodelsOf(shell.json).find((sm) => sm.id === submodelId);
+    const found = submodelDescriptorIn(await this.get(tenant, instance, aasId), submodelId);
     if (!found) throw submodelDescriptorNotFound(aasId, submodelId);
-    return { json: found, etag: shell.etag };
+    return found;
   }
 
   async createSubmodelDescriptor(tenant: TenantEntity, instance: RegistryInstanceEntity, aasId: string, json: unknown, options: DescriptorWrite = {}): Promise<Stored> {
     const descriptor = parseSubmodelDescriptor(json);
     const saved = await this.write(tenant, instance, aasId, options, (current) => {
       if (!current) throw descriptorNotFound(aasId);
-      const list = submodelsOf(current);
+      const list = submodelDescriptorsOf(current);
       if (list.some((sm) => sm.id === descriptor.id)) throw conflict(`Shell descriptor '${aasId}' has a submodel descriptor '${descriptor.id}' already.`);
       return { ...current, submodelDescriptors: [...list, descriptor] };
     });
@@ -135,7 +116,7 @@ export class ShellDescriptorService {
     }
     const saved = await this.write(tenant, instance, aasId, options, (current) => {
       if (!current) throw descriptorNotFound(aasId);
-      const list = submodelsOf(current);
+      const list = submodelDescriptorsOf(current);
       const at = list.findIndex((sm) => sm.id === submodelId);
       if (at < 0) throw submodelDescriptorNotFound(aasId, submodelId);
       return { ...current, submodelDescriptors: list.map((sm, i) => (i === at ? descriptor : sm)) };
@@ -146,7 +127,7 @@ export class ShellDescriptorService {
   async deleteSubmodelDescriptor(tenant: TenantEntity, instance: RegistryInstanceEntity, aasId: string, submodelId: string, options: DescriptorWrite = {}): Promise<void> {
     await this.write(tenant, instance, aasId, options, (current) => {
       if (!current) throw descriptorNotFound(aasId);
-      const list = submodelsOf(current);
+      const list = submodelDescriptorsOf(current);
       const kept = list.filter((sm) => sm.id !== submodelId);
       if (kept.length === list.length) throw submodelDescriptorNotFound(aasId, submodelId);
       const { submodelDescriptors: _dropped, ...rest } = current;
@@ -167,7 +148,7 @@ export class ShellDescriptorService {
   ): Promise<Stored> {
     checkId(id);
     const run = async (m: EntityManager): Promise<Stored> => {
-      const rows: { seq: string; version: number; doc: JsonObject }[] = await m.query(`SELECT seq, version, doc FROM shell_descriptors WHERE ${BY_ID} FOR UPDATE`, [
+      const rows: Row[] = await m.query(`SELECT seq, version, doc FROM shell_descriptors WHERE ${BY_ID} FOR UPDATE`, [
         instance.id,
         tenant.id,
         id,
@@ -210,22 +191,17 @@ export class ShellDescriptorService {
   }
 }
 
-function checkId(id: string): void {
-  if (id.length > MAX_ID_LENGTH) throw badRequest(`An identifier is at most ${MAX_ID_LENGTH} characters long; this one has ${id.length}.`);
-}
+/** A row of `shell_descriptors` as the reads select it. */
+type Row = { seq: string; version: number; doc: JsonObject };
 
-const encodeSeq = (seq: string) => encodeCursor(LIST, Number(seq));
-
-const stored = (row: { seq: string; version: number; doc: JsonObject }): Stored => ({ json: row.doc, etag: etagOf(row.seq, row.version) });
-
-const submodelsOf = (doc: JsonObject): JsonObject[] => (doc.submodelDescriptors as JsonObject[] | undefined) ?? [];
+const stored = (row: Row): Stored => ({ json: row.doc, etag: etagOf(row.seq, row.version) });
 
 /** The lookup columns of a descriptor, in the order the statements above take them. */
 function columnsOf(doc: JsonObject): unknown[] {
   const specific = (doc.specificAssetIds as { name: string; value: string }[] | undefined) ?? [];
   const pairs = assetIdPairs(specific);
   if (typeof doc.globalAssetId === 'string') pairs.unshift({ name: 'globalAssetId', value: doc.globalAssetId });
-  const semanticKeys = [...new Set(submodelsOf(doc).flatMap((sm) => referenceFilterKeys(sm.semanticId as JsonObject | undefined)))];
+  const semanticKeys = [...new Set(submodelDescriptorsOf(doc).flatMap((sm) => referenceFilterKeys(sm.semanticId as JsonObject | undefined)))];
   return [doc.idShort ?? null, doc.assetKind ?? null, doc.assetType ?? null, doc.globalAssetId ?? null, JSON.stringify(pairs), semanticKeys];
 }
 

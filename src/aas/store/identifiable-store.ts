@@ -136,10 +136,37 @@ export function assertLimit(limit: number): void {
 }
 
 /** The first `limit` items, and a cursor naming the last one when more follow. */
-function pageOf<T>(list: string, rows: T[], limit: number, keyOf: (row: T) => string | number): Page<T> {
+export function pageOf<T>(list: string, rows: T[], limit: number, keyOf: (row: T) => string | number): Page<T> {
   if (rows.length <= limit) return { items: rows };
   const items = rows.slice(0, limit);
   return { items, cursor: encodeCursor(list, keyOf(items[items.length - 1])) };
+}
+
+/** A keyset page's statement parts: `WHERE ${where} ORDER BY seq LIMIT ${limitParam}` with `params`. */
+export interface KeysetQuery {
+  where: string;
+  params: unknown[];
+  limitParam: string;
+}
+
+/**
+ * The WHERE clause and parameters of a page of rows in `seq` order (the list `list`'s cursors): `scope` (which
+ * rows the list holds), the cursor's position, the filter `conditions`, and the limit (one row more than the page,
+ * which tells whether another follows: `pageOf`). 400 for a bad limit or a cursor of another list.
+ */
+export function keysetQuery(list: string, scope: Condition[], conditions: Condition[], limit: number, cursor: string | null | undefined): KeysetQuery {
+  assertLimit(limit);
+  const params: unknown[] = [];
+  const bind = ([sql, value]: Condition) => sql.replace('?', `$${params.push(value)}`);
+  const where = scope.map(bind);
+  if (cursor !== undefined && cursor !== null) {
+    const after = decodeCursor(list, cursor);
+    if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
+    where.push(bind(['seq > ?', after]));
+  }
+  where.push(...conditions.map(bind));
+  const limitParam = `$${params.push(limit + 1)}`;
+  return { where: where.join(' AND '), params, limitParam };
 }
 
 /**
@@ -255,18 +282,8 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   }
 
   /** The WHERE clause and parameters of a page: the tenant, the cursor's position, the conditions, the limit. */
-  private pageQuery(tenant: TenantEntity, conditions: Condition[], limit: number, cursor: string | null | undefined) {
-    assertLimit(limit);
-    const params: unknown[] = [tenant.id];
-    const where = ['tenant_id = $1'];
-    if (cursor !== undefined && cursor !== null) {
-      const after = decodeCursor(this.spec.table, cursor);
-      if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
-      where.push(`seq > $${params.push(after)}`);
-    }
-    for (const [sql, value] of conditions) where.push(sql.replace('?', `$${params.push(value)}`));
-    const limitParam = `$${params.push(limit + 1)}`;
-    return { where: where.join(' AND '), params, limitParam };
+  private pageQuery(tenant: TenantEntity, conditions: Condition[], limit: number, cursor: string | null | undefined): KeysetQuery {
+    return keysetQuery(this.spec.table, [['tenant_id = ?', tenant.id]], conditions, limit, cursor);
   }
 
   /**
