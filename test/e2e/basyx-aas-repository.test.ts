@@ -1,82 +1,24 @@
 import { jsonization, types as aas } from '@aas-core-works/aas-core3.0-typescript';
 import type * as Sdk from 'basyx-typescript-sdk';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Exchange, failureCode, ok, sdk, tenantSdk } from '../support/basyx-sdk';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /*
  * The Eclipse BaSyx TypeScript SDK (`basyx-typescript-sdk`) as an AAS client would use it, against the running
- * server over real HTTP.
- *
- * Why `require` and not `import` for the SDK: vitest hands `import 'basyx-typescript-sdk'` to Node's own ESM
- * loader (the package lives in node_modules), which picks the SDK's `bundle/index.mjs`; that bundle imports the
- * ESM build of `@aas-core-works/aas-core3.0-typescript`, whose files use extensionless relative imports, and Node
- * refuses it ("Cannot find module .../dist/lib/esm/common"). The CommonJS bundle (`bundle/index.cjs`, the
- * `require` condition) loads the metamodel's CommonJS build, which works. vitest gives every test module a
- * `require` (Node's `createRequire` for the file), so we take the SDK through it; the `import type` line gives
- * the typechecker the SDK's published declarations and is erased at run time.
- *
- * The SDK's bundle carries its own inlined copy of the metamodel classes and sets the prototype of everything it
- * returns to those copies, so `instanceof` against the package's classes is false whichever way either is loaded.
- * The tests therefore compare what they sent with what came back as AAS JSON (`jsonization.toJsonable`, which
- * only calls the objects' own methods) and field by field.
+ * server over real HTTP. Loaded through test/support/basyx-sdk.ts, which says why with `require`, why results are
+ * compared as AAS JSON and not with `instanceof`, and how the wire is recorded (with the `pagingMetadata` alias the
+ * SDK needs to page).
  */
-const { AasRepositoryClient, Configuration } = require('basyx-typescript-sdk') as typeof Sdk;
+const { AasRepositoryClient } = sdk;
 
 type Shell = aas.AssetAdministrationShell;
-type Outcome<T> = { success: true; data: T } | { success: false; error: Sdk.AasRepositoryService.Result };
-
-/** What went over the wire, for assertions on the server's own bytes rather than the SDK's reading of them. */
-interface Exchange {
-  method: string;
-  url: string;
-  status: number;
-  body: unknown;
-}
-
-/**
- * basyx-typescript-sdk 1.0.2 reads the page cursor from `pagingMetadata` (its generated client runs without
- * runtime mapping, `withoutRuntimeChecks=true`), but the AAS API V3.0 `PagedResult` schema names the member
- * `paging_metadata` (Part2-API-Schemas/openapi.yaml, PagedResult), which is what this server sends. Unaided, the SDK's `pagedResult` is always undefined and no client could page. This middleware is the
- * SDK's own extension point (`Configuration.middleware`); it adds the camel-case alias the SDK expects, leaving
- * the spec member in place, and it records every exchange so the tests can also check the wire format itself.
- */
-function recordingMiddleware(log: Exchange[]): Sdk.Middleware {
-  return {
-    async post({ url, init, response }) {
-      const isJson = response.headers.get('content-type')?.includes('application/json') ?? false;
-      const body: unknown = isJson ? await response.clone().json() : undefined;
-      log.push({ method: init.method ?? 'GET', url, status: response.status, body });
-      if (!isJson || typeof body !== 'object' || body === null || !('paging_metadata' in body) || 'pagingMetadata' in body) {
-        return response;
-      }
-      const aliased = { ...body, pagingMetadata: (body as { paging_metadata: unknown }).paging_metadata };
-      return new Response(JSON.stringify(aliased), { status: response.status, statusText: response.statusText, headers: response.headers });
-    },
-  };
-}
 
 let server: TestServer;
 const client = new AasRepositoryClient();
 
 /** A fresh tenant (isolated data) with an SDK configuration pointing at its AAS API. */
-async function tenantClient(): Promise<{ configuration: Sdk.Configuration; api: string; wire: Exchange[] }> {
-  const api = server.api((await server.createTenant()).name);
-  const wire: Exchange[] = [];
-  return { configuration: new Configuration({ basePath: api, middleware: [recordingMiddleware(wire)] }), api, wire };
-}
-
-/** The data of a successful SDK call; a failure fails the test with the server's Result messages. */
-function ok<T>(outcome: Outcome<T>): T {
-  if (!outcome.success) expect.fail(`expected success, got ${JSON.stringify(outcome.error)}`);
-  return outcome.data;
-}
-
-/** The AAS Result code of a failed SDK call (the SDK passes the server's Result through). */
-function failureCode(outcome: Outcome<unknown>): string | undefined {
-  if (outcome.success) expect.fail(`expected a failure, got ${JSON.stringify(outcome.data)}`);
-  expect(outcome.error.messages?.[0]?.messageType).toBe('Error');
-  return outcome.error.messages?.[0]?.code;
-}
+const tenantClient = () => tenantSdk(server);
 
 /** The AAS JSON of a metamodel instance: compares what was sent with what came back, field by field. */
 const jsonOf = (instance: aas.Class) => jsonization.toJsonable(instance);

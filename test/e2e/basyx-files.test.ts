@@ -3,6 +3,7 @@ import { jsonization, types as aas } from '@aas-core-works/aas-core3.0-typescrip
 import type * as Sdk from 'basyx-typescript-sdk';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Exchange, failure, fixture, generatedFailure, ok, recordingConfiguration, sdk, tenantSdk } from '../support/basyx-sdk';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /*
@@ -27,7 +28,7 @@ import { TestServer, b64, startTestServer } from '../support/server';
  * - Not in the SDK at all: the AASX upload of the BaSyx AAS Environment (`POST /upload`) and this platform's file
  *   repository (`/sphere/api/v1.0/files`); neither is tested here (test/integration covers them).
  *
- * Loaded with `require`, results compared as AAS JSON, for the reasons given in basyx-aas-repository.test.ts.
+ * Loaded through test/support/basyx-sdk.ts (with `require`), results compared as AAS JSON, for the reasons given there.
  *
  * SDK findings (worked around here, not in the server):
  * - Uploads (`putThumbnail`, `put*FileByPath*`, `postAASXPackage`, `putAASXByPackageId`) append the `file` argument
@@ -48,55 +49,9 @@ import { TestServer, b64, startTestServer } from '../support/server';
  * outside Latin-1 answered 500 (the raw name in Content-Disposition; all downloads now send the RFC 8187 form);
  * the `fileName` field was ignored (every SDK upload was stored as `blob`).
  */
-const {
-  AasRepositoryClient,
-  SubmodelRepositoryClient,
-  AasxFileClient,
-  Configuration,
-  AasRepositoryService,
-  SubmodelRepositoryService,
-  ConceptDescriptionRepositoryService,
-  ResponseError,
-} = require('basyx-typescript-sdk') as typeof Sdk;
+const { AasRepositoryClient, SubmodelRepositoryClient, AasxFileClient, AasRepositoryService, SubmodelRepositoryService, ConceptDescriptionRepositoryService } = sdk;
 
-type Result = Sdk.AasRepositoryService.Result | Sdk.AasxFileService.Result;
-type Outcome<T> = { success: true; data: T } | { success: false; error: Result };
 type Json = Record<string, unknown>;
-
-interface Exchange {
-  method: string;
-  url: string;
-  status: number;
-  body: unknown;
-  contentType: string | null;
-  disposition: string | null;
-  location: string | null;
-}
-
-/** Records every exchange (headers, and JSON bodies) and adds the `pagingMetadata` alias the SDK reads (see basyx-aas-repository.test.ts). */
-function recordingMiddleware(log: Exchange[]): Sdk.Middleware {
-  return {
-    async post({ url, init, response }) {
-      const contentType = response.headers.get('content-type');
-      const isJson = contentType?.includes('application/json') ?? false;
-      const body: unknown = isJson ? await response.clone().json() : undefined;
-      log.push({
-        method: init.method ?? 'GET',
-        url,
-        status: response.status,
-        body,
-        contentType,
-        disposition: response.headers.get('content-disposition'),
-        location: response.headers.get('location'),
-      });
-      if (!isJson || typeof body !== 'object' || body === null || !('paging_metadata' in body) || 'pagingMetadata' in body) {
-        return response;
-      }
-      const aliased = { ...body, pagingMetadata: (body as { paging_metadata: unknown }).paging_metadata };
-      return new Response(JSON.stringify(aliased), { status: response.status, statusText: response.statusText, headers: response.headers });
-    },
-  };
-}
 
 let server: TestServer;
 const shells = new AasRepositoryClient();
@@ -120,43 +75,12 @@ interface TenantClient {
 }
 
 async function tenantClient(target: TestServer = server): Promise<TenantClient> {
-  const tenant = (await target.createTenant()).name;
-  const api = target.api(tenant);
-  const wire: Exchange[] = [];
-  const configuration = new Configuration({ basePath: api, middleware: [recordingMiddleware(wire)] });
+  const client = await tenantSdk(target);
   return {
-    tenant,
-    api,
-    configuration,
-    wire,
-    generated: new SubmodelRepositoryService.SubmodelRepositoryAPIApi(configuration),
-    accepting: (type) => new Configuration({ basePath: api, middleware: [recordingMiddleware(wire)], headers: { Accept: type } }),
+    ...client,
+    generated: new SubmodelRepositoryService.SubmodelRepositoryAPIApi(client.configuration),
+    accepting: (type) => recordingConfiguration(client.api, client.wire, { Accept: type }),
   };
-}
-
-function ok<T>(outcome: Outcome<T>): T {
-  if (!outcome.success) expect.fail(`expected success, got ${JSON.stringify(outcome.error)}`);
-  return outcome.data;
-}
-
-/** The failed SDK call's Result message (the server's own: code, `Error`, and its text). */
-function failure(outcome: Outcome<unknown>): { code?: string; text?: string } {
-  if (outcome.success) expect.fail(`expected a failure, got ${JSON.stringify(outcome.data)}`);
-  const message = outcome.error.messages?.[0];
-  expect(message?.messageType).toBe(Number(message?.code) >= 500 ? 'Exception' : 'Error');
-  return { code: message?.code, text: message?.text };
-}
-
-/** The HTTP status and Result message a call of a generated API failed with (they throw ResponseError). */
-async function generatedFailure(call: Promise<unknown>): Promise<{ status: number; code: unknown; text: string }> {
-  try {
-    await call;
-  } catch (err) {
-    if (!(err instanceof ResponseError)) throw err;
-    const body = (await err.response.json()) as { messages: { code: unknown; text: string }[] };
-    return { status: err.response.status, code: body.messages[0].code, text: body.messages[0].text };
-  }
-  return expect.fail('expected the call to fail');
 }
 
 const bytesOf = async (blob: Blob) => Buffer.from(await blob.arrayBuffer());
@@ -170,17 +94,8 @@ const tfpOf = (tenant: string, fileName: string) =>
 
 const jsonOf = (instance: aas.Class) => jsonization.toJsonable(instance) as Json;
 
-function shellOf(json: Json): aas.AssetAdministrationShell {
-  const parsed = jsonization.assetAdministrationShellFromJsonable(json as jsonization.JsonValue);
-  if (parsed.error !== null) throw new Error(`fixture: ${parsed.error.message}`);
-  return parsed.mustValue();
-}
-
-function submodelOf(json: Json): aas.Submodel {
-  const parsed = jsonization.submodelFromJsonable(json as jsonization.JsonValue);
-  if (parsed.error !== null) throw new Error(`fixture: ${parsed.error.message}`);
-  return parsed.mustValue();
-}
+const shellOf = (json: Json): aas.AssetAdministrationShell => fixture(jsonization.assetAdministrationShellFromJsonable, json);
+const submodelOf = (json: Json): aas.Submodel => fixture(jsonization.submodelFromJsonable, json);
 
 const submodelRef = (id: string) => ({ type: 'ModelReference', keys: [{ type: 'Submodel', value: id }] });
 const globalRef = (value: string) => ({ type: 'ExternalReference', keys: [{ type: 'GlobalReference', value }] });

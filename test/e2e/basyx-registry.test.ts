@@ -3,6 +3,7 @@ import type * as Sdk from 'basyx-typescript-sdk';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { validShellDescriptors } from '../support/descriptor-corpus';
+import { type Exchange, type Outcome, type Parsed, failureCode, fixture, generatedFailure, ok, recordingConfiguration, sdk } from '../support/basyx-sdk';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /*
@@ -26,14 +27,14 @@ import { TestServer, b64, startTestServer } from '../support/server';
  *   has it and is used here as an SDK user would reach it (its GET lookup is marked deprecated there, V3.1's view).
  * - `DescriptionAPIApi.getSelfDescription` of each generated service (GET /description).
  *
- * Loaded with `require`, results compared as JSON, for the reasons given in basyx-aas-repository.test.ts. The
+ * Loaded through test/support/basyx-sdk.ts (with `require`), results compared as JSON, for the reasons given there. The
  * descriptors are the SDK's own classes (`Models.AssetAdministrationShellDescriptor`, `Models.SubmodelDescriptor`)
  * holding aas-core metamodel objects; `descriptorJson` writes them as Part 2 JSON, so a test compares what it sent
  * with what the SDK handed back, and both with the server's own bytes on the wire.
  *
  * SDK findings (worked around here, not in the server; each is shown by a test below):
- * - The paged results: the SDK reads `pagingMetadata`, the spec's member is `paging_metadata`; the middleware of
- *   basyx-aas-repository.test.ts adds the alias (the SDK's extension point), or no client could page.
+ * - The paged results: the SDK reads `pagingMetadata`, the spec's member is `paging_metadata`; the recording
+ *   middleware of test/support/basyx-sdk.ts adds the alias (the SDK's extension point), or no client could page.
  * - Descriptor writes send `assetKind` as the metamodel's numeric enum (`"assetKind": 1`, not `"Instance"`):
  *   `toJsonableAssetAdministrationShellDescriptor` copies the field as it is. The server refuses the number (400);
  *   callers put the string in the field (`'Instance' as unknown as AssetKind`). Reading parses it into the enum.
@@ -50,37 +51,11 @@ import { TestServer, b64, startTestServer } from '../support/server';
  *   (a plain object instead of the class) throws inside the SDK, which reports it as a local 500 `Exception`.
  *   The descriptors here are built with the constructors, which default every optional field to null.
  */
-const { AasRegistryClient, SubmodelRegistryClient, AasDiscoveryClient, AasDiscoveryService, AasRegistryService, Configuration, Models, ResponseError } =
-  require('basyx-typescript-sdk') as typeof Sdk;
+const { AasRegistryClient, SubmodelRegistryClient, AasDiscoveryClient, AasDiscoveryService, AasRegistryService, Models } = sdk;
 
 type Json = Record<string, unknown>;
-type Result = Sdk.AasRegistryService.Result | Sdk.SubmodelRegistryService.Result | Sdk.AasDiscoveryService.Result;
-type Outcome<T> = { success: true; data: T } | { success: false; error: Result };
 type ShellDescriptor = Sdk.Models.AssetAdministrationShellDescriptor;
 type SubmodelDescriptor = Sdk.Models.SubmodelDescriptor;
-
-interface Exchange {
-  method: string;
-  url: string;
-  status: number;
-  body: unknown;
-}
-
-/** Records every exchange and adds the `pagingMetadata` alias the SDK reads (see basyx-aas-repository.test.ts). */
-function recordingMiddleware(log: Exchange[]): Sdk.Middleware {
-  return {
-    async post({ url, init, response }) {
-      const isJson = response.headers.get('content-type')?.includes('application/json') ?? false;
-      const body: unknown = isJson ? await response.clone().json() : undefined;
-      log.push({ method: init.method ?? 'GET', url, status: response.status, body });
-      if (!isJson || typeof body !== 'object' || body === null || !('paging_metadata' in body) || 'pagingMetadata' in body) {
-        return response;
-      }
-      const aliased = { ...body, pagingMetadata: (body as { paging_metadata: unknown }).paging_metadata };
-      return new Response(JSON.stringify(aliased), { status: response.status, statusText: response.statusText, headers: response.headers });
-    },
-  };
-}
 
 let server: TestServer;
 const registry = new AasRegistryClient();
@@ -103,7 +78,7 @@ interface Service {
 
 function service(base: string): Service {
   const wire: Exchange[] = [];
-  const configuration = new Configuration({ basePath: base, middleware: [recordingMiddleware(wire)] });
+  const configuration = recordingConfiguration(base, wire);
   return { base, configuration, wire, discoveryApi: new AasDiscoveryService.AssetAdministrationShellBasicDiscoveryAPIApi(configuration) };
 }
 
@@ -115,45 +90,22 @@ async function instance(tenant: TenantEntity, name: string, kind: 'discovery' | 
   return service(`${tenantUrl(tenant)}/${name}/api/v3.0`);
 }
 
-function ok<T>(outcome: Outcome<T>): T {
-  if (!outcome.success) expect.fail(`expected success, got ${JSON.stringify(outcome.error)}`);
-  return outcome.data;
+/** An explicit instance of a fresh tenant, as `instance` makes it, and that tenant. */
+async function instanceOfNewTenant(name: string, kind: 'discovery' | 'aas-registry'): Promise<Service & { tenant: TenantEntity }> {
+  const tenant = await server.createTenant();
+  return { ...(await instance(tenant, name, kind)), tenant };
 }
 
-/** The HTTP status code of a failed SDK call, as the server's Result says it (the SDK passes the Result through). */
-function failureCode(outcome: Outcome<unknown>): number {
-  if (outcome.success) expect.fail(`expected a failure, got ${JSON.stringify(outcome.data)}`);
-  const message = outcome.error.messages?.[0];
-  expect(message?.messageType).toBe('Error');
-  return Number(message?.code);
-}
-
-/** The HTTP status a call of a generated API failed with (they throw ResponseError), and the Result's first text. */
-async function generatedFailure(call: Promise<unknown>): Promise<{ status: number; text: string }> {
-  try {
-    await call;
-  } catch (err) {
-    if (!(err instanceof ResponseError)) throw err;
-    const body = (await err.response.json()) as { messages: { text: string }[] };
-    return { status: err.response.status, text: body.messages[0].text };
-  }
-  return expect.fail('expected the call to fail');
-}
+/** The HTTP status code of a failed SDK call, as the server's Result says it. */
+const failureStatus = (outcome: Outcome<unknown>): number => Number(failureCode(outcome));
 
 const expect4xx = (code: number) => expect(code >= 400 && code < 500, `status ${code}`).toBe(true);
 
 // --- Part 2 JSON <-> the SDK's descriptor classes
 
-function parsed<T>(either: { error: { message: string } | null; mustValue(): T }): T {
-  if (either.error !== null) throw new Error(`fixture: ${either.error.message}`);
-  return either.mustValue();
-}
+const list = <T>(json: unknown, parse: (item: jsonization.JsonValue) => Parsed<T>): T[] | null => (Array.isArray(json) ? json.map((item) => fixture(parse, item)) : null);
 
-const list = <T>(json: unknown, parse: (item: jsonization.JsonValue) => { error: { message: string } | null; mustValue(): T }): T[] | null =>
-  Array.isArray(json) ? json.map((item) => parsed(parse(item as jsonization.JsonValue))) : null;
-
-const one = <T>(json: unknown, parse: (item: jsonization.JsonValue) => { error: { message: string } | null; mustValue(): T }): T | null =>
-  json === undefined ? null : parsed(parse(json as jsonization.JsonValue));
+const one = <T>(json: unknown, parse: (item: jsonization.JsonValue) => Parsed<T>): T | null => (json === undefined ? null : fixture(parse, json));
 
 function sdkEndpoint(json: Json): Sdk.Models.Endpoint {
   const info = json.protocolInformation as Json;
@@ -222,15 +174,22 @@ function endpointJson(endpoint: Sdk.Models.Endpoint): Json {
   return { interface: endpoint._interface, protocolInformation: present({ ...endpoint.protocolInformation }) };
 }
 
-/** An SDK submodel descriptor as Part 2 JSON (the SDK's `supplementalSemanticIds` under the schema's name). */
-function submodelDescriptorJson(d: SubmodelDescriptor): Json {
-  return present({
+/** The members both kinds of SDK descriptor have, as Part 2 JSON (null where absent). */
+function descriptorHeadJson(d: ShellDescriptor | SubmodelDescriptor): Json {
+  return {
     description: metamodels(d.description),
     displayName: metamodels(d.displayName),
     extensions: metamodels(d.extensions),
     administration: d.administration && metamodel(d.administration),
     idShort: d.idShort,
     id: d.id,
+  };
+}
+
+/** An SDK submodel descriptor as Part 2 JSON (the SDK's `supplementalSemanticIds` under the schema's name). */
+function submodelDescriptorJson(d: SubmodelDescriptor): Json {
+  return present({
+    ...descriptorHeadJson(d),
     semanticId: d.semanticId && metamodel(d.semanticId),
     supplementalSemanticId: metamodels(d.supplementalSemanticIds),
     endpoints: d.endpoints.map(endpointJson),
@@ -241,12 +200,7 @@ function submodelDescriptorJson(d: SubmodelDescriptor): Json {
 function shellDescriptorJson(d: ShellDescriptor): Json {
   const kind = d.assetKind as unknown;
   return present({
-    description: metamodels(d.description),
-    displayName: metamodels(d.displayName),
-    extensions: metamodels(d.extensions),
-    administration: d.administration && metamodel(d.administration),
-    idShort: d.idShort,
-    id: d.id,
+    ...descriptorHeadJson(d),
     assetKind: typeof kind === 'number' ? stringification.mustAssetKindToString(kind) : kind,
     assetType: d.assetType,
     globalAssetId: d.globalAssetId,
@@ -451,10 +405,10 @@ describe('implicit services of a tenant (read-only, derived from its shells and 
     expect(splitEndpoints(lastBody(implicit) as Json).rest).toEqual(implicitSubmodelDescriptor(technicalData));
 
     // Absent: a shell, a submodel the shell references but the tenant does not store, one it does not reference.
-    expect(failureCode(await registry.getAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: 'urn:e2e:absent' }))).toBe(404);
-    expect(failureCode(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier: pump1.id as string, submodelIdentifier: 'urn:e2e:sm:elsewhere' }))).toBe(404);
-    expect(failureCode(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier: pump2.id as string, submodelIdentifier: nameplate.id as string }))).toBe(404);
-    expect(failureCode(await registry.getAllSubmodelDescriptorsThroughSuperpath({ configuration, aasIdentifier: 'urn:e2e:absent' }))).toBe(404);
+    expect(failureStatus(await registry.getAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: 'urn:e2e:absent' }))).toBe(404);
+    expect(failureStatus(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier: pump1.id as string, submodelIdentifier: 'urn:e2e:sm:elsewhere' }))).toBe(404);
+    expect(failureStatus(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier: pump2.id as string, submodelIdentifier: nameplate.id as string }))).toBe(404);
+    expect(failureStatus(await registry.getAllSubmodelDescriptorsThroughSuperpath({ configuration, aasIdentifier: 'urn:e2e:absent' }))).toBe(404);
   });
 
   it('serves the submodel registry from the stored submodels', async () => {
@@ -476,7 +430,7 @@ describe('implicit services of a tenant (read-only, derived from its shells and 
       expect(rest).toEqual(implicitSubmodelDescriptor(submodel));
       expect(endpoints[submodel.id as string]).toEqual([['SUBMODEL-3.0', `${api}/submodels/${b64(submodel.id as string)}`]]);
     }
-    expect(failureCode(await submodelRegistry.getSubmodelDescriptorById({ configuration, submodelIdentifier: 'urn:e2e:absent' }))).toBe(404);
+    expect(failureStatus(await submodelRegistry.getSubmodelDescriptorById({ configuration, submodelIdentifier: 'urn:e2e:absent' }))).toBe(404);
   });
 
   it('discovers shells by asset ids: GET /lookup/shells, POST /lookup/shellsByAssetLink, the links of a shell', async () => {
@@ -520,7 +474,7 @@ describe('implicit services of a tenant (read-only, derived from its shells and 
     expect(assetLinksJson(ok(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: pumpType.id as string })))).toEqual([
       { name: 'globalAssetId', value: 'urn:e2e:asset:pump-type' },
     ]);
-    expect(failureCode(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: 'urn:e2e:absent' }))).toBe(404);
+    expect(failureStatus(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: 'urn:e2e:absent' }))).toBe(404);
 
     // A bare value instead of a base64url-encoded SpecificAssetId: 400, never 500 (the generated API sends it as given).
     expect((await generatedFailure(discoveryApi.getAllAssetAdministrationShellIdsByAssetLink({ assetIds: ['S-100'] }))).status).toBe(400);
@@ -557,7 +511,7 @@ describe('implicit services of a tenant (read-only, derived from its shells and 
     for (const [label, attempt] of attempts) {
       const outcome = await attempt();
       expect(outcome.success, label).toBe(false);
-      expect(failureCode(outcome), label).toBe(405);
+      expect(failureStatus(outcome), label).toBe(405);
       expect(implicit.wire.at(-1)!.status, label).toBe(405);
     }
 
@@ -599,8 +553,8 @@ describe('implicit services of a tenant (read-only, derived from its shells and 
     expect(await byGlobal('urn:e2e:asset:moved')).toEqual([id]);
     expect((await rest('DELETE', `${api}/shells/${b64(id)}`)).status).toBe(204);
     expect(await lookupRfid()).toEqual([]);
-    expect(failureCode(await registry.getAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id }))).toBe(404);
-    expect(failureCode(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: id }))).toBe(404);
+    expect(failureStatus(await registry.getAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id }))).toBe(404);
+    expect(failureStatus(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: id }))).toBe(404);
   });
 });
 
@@ -650,12 +604,9 @@ function withoutSupplemental(json: Json): Json {
 }
 
 describe('an explicit AAS registry instance: full CRUD through the SDK', () => {
-  let tenant: TenantEntity;
-  let reg: Service;
-
+  let reg: Service & { tenant: TenantEntity };
   beforeAll(async () => {
-    tenant = await server.createTenant();
-    reg = await instance(tenant, 'registry-a', 'aas-registry');
+    reg = await instanceOfNewTenant('registry-a', 'aas-registry');
   });
 
   it('creates, reads, replaces and deletes a shell descriptor', async () => {
@@ -687,8 +638,8 @@ describe('an explicit AAS registry instance: full CRUD through the SDK', () => {
     // Delete; then it is gone: 404 for a read, a replacement and a second delete.
     expect(ok(await registry.deleteAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id }))).toBeUndefined();
     expect(reg.wire.at(-1)).toMatchObject({ method: 'DELETE', url: `${base}/shell-descriptors/${b64(id)}`, status: 204 });
-    expect(failureCode(await registry.getAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id }))).toBe(404);
-    expect(failureCode(await registry.deleteAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id }))).toBe(404);
+    expect(failureStatus(await registry.getAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id }))).toBe(404);
+    expect(failureStatus(await registry.deleteAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id }))).toBe(404);
     expect(ok(await registry.getAllAssetAdministrationShellDescriptors({ configuration })).result).toEqual([]);
   });
 
@@ -746,21 +697,21 @@ describe('an explicit AAS registry instance: full CRUD through the SDK', () => {
 
     expect(ok(await registry.deleteSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier, submodelIdentifier: smIds[0] }))).toBeUndefined();
     expect(reg.wire.at(-1)).toMatchObject({ method: 'DELETE', status: 204 });
-    expect(failureCode(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier, submodelIdentifier: smIds[0] }))).toBe(404);
-    expect(failureCode(await registry.deleteSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier, submodelIdentifier: smIds[0] }))).toBe(404);
+    expect(failureStatus(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier, submodelIdentifier: smIds[0] }))).toBe(404);
+    expect(failureStatus(await registry.deleteSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier, submodelIdentifier: smIds[0] }))).toBe(404);
     expect(ok(await registry.getAllSubmodelDescriptorsThroughSuperpath({ configuration, aasIdentifier })).result.map((sm) => sm.id)).toEqual(smIds.slice(1));
 
     // A duplicate is 409; under an absent shell descriptor, 404; a replacement of an absent one, 404.
     const again = await registry.postSubmodelDescriptorThroughSuperpath({ configuration, aasIdentifier, submodelDescriptor: sdkSubmodelDescriptor(submodelDescriptorFixture(smIds[2])) });
-    expect(failureCode(again)).toBe(409);
+    expect(failureStatus(again)).toBe(409);
     const orphan = await registry.postSubmodelDescriptorThroughSuperpath({ configuration, aasIdentifier: 'urn:e2e:absent', submodelDescriptor: sdkSubmodelDescriptor(submodelDescriptorFixture('urn:e2e:sm:x')) });
-    expect(failureCode(orphan)).toBe(404);
+    expect(failureStatus(orphan)).toBe(404);
     const absent = await registry.putSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier, submodelIdentifier: 'urn:e2e:sm:none', submodelDescriptor: sdkSubmodelDescriptor(submodelDescriptorFixture('urn:e2e:sm:none')) });
-    expect4xx(failureCode(absent));
+    expect4xx(failureStatus(absent));
 
     // Deleting the shell descriptor takes its submodel descriptors with it.
     ok(await registry.deleteAssetAdministrationShellDescriptorById({ configuration, aasIdentifier }));
-    expect(failureCode(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier, submodelIdentifier: smIds[1] }))).toBe(404);
+    expect(failureStatus(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration, aasIdentifier, submodelIdentifier: smIds[1] }))).toBe(404);
   });
 
   it('pages and filters the shell descriptors', async () => {
@@ -792,16 +743,16 @@ describe('an explicit AAS registry instance: full CRUD through the SDK', () => {
     const { configuration } = reg;
     const id = 'urn:e2e:registry:guarded';
     ok(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor(fullShellDescriptor(id, 'First')) }));
-    expect(failureCode(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor(fullShellDescriptor(id, 'Second')) }))).toBe(409);
+    expect(failureStatus(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor(fullShellDescriptor(id, 'Second')) }))).toBe(409);
     const mismatch = await registry.putAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id, assetAdministrationShellDescriptor: sdkShellDescriptor(fullShellDescriptor('urn:e2e:other', 'Other')) });
-    expect(failureCode(mismatch)).toBe(400);
+    expect(failureStatus(mismatch)).toBe(400);
     const absent = await registry.putAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: 'urn:e2e:absent', assetAdministrationShellDescriptor: sdkShellDescriptor(fullShellDescriptor('urn:e2e:absent')) });
-    expect4xx(failureCode(absent));
+    expect4xx(failureStatus(absent));
     const tooLong = `urn:e2e:${'x'.repeat(2001)}`;
-    expect(failureCode(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor({ id: tooLong }) }))).toBe(400);
+    expect(failureStatus(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor({ id: tooLong }) }))).toBe(400);
     // The schema bounds an endpoint's interface to 128 characters (any name is allowed).
     const badEndpoint = { ...fullShellDescriptor('urn:e2e:bad-endpoint'), endpoints: [{ interface: 'A'.repeat(129), protocolInformation: { href: 'https://example.com' } }] };
-    expect(failureCode(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor(badEndpoint) }))).toBe(400);
+    expect(failureStatus(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor(badEndpoint) }))).toBe(400);
     expect(ok(await registry.getAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id })).idShort).toBe('First');
     expect(ok(await registry.getAllAssetAdministrationShellDescriptors({ configuration })).result.map((d) => d.id)).toEqual([id]);
     ok(await registry.deleteAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: id }));
@@ -811,20 +762,20 @@ describe('an explicit AAS registry instance: full CRUD through the SDK', () => {
     const { configuration, base } = reg;
     // assetKind as the SDK sends it from the metamodel's enum: a number, which the schema refuses.
     const numeric = await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor(fullShellDescriptor('urn:e2e:quirk:kind'), true) });
-    expect(failureCode(numeric)).toBe(400);
+    expect(failureStatus(numeric)).toBe(400);
     expect(reg.wire.at(-1)?.status).toBe(400);
 
     // The SDK's numeric security attribute type enum: refused; the schema's string works and comes back as is.
     const endpointWithEnum = sdkShellDescriptor(fullShellDescriptor('urn:e2e:quirk:security'));
     endpointWithEnum.endpoints![0].protocolInformation.securityAttributes = [{ type: Models.ProtocolInformationSecurityAttributesTypeEnum.None, key: 'NONE', value: 'NONE' }];
-    expect(failureCode(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: endpointWithEnum }))).toBe(400);
+    expect(failureStatus(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: endpointWithEnum }))).toBe(400);
     const withString = ok(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor(fullShellDescriptor('urn:e2e:quirk:security')) }));
     expect(withString.endpoints?.[0].protocolInformation.securityAttributes).toEqual([{ type: 'NONE', key: 'NONE', value: 'NONE' }]);
 
     // supplementalSemanticId: the SDK writes `supplementalSemanticIds`, refused as an unknown property ...
     const supplemental = { ...submodelDescriptorFixture('urn:e2e:quirk:sm'), supplementalSemanticId: [globalRef('urn:e2e:supplemental')] };
     const written = await registry.postSubmodelDescriptorThroughSuperpath({ configuration, aasIdentifier: 'urn:e2e:quirk:security', submodelDescriptor: sdkSubmodelDescriptor(supplemental) });
-    expect(failureCode(written)).toBe(400);
+    expect(failureStatus(written)).toBe(400);
     // ... and reads `supplementalSemanticIds`, so what the schema names is lost on the way in.
     const posted = await rest('POST', `${base}/shell-descriptors/${b64('urn:e2e:quirk:security')}/submodel-descriptors`, supplemental);
     expect(posted.status).toBe(201);
@@ -836,7 +787,7 @@ describe('an explicit AAS registry instance: full CRUD through the SDK', () => {
     // An id with a leading and a trailing space (valid): registered, but the SDK asks for the trimmed id.
     const padded = ' urn:e2e:quirk:padded ';
     ok(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor({ id: padded }) }));
-    expect(failureCode(await registry.getAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: padded }))).toBe(404);
+    expect(failureStatus(await registry.getAssetAdministrationShellDescriptorById({ configuration, aasIdentifier: padded }))).toBe(404);
     expect(reg.wire.at(-1)?.url).toBe(`${base}/shell-descriptors/${b64(padded.trim())}`);
     const direct = await rest('GET', `${base}/shell-descriptors/${b64(padded)}`);
     expect(direct.status).toBe(200);
@@ -859,24 +810,21 @@ describe('an explicit AAS registry instance: full CRUD through the SDK', () => {
       ['POST /lookup/shells/{id}', () => discovery.postAllAssetLinksById({ configuration, aasIdentifier: 'urn:e2e:x', specificAssetId: [specificAssetId('a', 'b')] })],
     ];
     for (const [label, attempt] of attempts) {
-      expect(failureCode(await attempt()), label).toBe(404);
+      expect(failureStatus(await attempt()), label).toBe(404);
       expect(reg.wire.at(-1)?.status, label).toBe(404);
       const text = (reg.wire.at(-1)?.body as { messages: { text: string }[] }).messages[0].text;
       expect(text.length, label).toBeGreaterThan(0);
     }
     // An instance name the tenant does not have.
-    const none = service(`${tenantUrl(tenant)}/no-such-instance/api/v3.0`);
-    expect(failureCode(await registry.getAllAssetAdministrationShellDescriptors({ configuration: none.configuration }))).toBe(404);
+    const none = service(`${tenantUrl(reg.tenant)}/no-such-instance/api/v3.0`);
+    expect(failureStatus(await registry.getAllAssetAdministrationShellDescriptors({ configuration: none.configuration }))).toBe(404);
   });
 });
 
 describe('an explicit discovery instance: asset links through the SDK', () => {
-  let tenant: TenantEntity;
   let disco: Service;
-
   beforeAll(async () => {
-    tenant = await server.createTenant();
-    disco = await instance(tenant, 'discovery-a', 'discovery');
+    disco = await instanceOfNewTenant('discovery-a', 'discovery');
   });
 
   it('posts, reads, looks up and deletes asset links', async () => {
@@ -919,13 +867,13 @@ describe('an explicit discovery instance: asset links through the SDK', () => {
     expect((await discoveryApi.searchAllAssetAdministrationShellIdsByAssetLink({ assetLink: [{ name: 'serialNumber', value: 'V-1' }] })).result).toEqual([valve]);
 
     // Linked already: 409, the links stay as they were.
-    expect(failureCode(await discovery.postAllAssetLinksById({ configuration, aasIdentifier: pump, specificAssetId: [specificAssetId('x', 'y')] }))).toBe(409);
+    expect(failureStatus(await discovery.postAllAssetLinksById({ configuration, aasIdentifier: pump, specificAssetId: [specificAssetId('x', 'y')] }))).toBe(409);
     expect(assetLinksJson(ok(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: pump })))).toEqual(assetLinksJson(pumpLinks));
 
     expect(ok(await discovery.deleteAllAssetLinksById({ configuration, aasIdentifier: pump }))).toBeUndefined();
     expect(disco.wire.at(-1)).toMatchObject({ method: 'DELETE', url: `${base}/lookup/shells/${b64(pump)}`, status: 204 });
-    expect(failureCode(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: pump }))).toBe(404);
-    expect(failureCode(await discovery.deleteAllAssetLinksById({ configuration, aasIdentifier: pump }))).toBe(404);
+    expect(failureStatus(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: pump }))).toBe(404);
+    expect(failureStatus(await discovery.deleteAllAssetLinksById({ configuration, aasIdentifier: pump }))).toBe(404);
     expect((await lookup([{ name: 'manufacturer', value: 'ACME' }])).result).toEqual([valve]);
     // Linked anew after the delete.
     ok(await discovery.postAllAssetLinksById({ configuration, aasIdentifier: pump, specificAssetId: [specificAssetId('rfid', 'R-7')] }));
@@ -936,13 +884,13 @@ describe('an explicit discovery instance: asset links through the SDK', () => {
   it('refuses bad input with 400, and registry clients with 404', async () => {
     const { configuration, discoveryApi } = disco;
     expect((await generatedFailure(discoveryApi.getAllAssetAdministrationShellIdsByAssetLink({ assetIds: ['S-7'] }))).status).toBe(400);
-    expect(failureCode(await discovery.postAllAssetLinksById({ configuration, aasIdentifier: 'urn:e2e:empty', specificAssetId: [] }))).toBe(400);
-    expect(failureCode(await discovery.postAllAssetLinksById({ configuration, aasIdentifier: `urn:e2e:${'x'.repeat(2001)}`, specificAssetId: [specificAssetId('a', 'b')] }))).toBe(400);
-    expect(failureCode(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: 'urn:e2e:empty' }))).toBe(404);
+    expect(failureStatus(await discovery.postAllAssetLinksById({ configuration, aasIdentifier: 'urn:e2e:empty', specificAssetId: [] }))).toBe(400);
+    expect(failureStatus(await discovery.postAllAssetLinksById({ configuration, aasIdentifier: `urn:e2e:${'x'.repeat(2001)}`, specificAssetId: [specificAssetId('a', 'b')] }))).toBe(400);
+    expect(failureStatus(await discovery.getAllAssetLinksById({ configuration, aasIdentifier: 'urn:e2e:empty' }))).toBe(404);
 
-    expect(failureCode(await registry.getAllAssetAdministrationShellDescriptors({ configuration }))).toBe(404);
-    expect(failureCode(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor({ id: 'urn:e2e:x' }) }))).toBe(404);
-    expect(failureCode(await submodelRegistry.getAllSubmodelDescriptors({ configuration }))).toBe(404);
+    expect(failureStatus(await registry.getAllAssetAdministrationShellDescriptors({ configuration }))).toBe(404);
+    expect(failureStatus(await registry.postAssetAdministrationShellDescriptor({ configuration, assetAdministrationShellDescriptor: sdkShellDescriptor({ id: 'urn:e2e:x' }) }))).toBe(404);
+    expect(failureStatus(await submodelRegistry.getAllSubmodelDescriptors({ configuration }))).toBe(404);
   });
 });
 
@@ -974,13 +922,13 @@ describe('isolation: instances of one tenant, instances of the same name in anot
     ok(await registry.postAssetAdministrationShellDescriptor({ configuration: regA.configuration, assetAdministrationShellDescriptor: sdkShellDescriptor(fullShellDescriptor(id, 'InA')) }));
 
     for (const elsewhere of [regB, otherReg]) {
-      expect(failureCode(await registry.getAssetAdministrationShellDescriptorById({ configuration: elsewhere.configuration, aasIdentifier: id }))).toBe(404);
+      expect(failureStatus(await registry.getAssetAdministrationShellDescriptorById({ configuration: elsewhere.configuration, aasIdentifier: id }))).toBe(404);
       expect(ok(await registry.getAllAssetAdministrationShellDescriptors({ configuration: elsewhere.configuration })).result).toEqual([]);
-      expect(failureCode(await registry.getAllSubmodelDescriptorsThroughSuperpath({ configuration: elsewhere.configuration, aasIdentifier: id }))).toBe(404);
-      expect(failureCode(await registry.deleteAssetAdministrationShellDescriptorById({ configuration: elsewhere.configuration, aasIdentifier: id }))).toBe(404);
+      expect(failureStatus(await registry.getAllSubmodelDescriptorsThroughSuperpath({ configuration: elsewhere.configuration, aasIdentifier: id }))).toBe(404);
+      expect(failureStatus(await registry.deleteAssetAdministrationShellDescriptorById({ configuration: elsewhere.configuration, aasIdentifier: id }))).toBe(404);
     }
     // Not in the implicit registry of its tenant, nor its asset ids in the implicit discovery.
-    expect(failureCode(await registry.getAssetAdministrationShellDescriptorById({ configuration: implicit.configuration, aasIdentifier: id }))).toBe(404);
+    expect(failureStatus(await registry.getAssetAdministrationShellDescriptorById({ configuration: implicit.configuration, aasIdentifier: id }))).toBe(404);
     expect(ok(await registry.getAllAssetAdministrationShellDescriptors({ configuration: implicit.configuration })).result).toEqual([]);
     expect(ok(await discovery.getAllAssetAdministrationShellIdsByAssetLink({ configuration: implicit.configuration, assetIds: [{ name: 'serialNumber', value: 'SN-InA' }] })).result).toEqual([]);
 
@@ -991,11 +939,11 @@ describe('isolation: instances of one tenant, instances of the same name in anot
     ok(await registry.postSubmodelDescriptorThroughSuperpath({ configuration: regB.configuration, aasIdentifier: id, submodelDescriptor: sdkSubmodelDescriptor(submodelDescriptorFixture('urn:e2e:isolated:sm-b')) }));
     const idShortIn = async (s: Service) => ok(await registry.getAssetAdministrationShellDescriptorById({ configuration: s.configuration, aasIdentifier: id })).idShort;
     expect([await idShortIn(regA), await idShortIn(regB), await idShortIn(otherReg)]).toEqual(['InAChanged', 'InB', 'InOther']);
-    expect(failureCode(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration: regA.configuration, aasIdentifier: id, submodelIdentifier: 'urn:e2e:isolated:sm-b' }))).toBe(404);
-    expect(failureCode(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration: otherReg.configuration, aasIdentifier: id, submodelIdentifier: 'urn:e2e:isolated:sm-b' }))).toBe(404);
+    expect(failureStatus(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration: regA.configuration, aasIdentifier: id, submodelIdentifier: 'urn:e2e:isolated:sm-b' }))).toBe(404);
+    expect(failureStatus(await registry.getSubmodelDescriptorByIdThroughSuperpath({ configuration: otherReg.configuration, aasIdentifier: id, submodelIdentifier: 'urn:e2e:isolated:sm-b' }))).toBe(404);
 
     ok(await registry.deleteAssetAdministrationShellDescriptorById({ configuration: regA.configuration, aasIdentifier: id }));
-    expect(failureCode(await registry.getAssetAdministrationShellDescriptorById({ configuration: regA.configuration, aasIdentifier: id }))).toBe(404);
+    expect(failureStatus(await registry.getAssetAdministrationShellDescriptorById({ configuration: regA.configuration, aasIdentifier: id }))).toBe(404);
     expect([await idShortIn(regB), await idShortIn(otherReg)]).toEqual(['InB', 'InOther']);
   });
 
@@ -1007,11 +955,11 @@ describe('isolation: instances of one tenant, instances of the same name in anot
 
     for (const elsewhere of [discoB, otherDisco, implicit]) {
       expect(ok(await discovery.getAllAssetAdministrationShellIdsByAssetLink({ configuration: elsewhere.configuration, assetIds: [serial] })).result).toEqual([]);
-      expect(failureCode(await discovery.getAllAssetLinksById({ configuration: elsewhere.configuration, aasIdentifier: aasId }))).toBe(404);
+      expect(failureStatus(await discovery.getAllAssetLinksById({ configuration: elsewhere.configuration, aasIdentifier: aasId }))).toBe(404);
       expect((await elsewhere.discoveryApi.searchAllAssetAdministrationShellIdsByAssetLink({ assetLink: [serial] })).result).toEqual([]);
     }
     for (const elsewhere of [discoB, otherDisco]) {
-      expect(failureCode(await discovery.deleteAllAssetLinksById({ configuration: elsewhere.configuration, aasIdentifier: aasId }))).toBe(404);
+      expect(failureStatus(await discovery.deleteAllAssetLinksById({ configuration: elsewhere.configuration, aasIdentifier: aasId }))).toBe(404);
     }
 
     // The same shell linked in B and in the other tenant to other asset ids: each lookup sees its own.
@@ -1032,7 +980,7 @@ describe('isolation: instances of one tenant, instances of the same name in anot
       expect(ok(await discovery.getAllAssetAdministrationShellIdsByAssetLink({ configuration: elsewhere.configuration, assetIds: repoSerial })).result).toEqual([]);
     }
     for (const elsewhere of [regA, regB]) {
-      expect(failureCode(await registry.getAssetAdministrationShellDescriptorById({ configuration: elsewhere.configuration, aasIdentifier: shell.id }))).toBe(404);
+      expect(failureStatus(await registry.getAssetAdministrationShellDescriptorById({ configuration: elsewhere.configuration, aasIdentifier: shell.id }))).toBe(404);
     }
   });
 

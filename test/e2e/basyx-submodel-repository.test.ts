@@ -1,6 +1,7 @@
 import { jsonization, types as aas } from '@aas-core-works/aas-core3.0-typescript';
 import type * as Sdk from 'basyx-typescript-sdk';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Exchange, failureCode, fixture, generatedFailure, ok, sdk, tenantSdk } from '../support/basyx-sdk';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /*
@@ -10,56 +11,20 @@ import { TestServer, b64, startTestServer } from '../support/server';
  * own generated API class underneath it (`SubmodelRepositoryService.SubmodelRepositoryAPIApi`), as an SDK user
  * would reach them.
  *
- * Loaded with `require` for the reasons given in basyx-aas-repository.test.ts (the ESM bundle cannot load the
- * metamodel's ESM build under Node); the `import type` line only gives the typechecker the SDK's declarations.
- * What the SDK returns carries the prototypes of its own inlined metamodel copy, so results are compared as AAS
- * JSON (`jsonization.toJsonable`) and field by field, never with `instanceof`.
+ * Loaded through test/support/basyx-sdk.ts, with `require` for the reasons given there (the ESM bundle cannot load
+ * the metamodel's ESM build under Node). What the SDK returns carries the prototypes of its own inlined metamodel
+ * copy, so results are compared as AAS JSON (`jsonization.toJsonable`) and field by field, never with `instanceof`.
  *
  * SDK findings (basyx-typescript-sdk 1.0.2), worked around here rather than in the server:
  * - The generated client reads `pagingMetadata`, the AAS API V3.0 PagedResult names it `paging_metadata`: the
- *   middleware below adds the alias, as in basyx-aas-repository.test.ts.
+ *   recording middleware of test/support/basyx-sdk.ts adds the alias.
  * - `getAllSubmodels({ semanticId })`, `getAllConceptDescriptions({ isCaseOf, dataSpecificationRef })` are typed
  *   `string`, but the client JSON-encodes the argument before base64url-encoding it. A string therefore reaches
  *   the server as a quoted JSON string literal (`"urn:x"` with the quotes), which is neither a Reference nor the
  *   key value the caller meant. The only way to use these filters is to pass the Reference's JSON object, cast
  *   to `string`, which is what `referenceFilter` does below.
  */
-const { SubmodelRepositoryClient, ConceptDescriptionRepositoryClient, Configuration, SubmodelRepositoryService, ResponseError } =
-  require('basyx-typescript-sdk') as typeof Sdk;
-
-type Outcome<T> = { success: true; data: T } | { success: false; error: Sdk.SubmodelRepositoryService.Result };
-
-interface Exchange {
-  method: string;
-  url: string;
-  status: number;
-  body: unknown;
-  location: string | null;
-  etag: string | null;
-}
-
-/** Adds the `pagingMetadata` alias the SDK reads (see above) and records every exchange. */
-function recordingMiddleware(log: Exchange[]): Sdk.Middleware {
-  return {
-    async post({ url, init, response }) {
-      const isJson = response.headers.get('content-type')?.includes('application/json') ?? false;
-      const body: unknown = isJson ? await response.clone().json() : undefined;
-      log.push({
-        method: init.method ?? 'GET',
-        url,
-        status: response.status,
-        body,
-        location: response.headers.get('location'),
-        etag: response.headers.get('etag'),
-      });
-      if (!isJson || typeof body !== 'object' || body === null || !('paging_metadata' in body) || 'pagingMetadata' in body) {
-        return response;
-      }
-      const aliased = { ...body, pagingMetadata: (body as { paging_metadata: unknown }).paging_metadata };
-      return new Response(JSON.stringify(aliased), { status: response.status, statusText: response.statusText, headers: response.headers });
-    },
-  };
-}
+const { SubmodelRepositoryClient, ConceptDescriptionRepositoryClient, SubmodelRepositoryService } = sdk;
 
 let server: TestServer;
 const submodels = new SubmodelRepositoryClient();
@@ -79,58 +44,17 @@ interface TenantClient {
 }
 
 async function tenantClient(): Promise<TenantClient> {
-  const api = server.api((await server.createTenant()).name);
-  const wire: Exchange[] = [];
-  const configuration = new Configuration({ basePath: api, middleware: [recordingMiddleware(wire)] });
-  return { configuration, api, wire, generated: new SubmodelRepositoryService.SubmodelRepositoryAPIApi(configuration) };
-}
-
-function ok<T>(outcome: Outcome<T>): T {
-  if (!outcome.success) expect.fail(`expected success, got ${JSON.stringify(outcome.error)}`);
-  return outcome.data;
-}
-
-/** The AAS Result code of a failed SDK call; the server marks 5xx messages `Exception`, others `Error`. */
-function failureCode(outcome: Outcome<unknown>): string | undefined {
-  if (outcome.success) expect.fail(`expected a failure, got ${JSON.stringify(outcome.data)}`);
-  const message = outcome.error.messages?.[0];
-  expect(message?.messageType).toBe(Number(message?.code) >= 500 ? 'Exception' : 'Error');
-  return message?.code;
-}
-
-/** The HTTP status a call of the generated API failed with (it throws ResponseError), and the Result's code. */
-async function generatedFailure(call: Promise<unknown>): Promise<{ status: number; code: unknown }> {
-  try {
-    await call;
-  } catch (err) {
-    if (!(err instanceof ResponseError)) throw err;
-    const body = (await err.response.json()) as { messages: { code: unknown }[] };
-    return { status: err.response.status, code: body.messages[0].code };
-  }
-  return expect.fail('expected the call to fail');
+  const client = await tenantSdk(server);
+  return { ...client, generated: new SubmodelRepositoryService.SubmodelRepositoryAPIApi(client.configuration) };
 }
 
 const jsonOf = (instance: aas.Class) => jsonization.toJsonable(instance);
 
 type Json = Record<string, unknown>;
 
-function submodelOf(json: Json): aas.Submodel {
-  const parsed = jsonization.submodelFromJsonable(json as jsonization.JsonValue);
-  if (parsed.error !== null) throw new Error(`fixture: ${parsed.error.message}`);
-  return parsed.mustValue();
-}
-
-function elementOf(json: Json): aas.ISubmodelElement {
-  const parsed = jsonization.submodelElementFromJsonable(json as jsonization.JsonValue);
-  if (parsed.error !== null) throw new Error(`fixture: ${parsed.error.message}`);
-  return parsed.mustValue();
-}
-
-function conceptDescriptionOf(json: Json): aas.ConceptDescription {
-  const parsed = jsonization.conceptDescriptionFromJsonable(json as jsonization.JsonValue);
-  if (parsed.error !== null) throw new Error(`fixture: ${parsed.error.message}`);
-  return parsed.mustValue();
-}
+const submodelOf = (json: Json): aas.Submodel => fixture(jsonization.submodelFromJsonable, json);
+const elementOf = (json: Json): aas.ISubmodelElement => fixture(jsonization.submodelElementFromJsonable, json);
+const conceptDescriptionOf = (json: Json): aas.ConceptDescription => fixture(jsonization.conceptDescriptionFromJsonable, json);
 
 const globalRef = (value: string) => ({ type: 'ExternalReference', keys: [{ type: 'GlobalReference', value }] });
 
@@ -253,7 +177,7 @@ describe('basyx-typescript-sdk SubmodelRepositoryClient: submodels', () => {
     expect(patched.category).toBe('PARAMETER');
     expect(patched.semanticId?.keys[0].value).toBe('urn:sem:technical-data');
     expect(patched.submodelElements).toHaveLength(7);
-    expect(await generatedFailure(generated.patchSubmodelById({ submodelIdentifier: b64('urn:e2e:sm:nope'), submodel: { modelType: 'Submodel', id: 'urn:e2e:sm:nope' } as never }))).toEqual({ status: 404, code: '404' });
+    expect(await generatedFailure(generated.patchSubmodelById({ submodelIdentifier: b64('urn:e2e:sm:nope'), submodel: { modelType: 'Submodel', id: 'urn:e2e:sm:nope' } as never }))).toMatchObject({ status: 404, code: '404' });
   });
 
   it('deletes a submodel: 204, then 404 for reads and for a second delete', async () => {
@@ -518,7 +442,7 @@ describe('basyx-typescript-sdk SubmodelRepositoryClient: submodel elements', () 
     expect(motorPaths[0]).toBe('Motor');
     expect(motorPaths).toEqual(expect.arrayContaining(['Motor.Power', 'Motor.Phases', 'Motor.Phases[0]']));
     expect(motorPaths.every((p) => p.startsWith('Motor'))).toBe(true);
-    expect(await generatedFailure(generated.getSubmodelByIdReference({ submodelIdentifier: b64('urn:e2e:sm:absent') }))).toEqual({ status: 404, code: '404' });
+    expect(await generatedFailure(generated.getSubmodelByIdReference({ submodelIdentifier: b64('urn:e2e:sm:absent') }))).toMatchObject({ status: 404, code: '404' });
   });
 
   it('reads and writes the whole submodel in the value-only form', async () => {
