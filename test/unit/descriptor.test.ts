@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGES } from '../../src/common/result';
 import { AppError } from '../../src/graphql/errors';
 import { parseShellDescriptor, parseSubmodelDescriptor, shellDescriptorColumns } from '../../src/aas/registry/descriptor';
+import { referenceKey, valueKey } from '../../src/aas/model/reference-keys';
 import {
   DescriptorKind, InvalidCase, ValidCase, completeDescriptor, handWrittenCases, handWrittenValidCases, loadSchemas, mutateRandomly, prng, randomJson, schemaCases,
   validShellDescriptors, validSubmodelDescriptors,
@@ -133,7 +134,7 @@ describe('the Part 2 schema examples', () => {
 });
 
 describe('shellDescriptorColumns', () => {
-  it('pulls out the filter columns: asset ids with the globalAssetId first, submodel semantic id key values once each', () => {
+  it('pulls out the filter columns: asset ids with the globalAssetId first, submodel semantic id filter keys once each', () => {
     const doc = parseShellDescriptor({
       id: 'urn:aas:1',
       idShort: 'Motor',
@@ -157,7 +158,14 @@ describe('shellDescriptorColumns', () => {
         { name: 'globalAssetId', value: 'urn:asset:1' },
         { name: 'serialNumber', value: '42' },
       ],
-      submodelSemanticIds: ['urn:nameplate', 'urn:a', 'P'],
+      // Filter keys, as `submodelSemanticId` compares them: each reference's canonical key and its key values, once.
+      submodelSemanticIds: [
+        referenceKey({ type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'urn:nameplate' }] }),
+        valueKey('urn:nameplate'),
+        referenceKey({ type: 'ModelReference', keys: [{ type: 'Submodel', value: 'urn:a' }, { type: 'Property', value: 'P' }] }),
+        valueKey('urn:a'),
+        valueKey('P'),
+      ],
     });
   });
 

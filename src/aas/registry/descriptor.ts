@@ -2,6 +2,7 @@ import { common, jsonization, stringification, types, verification } from '@aas-
 import { MAX_MESSAGES } from '../../common/result';
 import { AppError, badRequest } from '../../graphql/errors';
 import { JsonObject, parseVerified } from '../model/parse';
+import { referenceFilterKeys } from '../model/reference-keys';
 
 /**
  * The registries' descriptors (AssetAdministrationShellDescriptor, SubmodelDescriptor), checked against the
@@ -276,7 +277,10 @@ export interface ShellDescriptorColumns {
   globalAssetId: string | null;
   /** The specific asset ids, with the globalAssetId first as name `globalAssetId` (AASd-116), as ShellService does. */
   assetIds: AssetId[];
-  /** The key values of the submodel descriptors' semanticIds, each once, in order of appearance. */
+  /**
+   * The filter keys (`model/reference-keys`: the canonical key of each submodel descriptor's semanticId and its key
+   * values), each once, in order of appearance: what `submodelSemanticId` filters compare.
+   */
   submodelSemanticIds: string[];
 }
 
@@ -288,8 +292,7 @@ export function shellDescriptorColumns(doc: JsonObject): ShellDescriptorColumns 
   if (globalAssetId !== null) assetIds.unshift({ name: 'globalAssetId', value: globalAssetId });
   const semanticIds = new Set<string>();
   for (const submodel of (doc.submodelDescriptors as JsonObject[] | undefined) ?? []) {
-    const keys = (submodel.semanticId as { keys: { value: string }[] } | undefined)?.keys ?? [];
-    for (const key of keys) semanticIds.add(key.value);
+    for (const key of referenceFilterKeys(submodel.semanticId as JsonObject | undefined)) semanticIds.add(key);
   }
   return {
     idShort: (doc.idShort as string | undefined) ?? null,

@@ -3,10 +3,9 @@ import { etagOf, ifMatchAdmits } from '../../common/etag';
 import { readRows, rethrowClientError } from '../../db/read';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
-import { referenceFilterKeys } from '../model/reference-keys';
 import type { JsonObject } from '../model/parse';
 import type { Condition, Page } from '../store/identifiable-store';
-import { parseShellDescriptor, parseSubmodelDescriptor } from './descriptor';
+import { parseShellDescriptor, parseSubmodelDescriptor, shellDescriptorColumns } from './descriptor';
 import { FOREIGN_KEY_VIOLATION, instanceGone } from './instance.service';
 import type { RegistryInstanceEntity } from './registry.entities';
 import { assetIdPairs, checkId, instancePage, submodelDescriptorIn, submodelDescriptorPage, submodelDescriptorsOf, type DescriptorFilter, type Stored } from './stored';
@@ -198,11 +197,8 @@ const stored = (row: Row): Stored => ({ json: row.doc, etag: etagOf(row.seq, row
 
 /** The lookup columns of a descriptor, in the order the statements above take them. */
 function columnsOf(doc: JsonObject): unknown[] {
-  const specific = (doc.specificAssetIds as { name: string; value: string }[] | undefined) ?? [];
-  const pairs = assetIdPairs(specific);
-  if (typeof doc.globalAssetId === 'string') pairs.unshift({ name: 'globalAssetId', value: doc.globalAssetId });
-  const semanticKeys = [...new Set(submodelDescriptorsOf(doc).flatMap((sm) => referenceFilterKeys(sm.semanticId as JsonObject | undefined)))];
-  return [doc.idShort ?? null, doc.assetKind ?? null, doc.assetType ?? null, doc.globalAssetId ?? null, JSON.stringify(pairs), semanticKeys];
+  const c = shellDescriptorColumns(doc);
+  return [c.idShort, c.assetKind, c.assetType, c.globalAssetId, JSON.stringify(c.assetIds), c.submodelSemanticIds];
 }
 
 const descriptorNotFound = (id: string) => notFound(`No shell descriptor '${id.slice(0, 200)}' in this registry.`);
