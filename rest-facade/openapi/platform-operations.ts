@@ -1,3 +1,4 @@
+import { VDI_2770_CLASSES } from '../../src/common/vdi2770';
 import { DEFAULT_LIMIT, MAX_LIMIT, MIN_LIMIT } from '../../src/common/cursor';
 import { FILES_API } from '../files';
 import { SPHERE_API } from '../tenant-api';
@@ -9,25 +10,11 @@ import { Bundler, Json, PART2 } from './bundle';
  * file repository at `{tenant_url}/sphere/api/v1.0/files` and, deprecated, at `{tenant_url}/api/v3.0/files`
  * (files.ts), and the AASX import at `/sphere/api/v1.0/import` and `/api/v3.0/upload` (aasx-import.ts).
  *
- * The metadata rules repeat the file service's (src/files/metadata.ts, vdi2770.ts), which the façade may not
- * import; test/integration/openapi.test.ts holds the two together, and real answers to the schemas.
+ * The VDI 2770 classes come from src/common/vdi2770.ts (pure data, shared with the file service); the limits repeat
+ * src/files/metadata.ts, which the façade may not import: test/integration/openapi.test.ts holds the two together,
+ * and real answers to the schemas.
  */
 
-/** VDI 2770 Blatt 1:2020 document classes by ClassId (src/files/vdi2770.ts). */
-const VDI_2770_CLASSES: Record<string, string> = {
-  '01-01': 'Identification',
-  '02-01': 'Technical specification',
-  '02-02': 'Drawings, plans',
-  '02-03': 'Assemblies',
-  '02-04': 'Certificates, declarations',
-  '03-01': 'Commissioning, de-commissioning',
-  '03-02': 'Operation',
-  '03-03': 'General safety',
-  '03-04': 'Inspection, maintenance, testing',
-  '03-05': 'Repair',
-  '03-06': 'Spare parts',
-  '04-01': 'Contract documents',
-};
 /** src/files/metadata.ts: MAX_ATTRIBUTES, MAX_ATTRIBUTE_LENGTH, MAX_DISPLAY_NAME_LENGTH. */
 export const FILE_METADATA_LIMITS = { attributes: 50, attributeLength: 2048, displayNameLength: 2048 };
 

@@ -1,5 +1,5 @@
 import { badRequest } from '../graphql/errors';
-import { VDI_2770_CLASSES, isVdi2770Class } from './vdi2770';
+import { VDI_2770_CLASSES, isVdi2770Class } from '../common/vdi2770';
 
 /** What a client sets about a file (platform spec, "File metadata"). */
 export interface FileMetadata {

@@ -7,7 +7,7 @@ import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../../rest-facad
 import { createFileRouter } from '../../rest-facade/files';
 import { createTenantApiRouter } from '../../rest-facade/tenant-api';
 import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_LENGTH, MAX_DISPLAY_NAME_LENGTH } from '../../src/files/metadata';
-import { VDI_2770_CLASSES } from '../../src/files/vdi2770';
+import { VDI_2770_CLASSES } from '../../src/common/vdi2770';
 import { buildAppSchema } from '../../src/graphql/schema';
 import { minimalPackage, zipOf } from '../support/aasx-package';
 import { enc, sendFile } from '../support/file-suite';
