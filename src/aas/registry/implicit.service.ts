@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { encodeBase64Url } from '../../common/base64url';
 import { badRequest, notFound } from '../../graphql/errors';
-import { MAX_ID_LENGTH } from '../../graphql/limits';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { JsonObject } from '../model/parse';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
 import type { Page } from '../store/identifiable-store';
 import type { SubmodelService } from '../submodels/submodel.service';
-import { submodelDescriptorIn, submodelDescriptorPage, type AssetIdPair, type DescriptorFilter, type Stored } from './stored';
+import { checkId, submodelDescriptorIn, submodelDescriptorPage, type AssetIdPair, type DescriptorFilter, type Stored } from './stored';
 
 /** The interfaces of the endpoints of implicit descriptors (V3.0.4, Part 2, "Interface"). */
 export const AAS_INTERFACE = 'AAS-3.0';
@@ -94,7 +93,7 @@ export class ImplicitRegistryService {
 
   async submodelDescriptorOfShell(tenant: TenantEntity, aasId: string, submodelId: string): Promise<Stored> {
     // Looked up in the shell's list, not the store: its length is checked here, as the store checks ids.
-    if (submodelId.length > MAX_ID_LENGTH) throw badRequest(`A Submodel id is at most ${MAX_ID_LENGTH} characters long; this one has ${submodelId.length}.`);
+    checkId(submodelId);
     const found = submodelDescriptorIn(await this.shellDescriptor(tenant, aasId), submodelId);
     if (!found) throw notFound(`Shell '${aasId.slice(0, 200)}' references no submodel '${submodelId.slice(0, 200)}' that this tenant stores.`);
     return found;
