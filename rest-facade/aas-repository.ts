@@ -9,10 +9,14 @@ const paging = (req: { query: Query }) => {
   return { ...(limit === undefined ? {} : { limit }), cursor: cursorParam(req.query) };
 };
 
+/** This server's text filters of `GET /shells` (README, "Filter queries"); the GraphQL core checks their values. */
+const SHELL_TEXT_FILTERS = ['idShortStartsWith', 'idShortContains', 'idStartsWith', 'idContains', 'displayName', 'displayNameStartsWith', 'displayNameContains'] as const;
+
 const shellFilter = (req: { query: Query }) => ({
   assetIds: assetIdsParam(req.query),
   idShort: single(req.query, 'idShort'),
   assetKind: enumParam(req.query, 'assetKind', ['Instance', 'Type'] as const),
+  ...Object.fromEntries(SHELL_TEXT_FILTERS.map((name) => [name, single(req.query, name)])),
 });
 
 const aasId = (req: { params: Record<string, string> }) => idParam('aasIdentifier', req.params.aasIdentifier);

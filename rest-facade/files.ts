@@ -38,7 +38,7 @@ const DEPRECATED_SINCE = '@1735689600';
 /** Multipart framing around the file (boundaries, part headers, small fields) allowed beyond the upload limit. */
 const MULTIPART_SLACK = 1024 * 1024;
 const METADATA_FIELDS = ['displayName', 'classification', 'attributes'];
-const LIST_PARAMS = ['displayName', 'classification', 'contentType', 'fileName', 'limit', 'cursor'];
+const LIST_PARAMS = ['displayName', 'displayNameStartsWith', 'displayNameContains', 'classification', 'contentType', 'fileName', 'limit', 'cursor'];
 
 const FILE_FIELDS = 'tfp fileName contentType size sha256 etag displayName classification attributes { key value } createdAt updatedAt';
 
@@ -77,10 +77,12 @@ export function createFileRouter(options: FileRoutesOptions): Router {
     const attributes: { key: string; value: string }[] = [];
     for (const name of Object.keys(query)) {
       if (name.startsWith('attribute.') && name.length > 'attribute.'.length) attributes.push({ key: name.slice('attribute.'.length), value: single(query, name) ?? '' });
-      else if (!LIST_PARAMS.includes(name)) throw badParam(`Unknown query parameter '${name}' (filters: ${LIST_PARAMS.slice(0, 4).join(', ')}, attribute.{key}).`);
+      else if (!LIST_PARAMS.includes(name)) throw badParam(`Unknown query parameter '${name}' (filters: ${LIST_PARAMS.slice(0, 6).join(', ')}, attribute.{key}).`);
     }
     const filter = {
       displayName: single(query, 'displayName'),
+      displayNameStartsWith: single(query, 'displayNameStartsWith'),
+      displayNameContains: single(query, 'displayNameContains'),
       classification: single(query, 'classification'),
       contentType: single(query, 'contentType'),
       fileName: single(query, 'fileName'),

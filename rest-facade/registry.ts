@@ -96,6 +96,51 @@ const SUBMODEL_DESCRIPTOR = `query SubmodelDescriptor($tenant: String!, $instanc
   submodelDescriptor(tenant: $tenant, instance: $instance, aasId: $aasId, id: $id) { etag json }
 }`;
 
+const QUERY_SHELL_DESCRIPTORS = `query QueryShellDescriptors($tenant: String!, $instance: String, $query: JSON!, $limit: Int, $cursor: String) {
+  shellDescriptors(tenant: $tenant, instance: $instance, query: $query, limit: $limit, cursor: $cursor) { result { id json } pagingMetadata { cursor } }
+}`;
+
+const QUERY_SUBMODEL_DESCRIPTORS = `query QuerySubmodelDescriptors($tenant: String!, $instance: String, $query: JSON!, $limit: Int, $cursor: String) {
+  submodelDescriptors(tenant: $tenant, instance: $instance, query: $query, limit: $limit, cursor: $cursor) { result { id json } pagingMetadata { cursor } }
+}`;
+
+/** Whether a query (the core has parsed it by the time an answer is written) asks for identifiers: `$select: "id"`. */
+const selectsIds = (body: unknown) => typeof body === 'object' && body !== null && (body as Record<string, unknown>).$select === 'id';
+
+/** V3.1's QueryResult: `paging_metadata` with the `resultType`, and the descriptors or, for `$select: "id"`, their ids. */
+function queryResult(page: { result: { id: string; json: unknown }[]; pagingMetadata: { cursor?: string | null } }, body: unknown, objects: string) {
+  const ids = selectsIds(body);
+  const paged = pagedResult(page, ids ? (item: { id: string }) => item.id : json);
+  return { paging_metadata: { ...paged.paging_metadata, resultType: ids ? 'Identifier' : objects }, result: paged.result };
+}
+
+/**
+ * The registries' query routes of the AAS API V3.1 (AAS Registry and Submodel Registry SSP-004): the AAS Query
+ * Language (`$aasdesc`, `$smdesc`) in the body, paged by limit and cursor. An instance has no submodel registry of
+ * its own, but its query route searches the submodel descriptors of all its shell descriptors.
+ */
+function registryQueries(explicit: boolean): RouteSpec[] {
+  const inst = (req: Req) => (explicit ? instance(req) : null);
+  return [
+    {
+      method: 'POST',
+      path: '/query/shell-descriptors',
+      body: true,
+      operation: QUERY_SHELL_DESCRIPTORS,
+      variables: (req) => ({ tenant: req.tenant, instance: inst(req), query: req.body, ...paging(req) }),
+      respond: (data, req) => ({ status: 200, body: queryResult(data.shellDescriptors, req.body, 'AssetAdministrationShellDescriptor') }),
+    },
+    {
+      method: 'POST',
+      path: '/query/submodel-descriptors',
+      body: true,
+      operation: QUERY_SUBMODEL_DESCRIPTORS,
+      variables: (req) => ({ tenant: req.tenant, instance: inst(req), query: req.body, ...paging(req) }),
+      respond: (data, req) => ({ status: 200, body: queryResult(data.submodelDescriptors, req.body, 'SubmodelDescriptor') }),
+    },
+  ];
+}
+
 /** The read routes both kinds of service share, for the implicit services (`explicit` false) or an instance. */
 function discoveryReads(explicit: boolean): RouteSpec[] {
   const inst = (req: Req) => (explicit ? instance(req) : null);
@@ -170,6 +215,7 @@ function registryReads(explicit: boolean): RouteSpec[] {
 export const implicitRegistryRoutes: RouteSpec[] = [
   ...discoveryReads(false),
   ...registryReads(false),
+  ...registryQueries(false),
   {
     method: 'GET',
     path: '/submodel-descriptors',
@@ -218,6 +264,7 @@ export const instanceRoutes: RouteSpec[] = [
     respond: () => ({ status: 204 }),
   },
   ...registryReads(true),
+  ...registryQueries(true),
   {
     method: 'POST',
     path: '/shell-descriptors',

@@ -5,7 +5,9 @@ import type { Context } from '../src/graphql/context';
 import { aasRepositoryRoutes } from './aas-repository';
 import { implicitRegistryRoutes, instanceRoutes } from './registry';
 import { conceptDescriptionRoutes } from './concept-description-repository';
+import { queryRoutes } from './query';
 import { submodelRepositoryRoutes } from './submodel-repository';
+import { searchRoutes } from './search';
 import { OperationExecutor } from './executor';
 import { FacadeError } from './facade-error';
 import { Query } from './params';
@@ -59,7 +61,7 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
       }
     }
   };
-  mount([...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes, ...implicitRegistryRoutes], bases);
+  mount([...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes, ...queryRoutes, ...searchRoutes, ...implicitRegistryRoutes], bases);
   // Answers that are streams: admitted through the same policy, then read from the services (streamed.ts).
   const access = new TenantAccess(executor);
   const attachments = attachmentRoutes(access, options.contextOf, options.uploadLimitBytes);

@@ -23,6 +23,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Most bytes of stored documents one request may read and answer (REST and GraphQL alike). */
   responseLimitBytes: number;
+  /** How long the statement of one page of an AAS Query Language query may run (`QUERY_TIMEOUT_MS`); beyond it: 400. */
+  queryTimeoutMs: number;
   /** How long a client may take to send a request's headers, and its whole request (body included). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -217,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: int(env, 'DB_POOL_SIZE', databaseUrl ? 10 : 4, 1, 200),
     bodyLimitBytes,
     responseLimitBytes,
+    queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5_000, 10, 600_000),
     headersTimeoutMs,
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, headersTimeoutMs, 3_600_000),
     maxConnectionsPerClient: int(env, 'MAX_CONNECTIONS_PER_CLIENT', 128, 0, 1_000_000),

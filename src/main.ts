@@ -6,6 +6,8 @@ import { AddressInfo } from 'node:net';
 import pino, { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ConceptDescriptionService } from './aas/concept-descriptions/concept-description.service';
+import { QueryService } from './aas/query/query.service';
+import { SearchService } from './aas/search/search.service';
 import { ShellService } from './aas/shells/shell.service';
 import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
@@ -29,6 +31,7 @@ import { SerializationService } from './aas/serialization/serialization.service'
 import { FileService, createBlobStore } from './files';
 import { DiscoveryService } from './aas/registry/discovery.service';
 import { ImplicitRegistryService } from './aas/registry/implicit.service';
+import { DescriptorQueryService } from './aas/registry/descriptor-query.service';
 import { RegistryInstanceService } from './aas/registry/instance.service';
 import { ShellDescriptorService } from './aas/registry/shell-descriptor.service';
 import { MeService } from './management/me/me.service';
@@ -87,20 +90,24 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const tenants = new TenantService(dataSource, config, (tenantId) =>
     blobs.removeTenant(tenantId).catch((err) => log.warn({ err, tenantId }, 'could not remove the file contents of a deleted tenant from the object store')),
   );
+  const implicitRegistry = new ImplicitRegistryService(shells, submodels, (tenantName) => `${tenants.urlOf(tenantName)}/api/v3.0`);
   const services: Services = {
     tenants,
     shells,
     submodels,
     conceptDescriptions,
+    query: new QueryService(dataSource, { shells, submodels, conceptDescriptions }, { timeoutMs: config.queryTimeoutMs }),
+    search: new SearchService(dataSource, shells, { timeoutMs: config.queryTimeoutMs }),
     serialization: new SerializationService(shells, submodels, conceptDescriptions, files, config.responseLimitBytes),
     imports: new ImportService(dataSource, shells, submodels, conceptDescriptions, files),
     attachments: new AttachmentService(dataSource, shells, submodels, files),
     packages: new PackageService(dataSource, files, log),
     files,
-    implicitRegistry: new ImplicitRegistryService(shells, submodels, (tenantName) => `${tenants.urlOf(tenantName)}/api/v3.0`),
+    implicitRegistry,
     registryInstances: new RegistryInstanceService(dataSource),
     shellDescriptors: new ShellDescriptorService(dataSource),
     discovery: new DiscoveryService(dataSource),
+    descriptorQueries: new DescriptorQueryService(dataSource, shells, submodels, implicitRegistry, { timeoutMs: config.queryTimeoutMs }),
     access: new AccessService(dataSource),
     federation,
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),
@@ -147,6 +154,9 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     app.koa.callback(),
   );
   limitConnectionsPerClient(server, config.maxConnectionsPerClient, log);
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => res.once('finish', () => {
+    if (!res.shouldKeepAlive) closingSockets.add(req.socket);
+  }));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -185,9 +195,15 @@ export async function start(config: Config, log: Logger = createLogger(config)):
  * line, bytes after a body without a length, a request that took too long): answered with a Result too,
  * then the connection is closed.
  */
+/**
+ * Connections whose last answer said `Connection: close` (Node says so when it did not read a request's whole
+ * body, e.g. a HEAD with one): bytes that follow it are not a request to answer, only to drop.
+ */
+const closingSockets = new WeakSet<object>();
+
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
   const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
+  if (err.code === 'ECONNRESET' || !socket.writable || response?.headersSent || closingSockets.has(socket)) {
     socket.destroy();
     return;
   }

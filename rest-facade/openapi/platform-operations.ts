@@ -3,6 +3,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, MIN_LIMIT } from '../../src/common/cursor';
 import { FILES_API } from '../files';
 import { SPHERE_API } from '../tenant-api';
 import { Bundler, Json, PART2 } from './bundle';
+import { descriptorQueryOperation } from './descriptor-query-operations';
 
 /**
  * The operations of the tenant routes that no AAS specification describes, written here in the official files'
@@ -248,10 +249,18 @@ const FILE_OPERATIONS: Record<string, PlatformOperation> = {
     summary: 'Returns the files of the tenant that match every filter given',
     operationId: 'GetAllFiles',
     description:
-      'Every filter given must match exactly; `attribute.{key}={value}` may repeat for several attributes (all must match). Files come in ' +
-      'upload order, paged like the AAS API. A query parameter not listed here is 400.',
+      'Every filter given must hold: `displayName`, `classification`, `fileName` and attributes match exactly, `displayNameStartsWith` and ' +
+      '`displayNameContains` case-sensitively with `%` and `_` as plain characters; `attribute.{key}={value}` may repeat for several ' +
+      'attributes (all must match). Files come in upload order, paged like the AAS API. A query parameter not listed here is 400.',
     parameters: [
-      { name: 'displayName', in: 'query', required: false, schema: { type: 'string' } },
+      { name: 'displayName', in: 'query', required: false, schema: { type: 'string', maxLength: FILE_METADATA_LIMITS.displayNameLength } },
+      ...['StartsWith', 'Contains'].map((match) => ({
+        name: `displayName${match}`,
+        in: 'query',
+        required: false,
+        description: `Files whose displayName ${match === 'Contains' ? 'contains' : 'starts with'} this text (case-sensitive).`,
+        schema: { type: 'string', minLength: 1, maxLength: FILE_METADATA_LIMITS.displayNameLength },
+      })),
       { name: 'classification', in: 'query', required: false, schema: schema('Vdi2770ClassId') },
       { name: 'contentType', in: 'query', required: false, description: 'A media type (`application/pdf`) or a whole type (`image/*`).', schema: { type: 'string' } },
       { name: 'fileName', in: 'query', required: false, schema: { type: 'string' } },
@@ -414,6 +423,8 @@ const PART2_RESPONSES: Partial<Record<Status, string>> = { '400': 'bad-request',
  */
 export function platformOperation(bundler: Bundler, method: string, path: string, apiBase: string): Json | undefined {
   const key = `${method.toUpperCase()} ${path}`;
+  const descriptorQuery = descriptorQueryOperation(bundler, method, path, apiBase);
+  if (descriptorQuery) return descriptorQuery;
   if (method.toUpperCase() === 'POST' && path.endsWith(`${apiBase}/lookup/shellsByAssetLink`)) {
     const operation = build(bundler, ASSET_LINK_SEARCH, false);
     operation.responses['200'] = {

@@ -1,6 +1,8 @@
 import { Bundler, Json, PART2, specDir } from './bundle';
 import { OPENAPI_VERSION, SECURITY, ServedRoute, openApiPath, pathShape, securitySchemes } from './common';
 import { platformOperation } from './platform-operations';
+import { searchOperation } from './search-operation';
+import { repositoryQueryOperation } from './query-operations';
 
 /** The service specifications whose operations a tenant's API serves, searched in this order. */
 const SERVICE_FILES = [
@@ -29,6 +31,27 @@ const SUBMODEL_SEMANTIC_ID = {
   schema: { type: 'string', minLength: 1 },
 };
 
+/** A text filter of this server's on shell and submodel lists (README, "Filter queries"). */
+const textFilter = (name: string, what: string): Json => ({
+  name,
+  in: 'query',
+  required: false,
+  description: `Only those whose ${what}. Case-sensitive, by code point; \`%\` and \`_\` are plain characters. All filters given must hold. An addition of this server (see its README).`,
+  schema: { type: 'string', minLength: 1, maxLength: 2000 },
+});
+const ID_TEXT_FILTERS = [
+  textFilter('idShortStartsWith', 'idShort starts with this text'),
+  textFilter('idShortContains', 'idShort contains this text'),
+  textFilter('idStartsWith', 'id starts with this text'),
+  textFilter('idContains', 'id contains this text'),
+];
+const SHELL_TEXT_FILTERS = [
+  ...ID_TEXT_FILTERS,
+  textFilter('displayName', 'displayName has a text (any language) equal to this text'),
+  textFilter('displayNameStartsWith', 'displayName has a text (any language) that starts with this text'),
+  textFilter('displayNameContains', 'displayName has a text (any language) that contains this text'),
+];
+
 /**
  * Query parameters this server takes beyond the official operation's (by `METHOD /path` below the AAS API, `{}`
  * for parameters): Part 2 parameters by name, or parameters of its own. The filters the issue asks of the
@@ -36,6 +59,9 @@ const SUBMODEL_SEMANTIC_ID = {
  */
 type Extras = Record<string, (string | Json)[]>;
 const TENANT_EXTRAS: Extras = {
+  'GET /shells': SHELL_TEXT_FILTERS,
+  'GET /shells/$reference': SHELL_TEXT_FILTERS,
+  ...Object.fromEntries(['', '/$metadata', '/$value', '/$reference', '/$path'].map((form) => [`GET /submodels${form}`, ID_TEXT_FILTERS])),
   'GET /lookup/shells': ['AssetKind', 'AssetType'],
   'GET /shell-descriptors': ['AssetIds'],
   'GET /shell-descriptors/{}/submodel-descriptors': ['SemanticId'],
@@ -135,7 +161,7 @@ function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extra
     const method = route.method.toLowerCase();
     const inApi = route.path.startsWith(`${apiBase}/`);
     const relative = inApi ? route.path.slice(apiBase.length) : route.path;
-    const own = platformOperation(bundler, method, openApiPath(route.path), apiBase);
+    const own = platformOperation(bundler, method, openApiPath(route.path), apiBase) ?? searchOperation(bundler, method, openApiPath(route.path), apiBase) ?? repositoryQueryOperation(bundler, method, openApiPath(route.path), apiBase);
     const found = own || !inApi ? undefined : specPaths.get(pathShape(relative));
     const specOperation = found?.[1][method];
     const path = specOperation ? found[0] : openApiPath(relative);

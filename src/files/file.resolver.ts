@@ -87,7 +87,13 @@ export class FileFilterInput {
   @Field({ nullable: true })
   displayName?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Files whose displayName starts with this text (case-sensitive; `%` and `_` are plain characters).' })
+  displayNameStartsWith?: string;
+
+  @Field({ nullable: true, description: 'Files whose displayName contains this text (case-sensitive).' })
+  displayNameContains?: string;
+
+  @Field({ nullable: true, description: 'A VDI 2770 class id (`02-04`); anything else is 400.' })
   classification?: string;
 
   @Field({ nullable: true, description: 'A media type, or a whole type as `image/*`.' })

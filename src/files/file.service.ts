@@ -2,12 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { leftChars, likeContains, likePrefix } from '../aas/query/text-match';
 import { checkLimit, decodeCursor, encodeCursor } from '../common/cursor';
 import { badRequest, notFound } from '../graphql/errors';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { BlobKey, BlobStore, ByteRange } from './blob-store';
 import { FileEntity } from './file.entity';
-import { FileAttribute, FileMetadata, checkMetadata } from './metadata';
+import { FileAttribute, FileMetadata, checkFileFilter, checkMetadata } from './metadata';
 import { ParsedTfp, cleanFileName, formatTfp, parseTfp } from './tfp';
 
 /** A stored file, as the service hands it out. */
@@ -44,6 +45,9 @@ export type FileHolder = 'aasx-package';
 /** Files matching every field given (null or absent: any). */
 export interface FileFilter {
   displayName?: string | null;
+  /** Text matches of the displayName as for shells (aas/query/text-match: case-sensitive, wildcards literal). */
+  displayNameStartsWith?: string | null;
+  displayNameContains?: string | null;
   classification?: string | null;
   /** A media type (`application/pdf`), or a whole type (`image/*`). */
   contentType?: string | null;
@@ -58,6 +62,8 @@ interface StoredRow {
 }
 
 const CURSOR_LIST = 'files';
+/** How many leading characters of a displayName the prefix index holds (migration FilterQueries). */
+const DISPLAY_NAME_PREFIX_INDEXED = 256;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/;
 
 /**
@@ -235,7 +241,15 @@ export class FileService {
       if (typeof after !== 'number') throw badRequest('The cursor is not one this list issued.');
       qb.andWhere('f.seq > :after', { after });
     }
-    if (filter.displayName != null) qb.andWhere("f.metadata->>'displayName' = :displayName", { displayName: filter.displayName });
+    checkFileFilter(filter);
+    // Exact values are containment in the metadata's GIN index; displayName prefixes use the index on its first 256 characters.
+    if (filter.displayName != null) qb.andWhere('f.metadata @> CAST(:displayName AS jsonb)', { displayName: JSON.stringify({ displayName: filter.displayName }) });
+    if (filter.displayNameStartsWith != null) {
+      const indexed = leftChars(filter.displayNameStartsWith, DISPLAY_NAME_PREFIX_INDEXED);
+      qb.andWhere(`left(f.metadata->>'displayName', ${DISPLAY_NAME_PREFIX_INDEXED}) LIKE :indexedPrefix`, { indexedPrefix: likePrefix(indexed) });
+      if (indexed !== filter.displayNameStartsWith) qb.andWhere("f.metadata->>'displayName' LIKE :prefix", { prefix: likePrefix(filter.displayNameStartsWith) });
+    }
+    if (filter.displayNameContains != null) qb.andWhere("f.metadata->>'displayName' LIKE :contains", { contains: likeContains(filter.displayNameContains) });
     if (filter.classification != null) qb.andWhere("f.metadata->>'classification' = :classification", { classification: filter.classification });
     if (filter.fileName != null) qb.andWhere('f.fileName = :fileName', { fileName: filter.fileName });
     if (filter.contentType != null) {

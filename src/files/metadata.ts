@@ -1,5 +1,6 @@
 import { badRequest } from '../graphql/errors';
 import { VDI_2770_CLASSES, isVdi2770Class } from '../common/vdi2770';
+import { filterText } from '../aas/query/text-match';
 
 /** What a client sets about a file (platform spec, "File metadata"). */
 export interface FileMetadata {
@@ -55,4 +56,36 @@ export function checkMetadata(input: FileMetadata): Required<FileMetadata> & { a
     classification,
     attributes: (attributes as FileAttribute[]).map(({ key, value }) => ({ key, value })),
   };
+}
+
+/** What a file filter may name (file.service `FileFilter`), as `checkFileFilter` reads it. */
+interface FileFilterValues {
+  displayName?: string | null;
+  displayNameStartsWith?: string | null;
+  displayNameContains?: string | null;
+  classification?: string | null;
+  attributes?: FileAttribute[] | null;
+}
+
+/**
+ * The values of a file filter, checked against what metadata can hold: a displayName filter of at most 2048
+ * characters (a prefix or contains text also not empty), a VDI 2770 classification, at most 50 attributes with
+ * non-empty keys, keys and values of at most 2048 characters. 400 otherwise.
+ */
+export function checkFileFilter(filter: FileFilterValues): void {
+  if (filter.displayName != null && filter.displayName.length > MAX_DISPLAY_NAME_LENGTH) {
+    throw badRequest(`The filter 'displayName' is ${filter.displayName.length} characters long; at most ${MAX_DISPLAY_NAME_LENGTH} are allowed.`);
+  }
+  filterText('displayNameStartsWith', filter.displayNameStartsWith, MAX_DISPLAY_NAME_LENGTH);
+  filterText('displayNameContains', filter.displayNameContains, MAX_DISPLAY_NAME_LENGTH);
+  if (filter.classification != null && !isVdi2770Class(filter.classification)) {
+    throw badRequest(`The filter 'classification' '${filter.classification}' is no VDI 2770 class id (one of ${Object.keys(VDI_2770_CLASSES).join(', ')}).`);
+  }
+  const attributes = filter.attributes ?? [];
+  if (attributes.length > MAX_ATTRIBUTES) throw badRequest(`A file has at most ${MAX_ATTRIBUTES} attributes; the filter names ${attributes.length}.`);
+  for (const { key, value } of attributes) {
+    if (key === '' || key.length > MAX_ATTRIBUTE_LENGTH || value.length > MAX_ATTRIBUTE_LENGTH) {
+      throw badRequest(`An attribute filter has a non-empty key and a value of at most ${MAX_ATTRIBUTE_LENGTH} characters each.`);
+    }
+  }
 }

@@ -6,6 +6,9 @@ import type { PackageService } from '../aas/packages/package.service';
 import type { ImportService } from '../aas/import/import.service';
 import type { SerializationService } from '../aas/serialization/serialization.service';
 import type { ShellService } from '../aas/shells/shell.service';
+import type { SearchService } from '../aas/search/search.service';
+import type { QueryService } from '../aas/query/query.service';
+import type { DescriptorQueryService } from '../aas/registry/descriptor-query.service';
 import type { DiscoveryService } from '../aas/registry/discovery.service';
 import type { ImplicitRegistryService } from '../aas/registry/implicit.service';
 import type { RegistryInstanceService } from '../aas/registry/instance.service';
@@ -35,6 +38,10 @@ export interface Services {
   shells: ShellService;
   submodels: SubmodelService;
   conceptDescriptions: ConceptDescriptionService;
+  /** The AAS Query Language over shells, submodels and concept descriptions (`/query/...`, the lists' `query` argument). */
+  query: QueryService;
+  /** POST /search: shells found through the search indexes of their submodels (src/aas/search/indexes.ts). */
+  search: SearchService;
   /** What GET /serialization writes: the environment of some shells and submodels, or of a whole tenant. */
   serialization: SerializationService;
   /** Imports of environments and AASX packages (one transaction, files included). */
@@ -53,6 +60,8 @@ export interface Services {
   shellDescriptors: ShellDescriptorService;
   /** Asset links of explicit discovery services. */
   discovery: DiscoveryService;
+  /** The AAS Query Language over descriptors (`$aasdesc`, `$smdesc`), of explicit AAS registries and the implicit ones. */
+  descriptorQueries: DescriptorQueryService;
   tokens: TokenVerifier;
   access: AccessService;
   federation: FederationService;

@@ -5,6 +5,8 @@ import { ConceptDescriptionResolver } from '../aas/concept-descriptions/concept-
 import { conceptDescriptionJsonResolvers } from '../aas/concept-descriptions/concept-description.types';
 import { DescriptionResolver } from '../aas/description/description.resolver';
 import { modelJsonResolvers } from '../aas/model/graphql-types';
+import { QueryResolver } from '../aas/query/query.resolver';
+import { SearchResolver } from '../aas/search/search.resolver';
 import { ShellResolver } from '../aas/shells/shell.resolver';
 import { shellJsonResolvers } from '../aas/shells/shell.types';
 import { ELEMENT_TYPES, elementJsonResolvers } from '../aas/submodels/element.types';
@@ -38,6 +40,8 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       SubmodelResolver,
       SubmodelElementAtPathResolver,
       ConceptDescriptionResolver,
+      QueryResolver,
+      SearchResolver,
       DescriptionResolver,
       RegistryResolver,
       ShellDescriptorFieldResolver,

@@ -15,6 +15,7 @@ import { benchSubmodels } from './submodels';
 import { benchFiles } from './files';
 import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './identity';
 import { benchDatabaseUrl, benchRegistry } from './registry';
+import { benchQuery } from './query';
 
 /**
  * `npm run bench`: starts the built server as a child process (on DATABASE_URL in a fresh database of its
@@ -23,7 +24,8 @@ import { benchDatabaseUrl, benchRegistry } from './registry';
  * "Performance"); then the same for a submodel of 10,000 elements (`submodels.ts`), then what one heavy
  * request does to the others (`hardening.ts`: /health/live during a 50 MB POST, GET by id during a GraphQL
  * fragment-chain loop), then the identity service and files, and last discovery lookups over 100,000 shells with
- * 3 asset ids each, implicit and in an explicit instance (`registry.ts`). Missed goals are reported, not failed; a
+ * 3 asset ids each, implicit and in an explicit instance (`registry.ts`), and query-language queries over 100,000
+ * Technical Data submodels (`query.ts`). Missed goals are reported, not failed; a
  * broken run (start-up, non-2xx answers) exits 1.
  *
  * BENCH_SERVER_NODE_ARGS adds node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
@@ -32,9 +34,13 @@ import { benchDatabaseUrl, benchRegistry } from './registry';
 /**
  * `BENCH_ONLY=hardening` (or `identity`, `files`) runs GET by id and those lines alone, on fewer shells;
  * `BENCH_ONLY=registry` runs the discovery lookups of `registry.ts` alone (REGISTRY_BENCH_SHELLS sets their size).
+ * `BENCH_ONLY=submodels` runs the large-submodel element reads and writes of `submodels.ts` alone.
+ * `BENCH_ONLY=query` runs the query-language bench of `query.ts` alone (QUERY_BENCH_SUBMODELS sets its size).
  */
 const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && !['hardening', 'identity', 'files', 'registry'].includes(ONLY)) throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files' or 'registry', got '${ONLY}'`);
+if (ONLY !== undefined && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query'].includes(ONLY)) {
+  throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files', 'registry', 'submodels' or 'query', got '${ONLY}'`);
+}
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
 const DEEP_POSITION = SHELLS * 0.9;
@@ -262,6 +268,10 @@ async function main(): Promise<void> {
   const run = randomBytes(4).toString('hex');
   const registry = () => benchRegistry({ server, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'registry') return finish(await registry(), 0, server, started);
+  const submodels = () => benchSubmodels({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable }, run);
+  if (ONLY === 'submodels') return finish(await submodels(), 0, server, started);
+  const query = () => benchQuery({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
+  if (ONLY === 'query') return finish(await query(), 0, server, started);
   let nextShell = 0;
   const post: autocannon.Request = {
     method: 'POST',
@@ -328,11 +338,12 @@ async function main(): Promise<void> {
   console.log(`goal deep page ~ first page (>= 0.9): ${deepRatio.toFixed(3)} ${verdict(deepRatio >= 0.9)}`);
   console.log(`(response: ${Buffer.from(canned.body, 'base64').length} bytes per shell)`);
 
-  rows.push(...(await benchSubmodels({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable }, run)));
+  rows.push(...(await submodels()));
   rows.push(...(await hardening()));
   rows.push(...(await identity()));
   await files();
   rows.push(...(await registry()));
+  rows.push(...(await query()));
   finish(rows, loadFailures, server, started);
 }
 

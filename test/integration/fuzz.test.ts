@@ -5,14 +5,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { aasRepositoryRoutes } from '../../rest-facade/aas-repository';
 import { conceptDescriptionRoutes } from '../../rest-facade/concept-description-repository';
+import { queryRoutes } from '../../rest-facade/query';
 import { implicitRegistryRoutes } from '../../rest-facade/registry';
 import { RouteSpec } from '../../rest-facade/route';
 import { submodelRepositoryRoutes } from '../../rest-facade/submodel-repository';
 import {
   AAS, BAD_BODIES, BAD_HEADERS, BAD_IDS, BAD_PATHS, BODY_LIMIT, CD, CONCEPT, FIXTURE_ELEMENTS, FOREIGN_METHODS, GOOD_PATHS,
-  GraphqlCase, KB, ODD_METHODS, Rnd, SHELL, SM, SUBMODEL, TABLE_METHODS, b64, badQueries, garbageDocument, graphqlCases,
+  GraphqlCase, KB, ODD_METHODS, SHELL, SM, SUBMODEL, TABLE_METHODS, b64, badQueries, garbageDocument, graphqlCases,
   graphqlMutation, mutateBody, validBody,
 } from '../support/fuzz-inputs';
+import { Rnd, seededRandom } from '../support/seeded-random';
 
 /**
  * A bounded, seeded fuzz of every route of the façade's route tables (on a showcase tenant with a small fixture) and
@@ -40,20 +42,6 @@ const HEALTH_EVERY_MS = 25;
 /** Requests in a row without an answer after which the server counts as frozen and the rest is not sent. */
 const GIVE_UP_AFTER = 6;
 const ROOT = path.resolve(__dirname, '../..');
-
-/** mulberry32: tiny, fast, and the same sequence for the same seed. */
-function prng(seed: number): Rnd {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  return { next, int, pick: (items) => items[int(items.length)] };
-}
 
 // --- The plan: every request, drawn before the first is sent
 
@@ -194,7 +182,7 @@ const MUTATORS: Mutator[] = [
   },
 ];
 
-const ALL_ROUTES: RouteSpec[] = [...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes, ...implicitRegistryRoutes];
+const ALL_ROUTES: RouteSpec[] = [...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes, ...queryRoutes, ...implicitRegistryRoutes];
 
 function finish(draft: Draft, tenant: string, index: number): Planned {
   let p = draft.route.path;
@@ -251,7 +239,7 @@ function graphqlPlanned(c: GraphqlCase, index: number, extra: [string, Record<st
 }
 
 function plan(tenant: string, cursors: string[]): Planned[] {
-  const rnd = prng(SEED);
+  const rnd = seededRandom(SEED);
   const queries = badQueries(cursors);
   const drafts: (Draft | { graphql: GraphqlCase; header?: [string, Record<string, string>] })[] = [];
   // The sweep: every route as it is (the baseline), with each kind of bad input that applies to it, and every

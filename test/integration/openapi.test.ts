@@ -233,7 +233,7 @@ describe('OpenAPI documents', () => {
     expect(tfp.description).toMatch(/BASE64-URL/);
 
     const list = doc.paths[`${FILES}/files`].get;
-    expect(list.parameters.map((p: Doc) => resolve(p).name)).toEqual(['displayName', 'classification', 'contentType', 'fileName', 'attribute', 'limit', 'cursor']);
+    expect(list.parameters.map((p: Doc) => resolve(p).name)).toEqual(['displayName', 'displayNameStartsWith', 'displayNameContains', 'classification', 'contentType', 'fileName', 'attribute', 'limit', 'cursor']);
     expect(list.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/GetStoredFilesResult' });
     const upload = doc.paths[`${FILES}/files`].post;
     const form = upload.requestBody.content['multipart/form-data'].schema;
@@ -359,6 +359,12 @@ describe('OpenAPI documents', () => {
       expect(tenantServed).toContain(route);
     }
     expect(tenantDocumented.map(shape)).not.toContain('POST /api/v3.0/shell-descriptors');
+    // The repositories' query endpoints of V3.1, described after V3.1's operations (query-operations.ts).
+    const queries = { 'POST /api/v3.0/query/shells': 'QueryAssetAdministrationShells', 'POST /api/v3.0/query/submodels': 'QuerySubmodels', 'POST /api/v3.0/query/concept-descriptions': 'QueryConceptDescriptions' };
+    for (const [route, operationId] of Object.entries(queries)) {
+      expect(tenantServed).toContain(route);
+      expect(tenantDocumented.find((r) => shape(r) === route)?.operation.operationId, route).toBe(operationId);
+    }
 
     // Explicit registry instances: every route registered below `{tenant_url}/{instanceName}` is in the instance
     // document and the other way round, none a placeholder, each served (an instance of each kind, and one of none).

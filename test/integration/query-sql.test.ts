@@ -3,6 +3,7 @@ import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { parseQuery } from '../../src/aas/query/parse';
 import { toSql } from '../../src/aas/query/sql';
 import type { QueryTarget } from '../../src/aas/query/ast';
+import { cond, createDataSet, f, n, op, runQuery, s, sorted } from '../support/query-json';
 import { ACCEPTED_PATTERNS } from '../support/query-patterns';
 import { TestServer, startTestServer } from '../support/server';
 
@@ -140,9 +141,7 @@ beforeAll(async () => {
   server = await startTestServer(inject('databaseUrl'));
   tenant = await server.createTenant();
   other = await server.createTenant();
-  for (const s of SHELLS) await server.services.shells.create(tenant, s);
-  for (const s of SUBMODELS) await server.services.submodels.create(tenant, s);
-  for (const c of CONCEPT_DESCRIPTIONS) await server.services.conceptDescriptions.create(tenant, c);
+  await createDataSet(server, tenant, { shells: SHELLS, submodels: SUBMODELS, conceptDescriptions: CONCEPT_DESCRIPTIONS });
   // The other tenant holds objects every query below would match.
   await server.services.shells.create(other, shell('other', 'Pump1', 'Type', { assetType: 'Pump', ids: [['supplierId', 'aas-1']] }));
   await server.services.submodels.create(other, { ...SUBMODELS[0], id: SM('other') });
@@ -150,18 +149,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-async function run(target: QueryTarget, query: unknown, tenantId = tenant.id): Promise<string[]> {
-  const sql = toSql(parseQuery(query), target, { firstParam: 2 });
-  const rows: { id: string }[] = await server.dataSource.query(`SELECT id FROM ${sql.table} WHERE tenant_id = $1 AND (${sql.where}) ORDER BY id`, [tenantId, ...sql.params]);
-  return rows.map((r) => r.id);
-}
+const run = (target: QueryTarget, query: unknown, tenantId = tenant.id) => runQuery(server.dataSource, tenantId, target, query);
 
-const f = (field: string) => ({ $field: field });
-const s = (value: string) => ({ $strVal: value });
-const n = (value: number) => ({ $numVal: value });
-const op = (operator: string, a: unknown, b: unknown) => ({ $condition: { [operator]: [a, b] } });
-const cond = (c: unknown) => ({ $condition: c });
-const sorted = (ids: string[]) => [...ids].sort();
 const sid = '$aas#assetInformation.specificAssetIds[]';
 const tp = (name: string) => `$sme.TechnicalProperties.${name}#value`;
 const pc = '$sme.ProductClassifications[]';
@@ -246,6 +235,11 @@ const CASES: [string, QueryTarget, unknown, string[]][] = [
   ['hex $eq ignores case and leading zeros', 'submodels', op('$eq', f(tp('Code')), { $hexVal: '16#0A' }), [SM('tech2')]],
   ['hex $gt', 'submodels', op('$gt', { $hexCast: f(tp('Code')) }, { $hexVal: '16#F' }), [SM('tech1')]],
   ['$regex on any element value', 'submodels', op('$regex', f('$sme#value'), s('^x%')), [SM('tech2')]],
+  // Anchored patterns also take the index of the values' first characters: the literal start '2023-' (the '1' may be absent).
+  ['$regex with an optional character after the literal start', 'submodels', op('$regex', f(tp('Made')), s('^2023-1?2')), [SM('tech2')]],
+  ['$regex with a literal start, then any', 'submodels', op('$regex', f(tp('Made')), s('^2023.*Z$')), [SM('tech3')]],
+  ['$not of an anchored $regex', 'submodels', cond({ $not: { $regex: [f(tp('Made')), s('^2023')] } }), [SM('tech1')]],
+  ['$starts-with with LIKE wildcards on an element value', 'submodels', op('$starts-with', f(tp('Note')), s('x%')), [SM('tech2')]],
   ['$contains %', 'submodels', op('$contains', f(tp('Note')), s('%')), [SM('tech2')]],
   ['MultiLanguageProperty language', 'submodels', op('$eq', f('$sme.Name#language'), s('de')), [SM('tech1')]],
   ['valueType anywhere', 'submodels', op('$eq', f('$sme#valueType'), s('xs:hexBinary')), [SM('tech1'), SM('tech2')]],
@@ -272,6 +266,23 @@ describe('AAS Query Language over SQL', () => {
 
   it('every $regex pattern the parser accepts runs in PostgreSQL', async () => {
     for (const pattern of ACCEPTED_PATTERNS) expect(await run('submodels', op('$regex', f('$sme#value'), s(pattern)))).toBeInstanceOf(Array);
+  });
+
+  it('an anchored pattern on an element value adds the range of its literal start, which the value index serves', () => {
+    const prefixOf = (pattern: string, operator = '$regex') => {
+      const { where, params } = toSql(parseQuery(op(operator, f(tp('Note')), s(pattern))), 'submodels');
+      const like = /left\(e\d+\.v_text, 256\) LIKE \$(\d+)::text/.exec(where);
+      return like ? params[Number(like[1]) - 1] : undefined;
+    };
+    expect(prefixOf('^A-0012')).toBe('A-0012%');
+    expect(prefixOf('^2023-1?2')).toBe('2023-%');
+    expect(prefixOf('^ab+c')).toBe('ab%');
+    expect(prefixOf('^a_b%c.d')).toBe('a\\_b\\%c%');
+    expect(prefixOf('x%', '$starts-with')).toBe('x\\%%');
+    // Nothing to tell: not anchored, an alternation, a class first.
+    expect(prefixOf('A-0012')).toBeUndefined();
+    expect(prefixOf('^a|^b')).toBeUndefined();
+    expect(prefixOf('^[ab]c')).toBeUndefined();
   });
 
   it('a query over another kind of object is refused', () => {

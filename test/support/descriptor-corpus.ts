@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Rnd } from './fuzz-inputs';
+import { type Rnd, seededRandom } from './seeded-random';
 
 /**
  * Registry descriptors for `test/unit/descriptor.test.ts`: valid ones generated from a seed, and invalid ones, each
@@ -30,20 +30,6 @@ export interface InvalidCase {
 }
 
 export type DescriptorKind = 'shell' | 'submodel';
-
-/** mulberry32: the same sequence for the same seed. */
-export function prng(seed: number): Rnd {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  return { next, int, pick: (items) => items[int(items.length)] };
-}
 
 // --- Valid descriptors, generated
 
@@ -143,7 +129,7 @@ const presentKeys = (doc: JsonObject) => Object.keys(doc).join(', ');
 
 /** `count` valid shell descriptors: the first has every optional property (recursively), the second none. */
 export function validShellDescriptors(seed = 1, count = 12): ValidCase[] {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   return Array.from({ length: count }, (_, n) => {
     const doc = n === 1 ? { id: `urn:example:aas:minimal:${seed}` } : shellDescriptor(rnd, n, n === 0);
     return { label: `generated shell descriptor #${n} (seed ${seed}): ${presentKeys(doc)}`, doc };
@@ -152,7 +138,7 @@ export function validShellDescriptors(seed = 1, count = 12): ValidCase[] {
 
 /** `count` valid submodel descriptors: the first has every optional property, the second only the required. */
 export function validSubmodelDescriptors(seed = 1, count = 12): ValidCase[] {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   return Array.from({ length: count }, (_, n) => {
     const doc =
       n === 1

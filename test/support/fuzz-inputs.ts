@@ -1,18 +1,12 @@
 import { deflateSync, gzipSync } from 'node:zlib';
 import type { RouteSpec } from '../../rest-facade/route';
+import type { Rnd } from './seeded-random';
 
 /**
  * The malformed pieces the fuzz test (test/integration/fuzz.test.ts) combines, and the small fixture it runs on.
  * Nothing here draws random numbers itself: every choice goes through the `Rnd` the test passes in, so one seed
  * gives one sequence of requests.
  */
-
-export interface Rnd {
-  /** [0, 1) */
-  next(): number;
-  int(n: number): number;
-  pick<T>(items: readonly T[]): T;
-}
 
 export const KB = 1024;
 export const MB = 1024 * 1024;
@@ -262,6 +256,10 @@ export const TABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** A valid body for `route`, so one mutation of it reaches the route logic past the first check. */
 export function validBody(route: RouteSpec): unknown {
   const p = route.path;
+  if (p.startsWith('/query/')) {
+    const field = { '/query/shells': '$aas#idShort', '/query/submodels': '$sme.P#value', '/query/concept-descriptions': '$cd#id' }[p] ?? '$aas#id';
+    return { $select: 'id', $condition: { $and: [{ $eq: [{ $field: field }, { $strVal: 'x' }] }, { $not: { $boolean: false } }] } };
+  }
   if (p === '/shells') return { ...SHELL, id: 'urn:fuzz:aas:new' };
   if (p.endsWith('/asset-information')) return SHELL.assetInformation;
   if (p.endsWith('/submodel-refs')) return ref('Submodel', 'urn:fuzz:sm:other');

@@ -1,9 +1,10 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, Field, FieldResolver, InputType, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
 import { Context, tenantOf } from '../../graphql/context';
 import { JsonObject } from '../model/parse';
 import { referenceKeyOf } from '../model/reference-keys';
+import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { originOf } from '../store/identifiable-store';
 import { ConceptDescription, ConceptDescriptionPage } from './concept-description.types';
 
@@ -34,7 +35,12 @@ export class ConceptDescriptionResolver {
     @Arg('filter', () => ConceptDescriptionFilterInput, { nullable: true }) filter: ConceptDescriptionFilterInput | null,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
   ) {
+    if (usesQuery(query, filter)) {
+      const page = await ctx.services.query.objects(tenantOf(ctx, tenant), 'conceptDescriptions', query, limit, cursor);
+      return { result: page.items, pagingMetadata: { cursor: page.cursor } };
+    }
     const page = await ctx.services.conceptDescriptions.list(
       tenantOf(ctx, tenant),
       {

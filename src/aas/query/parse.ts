@@ -32,6 +32,7 @@ import schema from './query-json-schema.json';
  * access rule definitions beside it belong to the AAS security specification.
  */
 export function parseQuery(input: unknown): Query {
+  checkDepth(input);
   if (!validator()(input)) throw schemaFailure(validator().errors ?? []);
   const query = input as { $condition: unknown; $select?: 'id' };
   const roots = new Set<Root>();
@@ -46,7 +47,21 @@ export function parseQuery(input: unknown): Query {
 }
 
 /** Limits beyond the schema: a query is small. */
-export const QUERY_LIMITS = { maxRegexLength: 256, maxIndex: 1_000_000, maxIdShortLength: 128, maxRepetition: 255 };
+export const QUERY_LIMITS = { maxRegexLength: 256, maxIndex: 1_000_000, maxIdShortLength: 128, maxRepetition: 255, maxDepth: 128, maxCasts: 4 };
+
+/**
+ * A query nests at most `maxDepth` JSON levels, checked without recursion before anything recurses over it (the
+ * schema validator and the parser do, and a deep enough document overflows their stack).
+ */
+function checkDepth(input: unknown): void {
+  const stack: [unknown, number][] = [[input, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > QUERY_LIMITS.maxDepth) throw fail('/', `a query nests at most ${QUERY_LIMITS.maxDepth} levels`);
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+}
 
 let compiled: ValidateFunction | undefined;
 function validator(): ValidateFunction {
@@ -173,6 +188,8 @@ function operand(node: unknown, at: string, roots: Set<Root>): Operand {
       return field;
     }
     case '$strVal':
+      // PostgreSQL stores no U+0000 in text: such a string can equal no value.
+      if ((value as string).includes('\u0000')) throw fail(here, 'a string without the character U+0000');
       return { kind: 'literal', type: 'string', value: value as string };
     case '$numVal':
       return { kind: 'literal', type: 'number', value: value as number };
@@ -190,7 +207,11 @@ function operand(node: unknown, at: string, roots: Set<Root>): Operand {
     case '$year':
       return { kind: 'dateTimePart', part: key.slice(1) as 'dayOfWeek', value: value as string };
     default:
-      if (key in CASTS) return { kind: 'cast', to: CASTS[key], operand: operand(value, here, roots) };
+      if (key in CASTS) {
+        // A cast of a cast of ... says nothing more after a few, and each one repeats its operand in the SQL.
+        if (here.split('Cast').length - 1 > QUERY_LIMITS.maxCasts) throw fail(here, `casts nest at most ${QUERY_LIMITS.maxCasts} deep`);
+        return { kind: 'cast', to: CASTS[key], operand: operand(value, here, roots) };
+      }
       throw fail(here, 'unknown operand');
   }
 }

@@ -1,6 +1,6 @@
 import { badRequest } from '../../graphql/errors';
 import type { Condition, Field, Operand, Query, QueryTarget, ValueType } from './ast';
-import { Chunk, fieldChunks } from './fields';
+import { Chunk, ElementPattern, elementPattern, fieldChunks } from './fields';
 import { isDateTime } from './parse';
 
 /**
@@ -36,13 +36,21 @@ export interface SqlOptions {
   doc?: string;
   /** The number of the first parameter (the caller's own parameters come first, e.g. the tenant id as $1). */
   firstParam?: number;
+  /** The SQL alias of the row (its `tenant_id` and `seq`), when the caller aliases the table: `$sme` conditions join element rows on it. */
+  row?: string;
 }
 
-/** The tables of the targets the SQL translation serves today (descriptors come with the registries' queries). */
+/**
+ * The tables of the targets the SQL translation serves. Descriptors: those of explicit AAS registries (a submodel
+ * descriptor is an element of its shell descriptor's `submodelDescriptors`, so `doc` names that element); the
+ * implicit registries evaluate the same conditions on descriptors derived in SQL (registry/descriptor-query.service.ts).
+ */
 export const TARGET_TABLES: Partial<Record<QueryTarget, string>> = {
   shells: 'shells',
   submodels: 'submodels',
   conceptDescriptions: 'concept_descriptions',
+  shellDescriptors: 'shell_descriptors',
+  submodelDescriptors: 'shell_descriptors',
 };
 
 export function toSql(query: Query, target: QueryTarget, options: SqlOptions = {}): SqlCondition {
@@ -51,13 +59,28 @@ export function toSql(query: Query, target: QueryTarget, options: SqlOptions = {
   if (query.target && query.target !== target) {
     throw badRequest(`Invalid query at /$condition: its fields address ${query.target}, but the query is over ${target}`);
   }
-  const compiler = new Compiler(options.doc ?? 'doc', options.firstParam ?? 1);
-  const where = compiler.condition(query.condition, new Map());
+  const row = options.row ?? table;
+  // The id columns are the document's only where the document is the row's own.
+  const idColumns = IDENTIFIABLE_TABLES.has(target) && (options.doc === undefined || options.doc === `${row}.doc`);
+  const compiler = new Compiler(options.doc ?? 'doc', row, options.firstParam ?? 1, idColumns);
+  const where = compiler.condition(query.condition, new Map(), true);
   return { table, where, params: compiler.params };
 }
 
-/** A list element bound by an enclosing `$match`: chunk key -> SQL alias of the element (`alias.e`). */
+/**
+ * What an enclosing `$match` bound: a list element (chunk key -> SQL alias of the element, `alias.e`) or an
+ * element row (`row:` pattern key -> SQL alias of the `submodel_elements` row).
+ */
 type Bindings = Map<string, string>;
+
+/** Where a comparison's field values come from: FROM items and the conditions that join them. */
+interface Sources {
+  from: string[];
+  where: string[];
+}
+
+/** The targets whose rows have `id` and `id_short` columns beside their document (the identifiable store's tables). */
+const IDENTIFIABLE_TABLES = new Set<QueryTarget>(['shells', 'submodels', 'conceptDescriptions']);
 
 /** The PostgreSQL type each query type compares as. */
 const SQL_TYPE: Record<ValueType, string> = {
@@ -75,8 +98,11 @@ interface Constant {
   value: string | boolean;
 }
 
-/** A typed SQL expression, or a type error. */
-type Typed = { sql: string; type: ValueType | 'untyped' } | { error: true };
+/**
+ * A typed SQL expression, or a type error. `columns`: where the value's casts are stored already (an element's
+ * typed value columns), by type.
+ */
+type Typed = { sql: string; type: ValueType | 'untyped'; columns?: Partial<Record<ValueType, string>> } | { error: true };
 
 const HEX_WIDTH = 64;
 const STRING_OPS = new Set(['$contains', '$starts-with', '$ends-with', '$regex']);
@@ -92,7 +118,10 @@ class Compiler {
 
   constructor(
     private readonly doc: string,
+    private readonly row: string,
     private readonly firstParam: number,
+    /** Whether the row is an identifiable's, whose `id` and `id_short` columns conditions may read. */
+    private readonly idColumns: boolean,
   ) {}
 
   private param(value: unknown, type: string): string {
@@ -100,30 +129,60 @@ class Compiler {
     return `$${this.firstParam + this.params.length - 1}::${type}`;
   }
 
-  condition(c: Condition, bound: Bindings): string {
+  /**
+   * `positive`: the condition is under an even number of `$not`s. There a comparison may be two-valued (an
+   * `EXISTS`, which PostgreSQL turns into an index lookup and a join), because in Kleene logic an unknown that
+   * becomes false there never changes whether the whole condition is true. Under a `$not` it keeps its third
+   * value: a comparison on no value, or only on values of another type, is unknown, and so is its negation.
+   */
+  condition(c: Condition, bound: Bindings, positive: boolean): string {
     switch (c.kind) {
       case 'and':
       case 'or':
-        return `(${c.items.map((i) => this.condition(i, bound)).join(c.kind === 'and' ? ' AND ' : ' OR ')})`;
+        return `(${c.items.map((i) => this.condition(i, bound, positive)).join(c.kind === 'and' ? ' AND ' : ' OR ')})`;
       case 'not':
-        return `(NOT ${this.condition(c.item, bound)})`;
+        return `(NOT ${this.condition(c.item, bound, !positive)})`;
       case 'boolean':
         return c.value ? 'TRUE' : 'FALSE';
       case 'match':
-        return this.match(c.items, bound);
+        return this.match(c.items, bound, positive);
       case 'compare':
-        return this.compare(c.op, c.left, c.right, bound);
+        return this.compare(c.op, c.left, c.right, bound, positive);
     }
   }
 
-  /** The chunks of a field still to evaluate, and what they start from (the document or a bound element). */
-  private resolve(field: Field, bound: Bindings): { base: string; chunks: Chunk[] } {
-    const chunks = fieldChunks(field);
+  /** The rows of `submodel_elements` an `$sme` pattern reads, joined to the submodel row, as `alias`. */
+  private elementRows(pattern: ElementPattern, alias: string, sources: Sources): void {
+    sources.from.push(`submodel_elements ${alias}`);
+    sources.where.push(`${alias}.tenant_id = ${this.row}.tenant_id`, `${alias}.submodel_seq = ${this.row}.seq`);
+    if (pattern.idShort !== undefined) sources.where.push(`${alias}.id_short = ${this.param(pattern.idShort, 'text')}`);
+    if (pattern.path !== undefined) sources.where.push(`${alias}.path ~ ${this.param(pattern.path, 'text')}`);
+  }
+
+  /**
+   * The chunks of a field still to evaluate and what they start from: the document, an element row, or a list
+   * element a `$match` bound. An `$sme` field whose element row is not bound gets one in `sources`.
+   */
+  private resolve(field: Field, bound: Bindings, sources: Sources): { base: string; chunks: Chunk[]; row?: string } {
+    if (field.root === '$sme') {
+      const pattern = elementPattern(field);
+      let row = bound.get(`row:${pattern.key}`);
+      if (!row) {
+        row = `e${this.aliases++}`;
+        this.elementRows(pattern, row, sources);
+      }
+      // The row's JSON is stored as text (`json`): SQL/JSON paths take it as `jsonb`.
+      return { ...this.boundChunks(`${row}.json::jsonb`, pattern.chunks, bound), row };
+    }
+    return this.boundChunks(this.doc, fieldChunks(field), bound);
+  }
+
+  private boundChunks(base: string, chunks: Chunk[], bound: Bindings): { base: string; chunks: Chunk[] } {
     for (let k = chunks.length - 2; k >= 0; k--) {
       const alias = bound.get(chunks[k].key);
       if (alias) return { base: `${alias}.e`, chunks: chunks.slice(k + 1) };
     }
-    return { base: this.doc, chunks };
+    return { base, chunks };
   }
 
   private from(base: string, chunks: Chunk[], into: string[]): { base: string; keyAliases: [string, string][] } {
@@ -137,36 +196,74 @@ class Compiler {
     return { base, keyAliases };
   }
 
-  private match(items: Condition[], bound: Bindings): string {
-    const listed: Chunk[][] = [];
-    let start = this.doc;
+  /**
+   * `$match`: its conditions hold for the same element. `$sme` fields with the same path read one element row;
+   * fields with different paths read rows whose stored paths agree up to the binding point the paths share
+   * (the element the paths start at, or the list item a `[]` picks). Then the lists the fields reach with `[]`
+   * inside the same document or row are bound to the same list element, as far as the fields share them.
+   */
+  private match(items: Condition[], outer: Bindings, positive: boolean): string {
+    const bound = new Map(outer);
+    const sources: Sources = { from: [], where: [] };
+    const fields: Field[] = [];
     const visit = (o: Operand): void => {
       if (o.kind === 'cast') visit(o.operand);
-      if (o.kind !== 'field') return;
-      const { base, chunks } = this.resolve(o, bound);
-      if (chunks.length > 1) {
-        if (!listed.length) start = base;
-        listed.push(chunks.slice(0, -1));
-      }
+      if (o.kind === 'field') fields.push(o);
     };
     for (const c of items) if (c.kind === 'compare') [c.left, c.right].forEach(visit);
-    // The longest chain of list chunks all list fields share (parse made sure they share the first one).
-    let common = listed.length ? listed[0].length : 0;
-    for (const chain of listed) {
+
+    // Element rows: one per pattern, and the stored paths of different patterns agree where the patterns do.
+    const patterns = new Map<string, { pattern: ElementPattern; alias: string }>();
+    for (const field of fields) {
+      if (field.root !== '$sme') continue;
+      const pattern = elementPattern(field);
+      if (bound.has(`row:${pattern.key}`) || patterns.has(pattern.key)) continue;
+      const alias = `e${this.aliases++}`;
+      this.elementRows(pattern, alias, sources);
+      patterns.set(pattern.key, { pattern, alias });
+      bound.set(`row:${pattern.key}`, alias);
+    }
+    const rows = [...patterns.values()];
+    if (rows.length > 1) {
+      let shared = rows[0].pattern.bindings.map((b) => b.key);
+      for (const { pattern } of rows) shared = shared.filter((key) => pattern.bindings.some((b) => b.key === key));
+      const point = shared[shared.length - 1];
+      if (point !== undefined) {
+        const prefixOf = ({ pattern, alias }: { pattern: ElementPattern; alias: string }) =>
+          `substring(${alias}.path from ${this.param(pattern.bindings.find((b) => b.key === point)!.capture, 'text')})`;
+        for (const other of rows.slice(1)) sources.where.push(`${prefixOf(other)} = ${prefixOf(rows[0])}`);
+      }
+    }
+
+    // Lists inside one document or row: the longest chain of list chunks all list fields share.
+    const listed: { base: string; chunks: Chunk[] }[] = [];
+    for (const field of fields) {
+      const resolved = this.resolve(field, bound, { from: [], where: [] });
+      if (resolved.chunks.length > 1) listed.push({ base: resolved.base, chunks: resolved.chunks.slice(0, -1) });
+    }
+    let common = listed.length ? listed[0].chunks.length : 0;
+    for (const { chunks } of listed) {
       let k = 0;
-      while (k < common && k < chain.length && chain[k].key === listed[0][k].key) k++;
+      while (k < common && k < chunks.length && chunks[k].key === listed[0].chunks[k].key) k++;
       common = k;
     }
-    const body = (inner: Bindings) => items.map((i) => this.condition(i, inner)).join(' AND ');
-    if (common === 0) return `(${body(bound)})`;
-    const fromItems: string[] = [];
-    const { keyAliases } = this.from(start, listed[0].slice(0, common), fromItems);
-    const inner = new Map([...bound, ...keyAliases]);
-    return `EXISTS (SELECT 1 FROM ${fromItems.join(', ')} WHERE ${body(inner)})`;
+    if (common > 0) {
+      const { keyAliases } = this.from(listed[0].base, listed[0].chunks.slice(0, common), sources.from);
+      for (const [key, alias] of keyAliases) bound.set(key, alias);
+    }
+    const body = items.map((i) => this.condition(i, bound, positive)).join(' AND ');
+    if (!sources.from.length) return `(${body})`;
+    return `EXISTS (SELECT 1 FROM ${sources.from.join(', ')} WHERE ${[...sources.where, `(${body})`].join(' AND ')})`;
   }
 
-  private compare(op: string, left: Operand, right: Operand, bound: Bindings): string {
-    const sources: string[] = [];
+  private compare(op: string, left: Operand, right: Operand, bound: Bindings, positive: boolean): string {
+    const sources: Sources = { from: [], where: [] };
+    // A type error found after an operand added its parameters drops them with the comparison.
+    const mark = this.params.length;
+    const invalid = () => {
+      this.params.length = mark;
+      return 'NULL::boolean';
+    };
     const stringOp = STRING_OPS.has(op);
     const [lt, rt] = [typeOf(left), typeOf(right)];
     let type: ValueType;
@@ -174,10 +271,10 @@ class Compiler {
     else if (lt && rt && lt !== rt) return 'NULL::boolean';
     else type = lt ?? rt ?? 'string';
     const a = this.operand(left, type, bound, sources);
-    if (a === null) return 'NULL::boolean';
+    if (a === null) return invalid();
     let cmp: string;
     const pattern = stringOp && op !== '$regex' ? constantOf(right) : undefined;
-    if (pattern === null) return 'NULL::boolean';
+    if (pattern === null) return invalid();
     if (pattern) {
       // A constant pattern becomes one LIKE parameter, its wildcards escaped.
       const text = escapeLike(String(pattern.value));
@@ -185,40 +282,99 @@ class Compiler {
       cmp = `${a} LIKE ${this.param(like, 'text')}`;
     } else {
       const b = this.operand(right, type, bound, sources);
-      if (b === null) return 'NULL::boolean';
+      if (b === null) return invalid();
       cmp = comparison(op, type, a, b);
     }
-    return sources.length ? `(SELECT bool_or(${cmp}) FROM ${sources.join(', ')})` : `(${cmp})`;
+    const prefix = ELEMENT_TEXT.test(a) && (op === '$regex' || op === '$starts-with') ? literalPrefix(op, right) : '';
+    if (prefix) {
+      // The same answer, found through the index on the value's first characters (text_pattern_ops).
+      cmp = `(${cmp} AND left(${a}, ${INDEXED_PREFIX}) LIKE ${this.param(`${escapeLike(prefix)}%`, 'text')})`;
+    }
+    if (!sources.from.length) return `(${cmp})`;
+    const from = sources.from.join(', ');
+    if (positive) return `EXISTS (SELECT 1 FROM ${from} WHERE ${[...sources.where, `(${cmp})`].join(' AND ')})`;
+    return `(SELECT bool_or(${cmp}) FROM ${from}${sources.where.length ? ` WHERE ${sources.where.join(' AND ')}` : ''})`;
   }
 
   /** An operand as an SQL expression of `type`'s PostgreSQL type; null for a type error known now. */
-  private operand(o: Operand, type: ValueType, bound: Bindings, sources: string[]): string | null {
+  private operand(o: Operand, type: ValueType, bound: Bindings, sources: Sources): string | null {
     const typed = this.typed(o, bound, sources);
     if ('error' in typed) return null;
-    return typed.type === type ? typed.sql : coerce(typed.sql, typed.type, type);
+    if (typed.type === type) return typed.sql;
+    return typed.columns?.[type] ?? coerce(typed.sql, typed.type, type);
   }
 
-  private typed(o: Operand, bound: Bindings, sources: string[]): Typed {
+  private typed(o: Operand, bound: Bindings, sources: Sources): Typed {
     const constant = constantOf(o);
     if (constant !== undefined) {
       if (constant === null) return { error: true };
       const v = constant.type === 'hex' ? hexKey(constant.value as string) : constant.value;
       return { sql: this.param(v, SQL_TYPE[constant.type]), type: constant.type };
     }
-    if (o.kind === 'field') return { sql: `(${this.sourcesOf(o, bound, sources)} #>> '{}')`, type: 'untyped' };
+    if (o.kind === 'field') return this.fieldValue(o, bound, sources);
     if (o.kind === 'cast') {
       const inner = this.typed(o.operand, bound, sources);
       if ('error' in inner) return inner;
-      return { sql: inner.type === o.to ? inner.sql : coerce(inner.sql, inner.type, o.to), type: o.to };
+      if (inner.type === o.to) return inner;
+      return { sql: inner.columns?.[o.to] ?? coerce(inner.sql, inner.type, o.to), type: o.to };
     }
     throw new Error('constant operands are folded above');
   }
 
-  /** Adds the FROM items that yield a field's values; returns the SQL (jsonb) of one value. */
-  private sourcesOf(field: Field, bound: Bindings, sources: string[]): string {
-    const { base, chunks } = this.resolve(field, bound);
-    return this.from(base, chunks, sources).base;
+  /**
+   * One value of a field, adding the FROM items that yield its values to `sources`. An element's value,
+   * semanticId and idShort are columns of its row (`v_text`, with `v_num` and `v_time` as the casts to number and
+   * dateTime, the same functions as `coerce`'s; `semantic_key`): comparisons on them are index lookups.
+   */
+  private fieldValue(field: Field, bound: Bindings, sources: Sources): Typed {
+    const [attribute] = field.attribute;
+    // An identifiable's id and idShort are columns of its row (indexed), equal to the document's.
+    if (field.root !== '$sme' && this.idColumns && field.attribute.length === 1 && attribute.index === undefined) {
+      if (attribute.name === 'id') return { sql: `${this.row}.id`, type: 'untyped' };
+      if (attribute.name === 'idShort') return { sql: `${this.row}.id_short`, type: 'untyped' };
+    }
+    const { base, chunks, row } = this.resolve(field, bound, sources);
+    if (row && field.attribute.length === 1 && attribute.index === undefined && chunks.length === 1) {
+      if (attribute.name === 'value') {
+        return { sql: `${row}.v_text`, type: 'untyped', columns: { number: `${row}.v_num`, dateTime: `${row}.v_time` } };
+      }
+      if (attribute.name === 'semanticId') return { sql: `${row}.semantic_key`, type: 'untyped' };
+      if (attribute.name === 'idShort') return { sql: `${row}.id_short`, type: 'untyped' };
+    }
+    return { sql: `(${this.from(base, chunks, sources.from).base} #>> '{}')`, type: 'untyped' };
   }
+}
+
+/** An element row's text value (`e3.v_text`): its first characters are indexed with the row's idShort. */
+const ELEMENT_TEXT = /^e\d+\.v_text$/;
+/** How many characters of an element's text value its index holds (migration ElementRows). */
+const INDEXED_PREFIX = 256;
+
+/**
+ * The text every value a `$starts-with` or `$regex` with a constant pattern accepts begins with, at most
+ * INDEXED_PREFIX characters; '' when there is none to tell. A regular expression has one when it is anchored
+ * (`^`), has no alternation, and begins with literal characters; a literal followed by `?`, `*` or `{` may be
+ * absent and is left out.
+ */
+function literalPrefix(op: string, pattern: Operand): string {
+  const constant = constantOf(pattern);
+  if (!constant || constant.type !== 'string') return '';
+  const text = String(constant.value);
+  let prefix: string[];
+  if (op === '$starts-with') prefix = Array.from(text);
+  else {
+    if (!text.startsWith('^') || text.includes('|')) return '';
+    prefix = [];
+    for (const c of Array.from(text.slice(1))) {
+      if ('?*{'.includes(c)) {
+        prefix.pop();
+        break;
+      }
+      if ('\\.^$+()[]}'.includes(c)) break;
+      prefix.push(c);
+    }
+  }
+  return prefix.slice(0, INDEXED_PREFIX).join('');
 }
 
 function typeOf(o: Operand): ValueType | undefined {
@@ -234,6 +390,16 @@ function typeOf(o: Operand): ValueType | undefined {
   }
 }
 
+/**
+ * A string literal cast as the translation folds it here, never in PostgreSQL (`{ "$numCast": { "$strVal": ... } }`);
+ * null where it does not convert. A field's value is cast in PostgreSQL, by `aas_number`/`aas_datetime` (migration
+ * 1764700000000-ElementRows); tests hold the two to each other.
+ */
+export function castLiteral(text: string, to: 'number' | 'dateTime'): string | null {
+  const cast = castConstant({ type: 'string', value: text }, to);
+  return cast === null ? null : String(cast.value);
+}
+
 /** The text SQL expression `t` as `to`, NULL where it does not convert. */
 function coerce(sql: string, from: ValueType | 'untyped', to: ValueType): string {
   const t = from === 'untyped' || from === 'string' ? sql : `(${sql})::text`;
@@ -241,7 +407,7 @@ function coerce(sql: string, from: ValueType | 'untyped', to: ValueType): string
     case 'string':
       return t;
     case 'number':
-      return `(CASE WHEN ${t} ~ ${sqlRegex(NUMBER)} THEN btrim(${t})::numeric END)`;
+      return `aas_number(${t})`;
     case 'boolean':
       return `(CASE lower(btrim(${t})) WHEN 'true' THEN TRUE WHEN '1' THEN TRUE WHEN 'false' THEN FALSE WHEN '0' THEN FALSE END)`;
     case 'time':
@@ -249,20 +415,8 @@ function coerce(sql: string, from: ValueType | 'untyped', to: ValueType): string
     case 'hex':
       return `(CASE WHEN ${t} ~ '^(16#)?[0-9A-Fa-f]{1,${HEX_WIDTH}}$' THEN lpad(upper(regexp_replace(${t}, '^16#', '')), ${HEX_WIDTH}, '0') END)`;
     case 'dateTime':
-      return dateTimeOf(t);
+      return `aas_datetime(${t})`;
   }
-}
-
-/**
- * A text as timestamptz, NULL unless it is an ISO date-time with a real calendar day (year 1..9999). A
- * date-time without offset is UTC.
- */
-function dateTimeOf(t: string): string {
-  const shape =
-    "'^(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$'";
-  const lastDay = `extract(day from make_date(substr(${t}, 1, 4)::int, substr(${t}, 6, 2)::int, 1) + interval '1 month - 1 day')`;
-  const zoned = `(CASE WHEN ${t} ~ '([Zz]|[+-][0-9]{2}:[0-9]{2})$' THEN upper(${t}) ELSE ${t} || 'Z' END)`;
-  return `(CASE WHEN ${t} ~ ${shape} THEN (CASE WHEN substr(${t}, 9, 2)::int <= ${lastDay} THEN ${zoned}::timestamptz END) END)`;
 }
 
 const hexKey = (digits: string) => digits.toUpperCase().padStart(HEX_WIDTH, '0');
@@ -279,7 +433,10 @@ function comparison(op: string, type: ValueType, a: string, b: string): string {
       if (op === '$gt' || op === '$lt') return `(${a} IS NOT NULL AND ${b} IS NOT NULL AND FALSE)`;
       return `${a} ${op === '$ne' ? '<>' : '='} ${b}`;
     }
-    const collate = type === 'string' || type === 'hex' ? ' COLLATE "C"' : '';
+    // Strings order by code point (COLLATE "C"). Equality needs no collation: under any deterministic one it is
+    // the bytes' equality, and without one the column's indexes (in the database's collation) serve it.
+    const ordering = op !== '$eq' && op !== '$ne';
+    const collate = ordering && (type === 'string' || type === 'hex') ? ' COLLATE "C"' : '';
     return `${a}${collate} ${OPERATORS[op]} ${b}`;
   }
   // A pattern read from a field has its LIKE wildcards escaped in SQL.

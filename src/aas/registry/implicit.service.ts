@@ -29,8 +29,8 @@ export class ImplicitRegistryService {
   constructor(
     private readonly shells: ShellService,
     private readonly submodels: SubmodelService,
-    /** `{tenant_url}/api/v3.0` of a tenant, for the endpoints' `href`. */
-    private readonly apiUrlOf: (tenantName: string) => string,
+    /** `{tenant_url}/api/v3.0` of a tenant, for the endpoints' `href` (also of the descriptors the query service derives in SQL). */
+    readonly apiUrlOf: (tenantName: string) => string,
   ) {}
 
   /** Discovery: the ids of the tenant's shells with all of `filter`'s asset ids (and kind, type). */

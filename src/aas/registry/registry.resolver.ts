@@ -48,6 +48,16 @@ function semanticKeyOf(semanticId: JsonObject | null | undefined, semanticIdValu
 
 const pairs = (ids: SpecificAssetIdInput[] | null | undefined): AssetIdPair[] => assetIdPairs(ids ?? []);
 
+const QUERY_DESCRIPTION =
+  'An AAS Query Language query (IDTA-01002-3, JSON: `{"$condition": ...}`) instead of `filter`: the descriptors it selects, paged in ' +
+  "registration order (implicit: the repository's). `$select: \"id\"` does not change this answer (select `id`); REST answers identifiers for it.";
+
+/** A query replaces the list's other filters (400 when both are given). */
+function queryAlone(given: Record<string, unknown>): void {
+  const also = Object.entries(given).filter(([, v]) => v != null).map(([k]) => k);
+  if (also.length) throw badRequest(`Give query or ${also.join(' and ')}, not both: a query is the whole condition.`);
+}
+
 /** The implicit descriptors of the repository's own shells and submodels, as fields of theirs. */
 @Resolver(() => Shell)
 export class ShellDescriptorFieldResolver {
@@ -139,7 +149,13 @@ export class RegistryResolver {
     @Arg('filter', () => ShellDescriptorFilterInput, { nullable: true }) filter: ShellDescriptorFilterInput | null,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_DESCRIPTION }) query: unknown,
   ): Promise<ShellDescriptorPage> {
+    if (query != null) {
+      queryAlone({ filter });
+      const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
+      return descriptorPage(await ctx.services.descriptorQueries.shellDescriptors(t, registry, query, limit, cursor));
+    }
     const descriptorFilter = {
       assetKind: filter?.assetKind,
       assetType: filter?.assetType,
@@ -180,7 +196,17 @@ export class RegistryResolver {
     @Arg('filter', () => SubmodelDescriptorFilterInput, { nullable: true }) filter: SubmodelDescriptorFilterInput | null,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('query', () => GraphQLJSON, {
+      nullable: true,
+      description: `${QUERY_DESCRIPTION} Without \`aasId\`: in an instance, every submodel descriptor of its shell descriptors.`,
+    })
+    query: unknown,
   ): Promise<SubmodelDescriptorPage> {
+    if (query != null) {
+      queryAlone({ aasId, filter });
+      const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
+      return descriptorPage(await ctx.services.descriptorQueries.submodelDescriptors(t, registry, query, limit, cursor));
+    }
     const key = semanticKeyOf(filter?.semanticId, filter?.semanticIdValue, 'semanticId');
     const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
     let found: Page<Stored>;

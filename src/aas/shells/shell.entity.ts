@@ -30,6 +30,14 @@ export class ShellEntity {
   @Column({ name: 'asset_ids', type: 'jsonb' })
   assetIds: { name: string; value: string }[];
 
+  /** The texts of the displayName, every language, for the displayName filters (index: see migration FilterQueries). */
+  @Column({ name: 'display_names', type: 'text', array: true })
+  displayNames: string[];
+
+  /** The ids of the submodels the shell references (`referencedSubmodelIds`), for search (migration ShellSubmodelIds). */
+  @Column({ name: 'submodel_ids', type: 'text', array: true })
+  submodelIds: string[];
+
   @Column({ type: 'jsonb' })
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- jsonb: any JSON document
   doc: Record<string, any>;

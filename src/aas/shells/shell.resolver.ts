@@ -1,9 +1,10 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
 import { Context, tenantOf } from '../../graphql/context';
 import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
+import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
@@ -47,8 +48,11 @@ export class ShellResolver {
     @Arg('filter', () => ShellFilterInput, { nullable: true }) filter: ShellFilterInput | null,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
   ): Promise<ShellPage> {
-    const page = await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
+    const page = usesQuery(query, filter)
+      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor)
+      : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
     return pageResult<Shell>(page);
   }
 

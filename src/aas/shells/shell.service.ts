@@ -2,6 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseAssetInformation, parseReference, parseShell, verifyDocument } from '../model/parse';
+import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
 import { Condition, IdentifiableStore, Page, pageOfList } from '../store/identifiable-store';
 import type { WriteOptions } from '../store/identifiable-store';
 import { ShellEntity } from './shell.entity';
@@ -14,11 +15,15 @@ export interface AssetIdFilter {
 }
 
 /** Absent and null both mean "no condition" (GraphQL clients may send an explicit null). */
-export interface ShellFilter {
+export interface ShellFilter extends IdentifiableTextFilter {
   assetIds?: AssetIdFilter[] | null;
   idShort?: string | null;
   assetKind?: string | null;
   assetType?: string | null;
+  /** Text filters (query/text-match: case-sensitive, wildcards literal): a displayName text of any language. */
+  displayName?: string | null;
+  displayNameStartsWith?: string | null;
+  displayNameContains?: string | null;
 }
 
 /** Options of a write: the request's `If-Match`, and a transaction to join. */
@@ -54,6 +59,38 @@ function shellConditions(filter: ShellFilter): Condition[] {
     const pairs = filter.assetIds.map(({ name, value }) => ({ name, value }));
     conditions.push(['asset_ids @> ?::jsonb', JSON.stringify(pairs)]);
   }
+  return [...conditions, ...textConditions(filter)];
+}
+
+/** How many leading characters of a displayName text `aas_text_prefixes` indexes (migration FilterQueries). */
+const TEXT_PREFIXES_INDEXED = 128;
+
+/** A displayName text (any language) matching a LIKE pattern: cheap per row, no index. */
+const DISPLAY_NAME_LIKE = 'EXISTS (SELECT FROM unnest(display_names) AS t WHERE t LIKE ?)';
+
+/**
+ * Conditions of the text filters, answered in SQL: idShort and id as for every identifiable; a displayName text or
+ * prefix through the GIN index of displayName prefixes; contains matches read the tenant's rows (no index). 400 for
+ * a bad value. Each index condition comes with its cheap equivalent on the texts themselves, which is exact past
+ * what the index holds, and which PostgreSQL evaluates first (it orders a row filter's conditions by cost) where
+ * it reads a common prefix along the primary key: `aas_text_prefixes` then runs only for the rows that match.
+ */
+function textConditions(filter: ShellFilter): Condition[] {
+  const conditions: Condition[] = identifiableTextConditions(filter);
+  const displayName = filterText('displayName', filter.displayName);
+  const displayNameStartsWith = filterText('displayNameStartsWith', filter.displayNameStartsWith);
+  const displayNameContains = filterText('displayNameContains', filter.displayNameContains);
+  if (displayName !== undefined) {
+    conditions.push(['display_names @> ARRAY[?::text]', displayName]);
+    conditions.push(['aas_text_prefixes(display_names) @> ARRAY[?::text]', leftChars(displayName, TEXT_PREFIXES_INDEXED)]);
+  }
+  if (displayNameStartsWith !== undefined) {
+    conditions.push([DISPLAY_NAME_LIKE, likePrefix(displayNameStartsWith)]);
+    conditions.push(['aas_text_prefixes(display_names) @> ARRAY[?::text]', leftChars(displayNameStartsWith, TEXT_PREFIXES_INDEXED)]);
+  }
+  if (displayNameContains !== undefined) {
+    conditions.push([DISPLAY_NAME_LIKE, likeContains(displayNameContains)]);
+  }
   return conditions;
 }
 
@@ -76,6 +113,8 @@ export class ShellService {
           assetType: info.assetType ?? null,
           globalAssetId: info.globalAssetId ?? null,
           assetIds,
+          submodelIds: referencedSubmodelIds(doc),
+          displayNames: ((doc.displayName ?? []) as { text: string }[]).map((name) => name.text),
         };
       },
     });

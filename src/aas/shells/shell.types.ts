@@ -63,7 +63,11 @@ export class SpecificAssetIdInput {
   value: string;
 }
 
-@InputType()
+@InputType({
+  description:
+    'Shells matching every filter given. Text filters (`...StartsWith`, `...Contains`, `displayName`) compare case-sensitively, ' +
+    'by code point; `%` and `_` are plain characters. `displayName` filters match a text of any language.',
+})
 export class ShellFilterInput {
   @Field(() => [SpecificAssetIdInput], { nullable: true, description: 'Shells that carry all of these asset ids.' })
   assetIds?: SpecificAssetIdInput[];
@@ -73,6 +77,27 @@ export class ShellFilterInput {
 
   @Field(() => AssetKind, { nullable: true, description: 'Instance or Type; absent means all kinds.' })
   assetKind?: AssetKind;
+
+  @Field({ nullable: true, description: 'Shells whose idShort starts with this text.' })
+  idShortStartsWith?: string;
+
+  @Field({ nullable: true, description: 'Shells whose idShort contains this text.' })
+  idShortContains?: string;
+
+  @Field({ nullable: true, description: 'Shells whose id starts with this text.' })
+  idStartsWith?: string;
+
+  @Field({ nullable: true, description: 'Shells whose id contains this text.' })
+  idContains?: string;
+
+  @Field({ nullable: true, description: 'Shells with a displayName text (any language) equal to this text.' })
+  displayName?: string;
+
+  @Field({ nullable: true, description: 'Shells with a displayName text (any language) that starts with this text.' })
+  displayNameStartsWith?: string;
+
+  @Field({ nullable: true, description: 'Shells with a displayName text (any language) that contains this text.' })
+  displayNameContains?: string;
 }
 
 export const shellJsonResolvers = [Shell, AssetInformation].map(jsonFieldResolver);

@@ -9,6 +9,8 @@ import { recordChange } from '../../events/outbox';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject } from '../model/parse';
+import { RowSignatures, assemble, signaturesOf, splitSubmodel, subtreeRows } from '../submodels/element-rows';
+import { Db, readElementsText, readRowsOf, readSubtree, replaceRows } from './element-rows-sql';
 
 export interface Page<T> {
   items: T[];
@@ -26,7 +28,7 @@ export interface WriteOptions {
   manager?: EntityManager;
 }
 
-/** An element found inside a stored document by `aas_locate` (see its migration). */
+/** One element of a stored submodel, read from its rows. */
 export interface StoredElement {
   /** The entity tag of the document it is in. */
   etag: string;
@@ -48,6 +50,11 @@ export interface IdentifiableTable<E extends ObjectLiteral> {
   modelType: string;
   /** The entity columns pulled out of a document, beside the document itself. */
   columns(doc: JsonObject): QueryDeepPartialEntity<E>;
+  /**
+   * Submodels: the elements live in rows of their own (`submodel_elements`, see `submodels/element-rows.ts`);
+   * `doc` holds the rest and `doc_bytes` the size of the whole document, both kept here.
+   */
+  elementRows?: boolean;
 }
 
 /** Where a document a read or write returned came from: its tenant, entity tag and row. */
@@ -72,18 +79,36 @@ export function originOf(doc: object): Origin | undefined {
 
 const PG_UNIQUE_VIOLATION = '23505';
 
-interface LocatedRow {
-  seq: string;
-  version: number;
-  path: string[] | null;
-  types: string[] | null;
-  element: JsonObject | null;
-}
-
-/** Steps as an idShortPath, for messages: `a.b[2]`. */
+/** Steps as an idShortPath, `a.b[2]`: the form element rows store their path in. */
 function pathText(steps: Step[]): string {
   return steps.map((step, i) => (typeof step === 'number' ? `[${step}]` : i ? `.${step}` : step)).join('');
 }
+
+/** The paths of the elements on the way to `steps`, the element's own excluded. */
+function prefixPaths(steps: Step[]): string[] {
+  return steps.slice(0, -1).map((_, i) => pathText(steps.slice(0, i + 1)));
+}
+
+/** An element read from its rows for a write: the element, the modelTypes on its path, its root row's place. */
+interface Subtree {
+  element: JsonObject;
+  types: string[];
+  ord: number[];
+  path: string;
+  /** Its rows as stored, to write only those that change. */
+  before: RowSignatures;
+  /** The JSON size of its rows. */
+  bytes: number;
+}
+
+/** `{1,2}`, PostgreSQL's text of an integer array, as numbers. */
+const ordOf = (text: string) => text.slice(1, -1).split(',').map(Number);
+
+/** The top-level field of a submodel that element rows hold. */
+const ELEMENTS = 'submodelElements';
+
+/** The size of a whole document as the read budget counts it. */
+const bytesOf = (doc: JsonObject) => Buffer.byteLength(JSON.stringify(doc));
 
 /** `doc` when `bytes` (SQL) stays within the budget `remaining` (a parameter), else null: what is over is never loaded. */
 function docWithin(bytes: string, remaining: string, doc = 'doc'): string {
@@ -193,15 +218,27 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
 
 /**
  * The stored identifiables of one kind (shells, submodels, concept descriptions): AAS JSON documents with
- * their query columns, a version for entity tags, keyset paging, and the write path, which locks the row,
- * checks `If-Match`, applies the change and records the change event in one transaction (`write`; for one
- * element's values inside a document, `writeElement`, which keeps the rest of the document in the database).
+ * their query columns (a submodel's elements as rows of their own), a version for entity tags, keyset paging,
+ * and the write path, which locks the row, checks `If-Match`, applies the change and records the change event in
+ * one transaction (`write`; for one element's values, `writeElement`, which writes that element's rows only).
  */
 export class IdentifiableStore<E extends ObjectLiteral> {
+  /** One-statement reads on the pool, for element rows read outside a transaction. */
+  private readonly reader: Db;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly spec: IdentifiableTable<E>,
-  ) {}
+  ) {
+    this.reader = { query: (sql, params) => readRows(dataSource, sql, params) };
+  }
+
+  /** Puts the element rows back into documents read with their row's `seq` (submodels); others as they are. */
+  private async withElements(tenant: TenantEntity, docs: { seq: string; doc: JsonObject }[]): Promise<void> {
+    if (!this.spec.elementRows || !docs.length) return;
+    const rows = await readRowsOf(this.reader, tenant.id, docs.map((d) => String(d.seq)));
+    for (const { seq, doc } of docs) assemble(doc, rows.get(String(seq))!);
+  }
 
   /** The document, tagged with its entity tag, or null. */
   async find(tenant: TenantEntity, id: string): Promise<JsonObject | null> {
@@ -213,7 +250,9 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         [tenant.id, id, remaining],
       ),
     );
-    return rows.length ? tagged(rows[0].doc!, tenant, rows[0].seq, rows[0].version) : null;
+    if (!rows.length) return null;
+    await this.withElements(tenant, [{ seq: rows[0].seq, doc: rows[0].doc! }]);
+    return tagged(rows[0].doc!, tenant, rows[0].seq, rows[0].version);
   }
 
   /**
@@ -232,7 +271,13 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       // A document that needs shaping is read again in full (`find`), which charges it then.
       (row) => row.usable,
     );
-    return rows.length ? { etag: etagOf(rows[0].seq, rows[0].version), text: rows[0].doc } : null;
+    if (!rows.length) return null;
+    let text = rows[0].doc;
+    if (text !== null && this.spec.elementRows) {
+      const elements = await readElementsText(this.reader, tenant.id, rows[0].seq);
+      if (elements !== null) text = `${text.slice(0, text.lastIndexOf('}'))},"${ELEMENTS}":[${elements}]}`;
+    }
+    return { etag: etagOf(rows[0].seq, rows[0].version), text };
   }
 
   /**
@@ -249,6 +294,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         [tenant.id, ids, remaining],
       ),
     );
+    if (!omit?.includes(ELEMENTS)) await this.withElements(tenant, rows.map((row) => ({ seq: row.seq, doc: row.doc! })));
     return new Map(rows.map((row) => [row.id, tagged(row.doc!, tenant, row.seq, row.version)]));
   }
 
@@ -266,6 +312,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       (_row, i) => i < limit,
     );
     const page = pageOf(this.spec.table, rows, limit, (row) => Number(row.seq));
+    if (!omit?.includes(ELEMENTS)) await this.withElements(tenant, page.items.map((row) => ({ seq: row.seq, doc: row.doc! })));
     return { items: page.items.map((row) => tagged(row.doc!, tenant, row.seq, row.version)), cursor: page.cursor };
   }
 
@@ -287,27 +334,39 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   }
 
   /**
-   * One element of a document, located in the database: only the element leaves PostgreSQL. Null when the
-   * document does not exist; `element` null when it has nothing at `steps`.
+   * One element of a submodel, read from its rows: the element's row and its descendants', whatever the
+   * submodel's size. Null when the document does not exist; `found` null when it has nothing at `steps`.
    */
   async findElement(tenant: TenantEntity, id: string, steps: Step[]): Promise<{ etag: string; found: StoredElement | null } | null> {
     checkId(this.spec.modelType, id);
-    const rows = await budgeted(() =>
-      readRows<LocatedRow & { bytes: string | null }>(
-        this.dataSource,
-        this.locateSql.replace('SELECT ', 'SELECT pg_column_size(l.element) AS bytes, '),
-        [tenant.id, id, JSON.stringify(steps)],
-      ),
-    );
+    const head = await readRows<{ seq: string; version: number }>(this.dataSource, `SELECT seq, version FROM ${this.spec.table} WHERE ${BY_ID}`, [tenant.id, id]);
+    if (!head.length) return null;
+    const etag = etagOf(head[0].seq, head[0].version);
+    const [{ found }] = await budgeted(() => this.subtree(this.reader, tenant, head[0].seq, steps).then((found) => [{ bytes: found?.bytes ?? 0, found }]));
+    return { etag, found: found ? { etag, element: found.element, types: found.types } : null };
+  }
+
+  /**
+   * The element at `steps` of the submodel `seq`, assembled from its rows, with what a write of it needs: where
+   * its root row is, and the signatures and size of its rows as stored. Null when nothing is there.
+   */
+  private async subtree(db: Db, tenant: TenantEntity, seq: string, steps: Step[]): Promise<Subtree | null> {
+    if (!this.spec.elementRows) throw new Error(`${this.spec.modelType} documents have no element rows`);
+    const { rows, types } = await readSubtree(db, tenant.id, seq, pathText(steps), prefixPaths(steps));
     if (!rows.length) return null;
-    const etag = etagOf(rows[0].seq, rows[0].version);
-    return { etag, found: rows[0].path ? { etag, element: rows[0].element!, types: rows[0].types! } : null };
+    const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(JSON.stringify(row.json)), 0);
+    // Before `assemble`, which puts the children into their parents' objects.
+    const before = await signaturesOf(rows.map((row) => ({ ord: ordOf(row.ord), path: row.path, json: row.json })));
+    const [root, ...descendants] = rows;
+    const element = assemble(root.json, descendants, root.depth);
+    return { element, types, ord: ordOf(root.ord), path: root.path, before, bytes };
   }
 
   /**
    * The write path for one element's values: under the document's row lock and `If-Match`, `change` turns the
-   * element into its replacement, which one `jsonb_set` puts in place. The rest of the document never leaves
-   * the database. Element-level: no change event (platform spec, Events 4). 404 when nothing is at `steps`.
+   * element into its replacement, whose rows replace the element's (only the rows that differ are written).
+   * The rest of the submodel is neither read nor written. Element-level: no change event (platform spec,
+   * Events 4). 404 when nothing is at `steps`.
    */
   async writeElement(
     tenant: TenantEntity,
@@ -320,32 +379,28 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     checkId(modelType, id);
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const rows: LocatedRow[] = await manager.query(`${this.locateSql} FOR UPDATE OF d`, [tenant.id, id, JSON.stringify(steps)]);
-        const row = rows[0];
-        if (!row) throw notFound(`${modelType} '${id}' not found.`);
-        if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(row.seq, row.version))) {
+        const heads: { seq: string; version: number }[] = await manager.query(`SELECT seq, version FROM ${table} WHERE ${BY_ID} FOR UPDATE`, [tenant.id, id]);
+        const head = heads[0];
+        if (!head) throw notFound(`${modelType} '${id}' not found.`);
+        if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(head.seq, head.version))) {
           throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
         }
-        if (!row.path) throw notFound(`No element at '${pathText(steps)}' in ${modelType} '${id}'.`);
-        const current = { etag: etagOf(row.seq, row.version), element: row.element!, types: row.types! };
+        const found = await this.subtree(manager, tenant, head.seq, steps);
+        if (!found) throw notFound(`No element at '${pathText(steps)}' in ${modelType} '${id}'.`);
+        const current = { etag: etagOf(head.seq, head.version), element: found.element, types: found.types };
         const element = change(current);
+        const after = subtreeRows(element, found.ord, found.path);
+        await replaceRows(manager, tenant.id, head.seq, found.before, after);
+        const bytes = after.reduce((sum, row) => sum + Buffer.byteLength(JSON.stringify(row.json)), 0);
         await manager.query(
-          `UPDATE ${table} SET doc = jsonb_set(doc, $3::text[], $4::jsonb), version = version + 1, updated_at = now()
-            WHERE tenant_id = $1 AND seq = $2`,
-          [tenant.id, row.seq, row.path, JSON.stringify(element)],
+          `UPDATE ${table} SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3 WHERE tenant_id = $1 AND seq = $2`,
+          [tenant.id, head.seq, bytes - found.bytes],
         );
-        return { etag: etagOf(row.seq, row.version + 1), element, types: current.types };
+        return { etag: etagOf(head.seq, head.version + 1), element, types: current.types };
       });
     } catch (err) {
       rethrowClientError(err);
     }
-  }
-
-  /** The document's row by id ($1 tenant, $2 id) and what `aas_locate` finds at the steps ($3). */
-  private get locateSql(): string {
-    return `SELECT d.seq, d.version, l.path, l.types, l.element
-      FROM ${this.spec.table} d LEFT JOIN LATERAL aas_locate(d.doc, $3::jsonb) l ON true
-      WHERE d.tenant_id = $1 AND md5(d.id) = md5($2) AND d.id = $2`;
   }
 
   /**
@@ -392,6 +447,13 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       if (row && options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(row.seq, row.version))) {
         throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
       }
+      // The element rows as stored, taken before `decide`, which may edit the document in place.
+      let before: RowSignatures = new Map();
+      if (row && this.spec.elementRows) {
+        const stored = (await readRowsOf(manager, tenant.id, [row.seq])).get(String(row.seq))!;
+        before = await signaturesOf(stored.map((element) => ({ ord: ordOf(element.ord), path: element.path, json: element.json })));
+        assemble(row.doc, stored);
+      }
       const change = await decide(row?.doc ?? null);
       if (!row && options.ifMatch != null) throw preconditionFailed(`${modelType} '${id}' does not exist: If-Match cannot match.`);
       // Only a create may find no row; an update or delete addresses the row it locked, by primary key.
@@ -403,7 +465,9 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         return null;
       }
       const doc = change.doc;
-      const columns = { ...this.spec.columns(doc), doc } as QueryDeepPartialEntity<E>;
+      const { head, rows: elements } = this.spec.elementRows ? splitSubmodel(doc) : { head: doc, rows: [] };
+      const sized = this.spec.elementRows ? { docBytes: String(bytesOf(doc)) } : {};
+      const columns = { ...this.spec.columns(doc), ...sized, doc: head } as QueryDeepPartialEntity<E>;
       let seq: string;
       let version: number;
       if (change.kind === 'created') {
@@ -419,6 +483,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         await manager.update(entity, { tenantId: tenant.id, seq: row.seq }, { ...columns, version: () => 'version + 1' } as QueryDeepPartialEntity<E>);
         [seq, version] = [row.seq, row.version + 1];
       }
+      if (this.spec.elementRows) await replaceRows(manager, tenant.id, seq, before, elements);
       if (event) await recordChange(manager, tenant, change.kind, modelType, id, doc);
       return tagged(doc, tenant, seq, version);
     };

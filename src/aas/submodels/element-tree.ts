@@ -61,7 +61,7 @@ export interface Located {
   types: string[];
 }
 
-/** The steps of a path as `aas_locate` takes them: idShorts and list indices. */
+/** The steps of a path as the store takes them: idShorts and list indices. */
 export function stepsOf(segments: Segment[]): (string | number)[] {
   return segments.map((s) => ('index' in s ? s.index : s.idShort));
 }

@@ -1,6 +1,9 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-/** A submodel stored as its AAS JSON document, with the columns that queries filter on pulled out beside it. */
+/**
+ * A submodel stored as its AAS JSON document without its elements (they are rows of `submodel_elements`, see
+ * `element-rows.ts`), with the columns that queries filter on pulled out beside it.
+ */
 @Entity('submodels')
 export class SubmodelEntity {
   @PrimaryColumn({ name: 'tenant_id', type: 'uuid' })
@@ -32,6 +35,10 @@ export class SubmodelEntity {
   @Column({ type: 'jsonb' })
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- jsonb: any JSON document
   doc: Record<string, any>;
+
+  /** The size of the whole document's JSON, elements included (they are rows of their own): the read budget's count. */
+  @Column({ name: 'doc_bytes', type: 'bigint' })
+  docBytes: string;
 
   @Column({ type: 'integer' })
   version: number;

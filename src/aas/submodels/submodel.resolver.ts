@@ -7,6 +7,7 @@ import { ConceptDescription } from '../concept-descriptions/concept-description.
 import { PagingMetadata, Reference } from '../model/graphql-types';
 import { referenceKeyOf, valueKey } from '../model/reference-keys';
 import { JsonObject } from '../model/parse';
+import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { Page, originOf } from '../store/identifiable-store';
 import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
@@ -49,6 +50,18 @@ export class SubmodelFilterInput {
 
   @Field(() => ModellingKind, { nullable: true, description: 'Instance or Template; absent means all kinds.' })
   kind?: ModellingKind;
+
+  @Field({ nullable: true, description: 'Submodels whose idShort starts with this text (case-sensitive; `%` and `_` are plain characters).' })
+  idShortStartsWith?: string;
+
+  @Field({ nullable: true, description: 'Submodels whose idShort contains this text (case-sensitive).' })
+  idShortContains?: string;
+
+  @Field({ nullable: true, description: 'Submodels whose id starts with this text (case-sensitive).' })
+  idStartsWith?: string;
+
+  @Field({ nullable: true, description: 'Submodels whose id contains this text (case-sensitive).' })
+  idContains?: string;
 }
 
 @ObjectType({ description: 'A submodel element with its place: its idShortPath in the submodel.' })
@@ -126,7 +139,15 @@ const pageResult = <T>(page: Page<T>) => ({ result: page.items, pagingMetadata: 
 
 function submodelFilter(filter: SubmodelFilterInput | null): SubmodelFilter {
   const semanticKey = filter?.semanticIdValue != null ? valueKey(filter.semanticIdValue) : referenceKeyOf(filter?.semanticId, 'semanticId');
-  return { semanticKey, idShort: filter?.idShort, kind: filter?.kind };
+  return {
+    semanticKey,
+    idShort: filter?.idShort,
+    kind: filter?.kind,
+    idShortStartsWith: filter?.idShortStartsWith,
+    idShortContains: filter?.idShortContains,
+    idStartsWith: filter?.idStartsWith,
+    idContains: filter?.idContains,
+  };
 }
 
 function elementRoot(at: ElementAt): ElementRoot {
@@ -216,8 +237,11 @@ export class SubmodelResolver {
     @Ctx() ctx: Context,
     @Args() { tenant, filter, limit, cursor, level }: SubmodelListArgs,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+    @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
   ) {
-    const page = await ctx.services.submodels.list(tenantOf(ctx, tenant), submodelFilter(filter), limit, cursor);
+    const page = usesQuery(query, filter)
+      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor)
+      : await ctx.services.submodels.list(tenantOf(ctx, tenant), submodelFilter(filter), limit, cursor);
     return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
   }
 

@@ -4,6 +4,7 @@ import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseSubmodelElement, verifyDocument } from '../model/parse';
 import { referenceFilterKeys } from '../model/reference-keys';
+import { IdentifiableTextFilter, identifiableTextConditions } from '../query/text-match';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
 import { Condition, IdentifiableStore, Page, assertLimit, originOf, pageOfList } from '../store/identifiable-store';
 import type { WriteOptions } from '../store/identifiable-store';
@@ -24,7 +25,7 @@ import { SubmodelEntity } from './submodel.entity';
 import { applyElementValue, applySubmodelValue } from './value-only';
 
 /** Absent and null both mean "no condition". `semanticKey` is a filter key (`model/reference-keys`). */
-export interface SubmodelFilter {
+export interface SubmodelFilter extends IdentifiableTextFilter {
   semanticKey?: string | null;
   idShort?: string | null;
   kind?: string | null;
@@ -56,7 +57,7 @@ function filterConditions(filter: SubmodelFilter): Condition[] {
   if (filter.idShort != null) conditions.push(['id_short = ?', filter.idShort]);
   if (filter.kind != null) conditions.push(['kind = ?', filter.kind]);
   if (filter.semanticKey != null) conditions.push(['semantic_keys @> ARRAY[?::text]', filter.semanticKey]);
-  return conditions;
+  return [...conditions, ...identifiableTextConditions(filter)];
 }
 
 /** What `heads` and `listHeads` leave out. */
@@ -95,6 +96,7 @@ export class SubmodelService {
       table: 'submodels',
       entity: SubmodelEntity,
       modelType: 'Submodel',
+      elementRows: true,
       columns: (doc) => ({
         idShort: (doc.idShort as string | undefined) ?? null,
         kind: (doc.kind as string | undefined) ?? 'Instance',

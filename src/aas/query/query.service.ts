@@ -1,0 +1,63 @@
+import { DataSource } from 'typeorm';
+import { boundedRead } from '../../db/bounded-read';
+import { TenantEntity } from '../../management/tenants/tenant.entity';
+import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
+import { JsonObject } from '../model/parse';
+import type { ShellService } from '../shells/shell.service';
+import { Page, keysetQuery, pageOf } from '../store/identifiable-store';
+import type { SubmodelService } from '../submodels/submodel.service';
+import type { Query, QueryTarget } from './ast';
+import { parseQuery } from './parse';
+import { toSql } from './sql';
+
+/** The repositories the query endpoints serve (descriptors come with the registries' queries). */
+export type RepositoryTarget = Extract<QueryTarget, 'shells' | 'submodels' | 'conceptDescriptions'>;
+
+export interface QueryOptions {
+  /** How long the statement that selects a page may run (QUERY_TIMEOUT_MS); beyond it the query is refused with 400. */
+  timeoutMs: number;
+}
+
+/**
+ * The AAS Query Language over a tenant's shells, submodels or concept descriptions (IDTA-01002-3): the query is
+ * parsed (400 naming the offending part), translated into one parameterized condition over the stored documents
+ * and run as a keyset page in insertion order under a statement timeout (`boundedRead`: a timeout, or a condition
+ * PostgreSQL cannot evaluate, is a 400). The page's documents are then read by id through their owning service
+ * (under the request's read budget), in page order.
+ */
+export class QueryService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly owners: { shells: ShellService; submodels: SubmodelService; conceptDescriptions: ConceptDescriptionService },
+    private readonly options: QueryOptions,
+  ) {}
+
+  /** The identifiers of a page of the answer, whatever `$select` says. */
+  async ids(tenant: TenantEntity, target: RepositoryTarget, body: unknown, limit: number, cursor?: string | null): Promise<Page<string>> {
+    const page = await this.page(tenant, target, parseQuery(body), limit, cursor);
+    return { items: page.items.map((row) => row.id), cursor: page.cursor };
+  }
+
+  /** The documents of a page of the answer, whatever `$select` says (GraphQL clients select the fields they want). */
+  async objects(tenant: TenantEntity, target: RepositoryTarget, body: unknown, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
+    return this.documents(tenant, target, await this.page(tenant, target, parseQuery(body), limit, cursor));
+  }
+
+  /** One keyset page of the rows that satisfy the query: `d.seq > cursor`, in `seq` order, one row more than `limit`. */
+  private async page(tenant: TenantEntity, target: RepositoryTarget, query: Query, limit: number, cursor?: string | null): Promise<Page<{ seq: string; id: string }>> {
+    const list = `query:${target}`;
+    const keyset = keysetQuery(list, [['d.tenant_id = ?', tenant.id]], [], limit, cursor);
+    const condition = toSql(query, target, { doc: 'd.doc', firstParam: keyset.params.length + 1, row: 'd' });
+    // keysetQuery writes the cursor's bound as `seq > $n`: unambiguous, `d` is the only row source of this level.
+    const sql = `SELECT d.seq, d.id FROM ${condition.table} d WHERE ${keyset.where} AND (${condition.where}) ORDER BY d.seq LIMIT ${keyset.limitParam}`;
+    const rows = await boundedRead<{ seq: string; id: string }>(this.dataSource, sql, [...keyset.params, ...condition.params], this.options.timeoutMs);
+    return pageOf(list, rows, limit, (row) => Number(row.seq));
+  }
+
+  private async documents(tenant: TenantEntity, target: RepositoryTarget, page: Page<{ id: string }>): Promise<Page<JsonObject>> {
+    const ids = page.items.map((row) => row.id);
+    const found = ids.length ? await this.owners[target].findMany(tenant, ids) : new Map<string, JsonObject>();
+    // A document deleted between the two reads is left out; the cursor still names the page's last row.
+    return { items: ids.flatMap((id): JsonObject[] => (found.has(id) ? [found.get(id)!] : [])), cursor: page.cursor };
+  }
+}

@@ -1,0 +1,121 @@
+import { ElementRow, RowSignatures, StoredRow, rowChanges } from '../submodels/element-rows';
+import { JsonObject } from '../model/parse';
+
+/**
+ * The SQL of submodel element rows (`submodel_elements`; the layout is in `submodels/element-rows.ts`), for the
+ * identifiable store, which alone writes them. `Db` is a transaction's manager or a one-statement reader.
+ */
+export type Db = { query(sql: string, params: unknown[]): Promise<unknown> };
+
+/** Rows per INSERT statement: a 10,000-element submodel is two statements. */
+const INSERT_BATCH = 5_000;
+
+/** A stored row with where it is: its submodel, `ord` as PostgreSQL's array text (`{1,2}`) and its path. */
+export interface ReadRow<J> extends StoredRow<J> {
+  seq: string;
+  ord: string;
+  path: string;
+}
+
+const ordText = (ord: number[]) => `{${ord.join(',')}}`;
+
+export async function insertRows(db: Db, tenantId: string, seq: string, rows: ElementRow[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    const batch = rows.slice(start, start + INSERT_BATCH).map((row) => ({
+      ord: ordText(row.ord),
+      path: row.path,
+      id_short: row.idShort,
+      model_type: row.modelType,
+      semantic_key: row.semanticKey,
+      v_text: row.value,
+      json: row.json,
+    }));
+    await db.query(
+      `INSERT INTO submodel_elements (tenant_id, submodel_seq, ord, path, id_short, model_type, semantic_key, v_text, json)
+        SELECT $1, $2, r.ord::integer[], r.path, r.id_short, r.model_type, r.semantic_key, r.v_text, r.json
+        FROM json_to_recordset($3::json) AS r (ord text, path text, id_short text, model_type text, semantic_key text, v_text text, json json)`,
+      [tenantId, seq, JSON.stringify(batch)],
+    );
+  }
+}
+
+export async function deleteRows(db: Db, tenantId: string, seq: string, ords: number[][]): Promise<void> {
+  if (!ords.length) return;
+  await db.query(
+    `DELETE FROM submodel_elements e USING unnest($3::text[]) AS k (ord)
+      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = k.ord::integer[]`,
+    [tenantId, seq, ords.map(ordText)],
+  );
+}
+
+/**
+ * Replaces the rows `before` (their signatures, as stored) with `after`: only the rows that differ are deleted
+ * and inserted, so a change to one element of a large submodel writes that element's rows.
+ */
+export async function replaceRows(db: Db, tenantId: string, seq: string, before: RowSignatures, after: ElementRow[]): Promise<void> {
+  const { remove, add } = await rowChanges(before, after);
+  await deleteRows(db, tenantId, seq, remove);
+  await insertRows(db, tenantId, seq, add);
+}
+
+/** The element rows of the submodels `seqs`, in `ord` order per submodel. */
+export async function readRowsOf(db: Db, tenantId: string, seqs: readonly string[]): Promise<Map<string, ReadRow<JsonObject>[]>> {
+  const found = new Map<string, ReadRow<JsonObject>[]>(seqs.map((seq) => [seq, []]));
+  if (!seqs.length) return found;
+  // One submodel: its rows in primary key order, no sort. `e.ord`, the array: a bare `ord` would sort by the
+  // text column of the same name.
+  const which = seqs.length === 1 ? 'e.submodel_seq = $2' : 'e.submodel_seq = ANY ($2::bigint[])';
+  const rows = (await db.query(
+    `SELECT e.submodel_seq AS seq, e.ord::text AS ord, cardinality(e.ord) AS depth, e.model_type AS type, e.path, e.json
+      FROM submodel_elements e WHERE e.tenant_id = $1 AND ${which} ORDER BY e.submodel_seq, e.ord`,
+    [tenantId, seqs.length === 1 ? seqs[0] : seqs],
+  )) as ReadRow<JsonObject>[];
+  for (const row of rows) found.get(String(row.seq))!.push(row);
+  return found;
+}
+
+/**
+ * The elements of submodel `seq` as the JSON text of its `submodelElements` array without the brackets, built
+ * by PostgreSQL from the rows' JSON texts: a large submodel leaves the database as one value, not as a row per
+ * element to be put together here. Each row's text is followed by what the next row's depth says: the opening of
+ * its child list (the next row is its child), or the closing of the lists the next row is outside of and a comma.
+ * Null when the submodel has no elements.
+ */
+export async function readElementsText(db: Db, tenantId: string, seq: string): Promise<string | null> {
+  const rows = (await db.query(
+    `SELECT string_agg(CASE WHEN nd > d THEN left(j, -1) || ',"' || k || '":['
+        ELSE j || repeat(']}', d - greatest(nd, 1)) || CASE WHEN nd > 0 THEN ',' ELSE '' END END, '') AS text
+      FROM (
+        SELECT e.json::text AS j, cardinality(e.ord) AS d, lead(cardinality(e.ord), 1, 0) OVER (ORDER BY e.ord) AS nd,
+            CASE e.model_type WHEN 'Entity' THEN 'statements' WHEN 'AnnotatedRelationshipElement' THEN 'annotations' ELSE 'value' END AS k
+          FROM submodel_elements e WHERE e.tenant_id = $1 AND e.submodel_seq = $2 ORDER BY e.ord
+      ) AS x`,
+    [tenantId, seq],
+  )) as { text: string | null }[];
+  return rows[0]?.text ?? null;
+}
+
+/**
+ * The element at `path` of submodel `seq` and its descendants, in `ord` order (the element first), and the
+ * modelTypes of the elements on the way to it (the element's own last). Empty `rows` when nothing is there.
+ */
+export async function readSubtree(db: Db, tenantId: string, seq: string, path: string, prefixes: string[]): Promise<{ rows: ReadRow<JsonObject>[]; types: string[] }> {
+  // Two index range scans: the element and its descendants (an `ord` range), and the elements above it (by path).
+  const rows = (await db.query(
+    `WITH target AS (
+        SELECT ord FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = $2 AND left(path, 256) = left($3, 256) AND path = $3
+      )
+      SELECT e.ord AS o, e.ord::text AS ord, cardinality(e.ord) AS depth, e.model_type AS type, e.path, e.json, false AS above
+        FROM target t JOIN submodel_elements e ON e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord >= t.ord AND e.ord < t.ord || 2147483647
+      UNION ALL
+      SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, NULL, true
+        FROM submodel_elements e
+        WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND left(e.path, 256) = ANY (SELECT left(p, 256) FROM unnest($4::text[]) AS p) AND e.path = ANY ($4::text[])
+          AND EXISTS (SELECT 1 FROM target)
+      ORDER BY o`,
+    [tenantId, seq, path, prefixes],
+  )) as (ReadRow<JsonObject> & { above: boolean })[];
+  const above = rows.filter((row) => row.above);
+  const subtree = rows.filter((row) => !row.above);
+  return { rows: subtree, types: subtree.length ? [...above.map((row) => row.type), subtree[0].type] : [] };
+}
