@@ -154,9 +154,6 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     app.koa.callback(),
   );
   limitConnectionsPerClient(server, config.maxConnectionsPerClient, log);
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => res.once('finish', () => {
-    if (!res.shouldKeepAlive) closingSockets.add(req.socket);
-  }));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -194,16 +191,26 @@ export async function start(config: Config, log: Logger = createLogger(config)):
  * A request Node's parser refused before it reached the app (a URL or headers over 16 KB, a malformed request
  * line, bytes after a body without a length, a request that took too long): answered with a Result too,
  * then the connection is closed.
+ *
+ * The refused bytes may follow a request still being answered on the same connection (a client that sends a GET
+ * or HEAD with a body but no Content-Length: the body is parsed as the next request). Written at once, the refusal
+ * would take that request's place (and a HEAD's client would read its body as stray bytes).
  */
-/**
- * Connections whose last answer said `Connection: close` (Node says so when it did not read a request's whole
- * body, e.g. a HEAD with one): bytes that follow it are not a request to answer, only to drop.
- */
-const closingSockets = new WeakSet<object>();
-
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
-  const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || response?.headersSent || closingSockets.has(socket)) {
+  const response = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  if (response && !response.writableFinished && response.req.complete) {
+    // The refused bytes came after a request that was read whole and is still being answered. They are not
+    // answered: a second answer would reach a client that no longer waits for one (or that reuses the connection
+    // for its next request). That answer closes the connection instead.
+    if (!response.headersSent) response.shouldKeepAlive = false;
+    else response.once('finish', () => socket.end());
+    return;
+  }
+  if (!socket.writable || response?.headersSent) {
     socket.destroy();
     return;
   }

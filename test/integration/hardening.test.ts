@@ -264,6 +264,30 @@ describe('requests the HTTP parser refuses', () => {
     const gzip = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'not gzip' });
     await expectResult(gzip, 400, /cannot be read/);
   });
+
+  it('answer a GET or HEAD followed by a body without a length once, and close: no second answer, no stray bytes', async () => {
+    const { port, pathname } = new URL(api);
+    for (const [method, path] of [['HEAD', `${pathname}/shells`], ['GET', `${pathname}/shells`], ['HEAD', `${pathname}/query/shells`]]) {
+      // The body is parsed as a second request, which is not HTTP. Before the fix, the refusal of it was written
+      // ahead of the answer to the first, or after it onto a connection the client had reused.
+      const bytes = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () =>
+          socket.write(`${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n{"id":"a","id":"b"}`));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(answer));
+        setTimeout(() => socket.destroy(), 5_000);
+      });
+      const answers = bytes.match(/^HTTP\/1\.1 \d{3}/gm) ?? [];
+      expect(answers, `${method} ${path}: ${bytes}`).toHaveLength(1);
+      expect(bytes).toMatch(/^HTTP\/1\.1 (200|405) /);
+      expect(bytes).toMatch(/\r\nConnection: close\r\n/i);
+      const [head, body] = bytes.split('\r\n\r\n');
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+      expect(Buffer.byteLength(body)).toBe(method === 'HEAD' ? 0 : length);
+    }
+  });
 });
 
 describe('slow clients', () => {
