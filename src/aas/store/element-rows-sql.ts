@@ -99,8 +99,9 @@ export async function readElementsText(db: Db, tenantId: string, seq: string): P
  * The element at `path` of submodel `seq` and its descendants, in `ord` order (the element first), and the
  * modelTypes of the elements on the way to it (the element's own last). Empty `rows` when nothing is there.
  */
-export async function readSubtree(db: Db, tenantId: string, seq: string, path: string, prefixes: string[]): Promise<{ rows: ReadRow<JsonObject>[]; types: string[] }> {
-  // Two index range scans: the element and its descendants (an `ord` range), and the elements above it (by path).
+export async function readSubtree(db: Db, tenantId: string, seq: string, path: string): Promise<{ rows: ReadRow<JsonObject>[]; types: string[] }> {
+  // Index scans: the element by its path, its descendants (an `ord` range), and the elements above it (each a
+  // primary-key lookup of a prefix of its `ord`).
   const rows = (await db.query(
     `WITH target AS (
         SELECT ord FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = $2 AND left(path, 256) = left($3, 256) AND path = $3
@@ -109,11 +110,10 @@ export async function readSubtree(db: Db, tenantId: string, seq: string, path: s
         FROM target t JOIN submodel_elements e ON e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord >= t.ord AND e.ord < t.ord || 2147483647
       UNION ALL
       SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, NULL, true
-        FROM submodel_elements e
-        WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND left(e.path, 256) = ANY (SELECT left(p, 256) FROM unnest($4::text[]) AS p) AND e.path = ANY ($4::text[])
-          AND EXISTS (SELECT 1 FROM target)
+        FROM target t CROSS JOIN generate_series(1, cardinality(t.ord) - 1) AS k
+        JOIN submodel_elements e ON e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = t.ord[1:k]
       ORDER BY o`,
-    [tenantId, seq, path, prefixes],
+    [tenantId, seq, path],
   )) as (ReadRow<JsonObject> & { above: boolean })[];
   const above = rows.filter((row) => row.above);
   const subtree = rows.filter((row) => !row.above);

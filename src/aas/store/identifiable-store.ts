@@ -84,11 +84,6 @@ function pathText(steps: Step[]): string {
   return steps.map((step, i) => (typeof step === 'number' ? `[${step}]` : i ? `.${step}` : step)).join('');
 }
 
-/** The paths of the elements on the way to `steps`, the element's own excluded. */
-function prefixPaths(steps: Step[]): string[] {
-  return steps.slice(0, -1).map((_, i) => pathText(steps.slice(0, i + 1)));
-}
-
 /** An element read from its rows for a write: the element, the modelTypes on its path, its root row's place. */
 interface Subtree {
   element: JsonObject;
@@ -352,7 +347,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    */
   private async subtree(db: Db, tenant: TenantEntity, seq: string, steps: Step[]): Promise<Subtree | null> {
     if (!this.spec.elementRows) throw new Error(`${this.spec.modelType} documents have no element rows`);
-    const { rows, types } = await readSubtree(db, tenant.id, seq, pathText(steps), prefixPaths(steps));
+    const { rows, types } = await readSubtree(db, tenant.id, seq, pathText(steps));
     if (!rows.length) return null;
     const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(JSON.stringify(row.json)), 0);
     // Before `assemble`, which puts the children into their parents' objects.
