@@ -11,6 +11,7 @@ import { SearchService } from './aas/search/search.service';
 import { ShellService } from './aas/shells/shell.service';
 import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
+import { ChangeHub } from './events/hub';
 import { resultOf } from './common/result';
 import { AccessService } from './auth/access';
 import { IdentityService } from './auth/identity/identity.service';
@@ -90,6 +91,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const tenants = new TenantService(dataSource, config, (tenantId) =>
     blobs.removeTenant(tenantId).catch((err) => log.warn({ err, tenantId }, 'could not remove the file contents of a deleted tenant from the object store')),
   );
+  const changes = new ChangeHub((err) => log.error({ err }, 'a change-event listener failed'));
   const implicitRegistry = new ImplicitRegistryService(shells, submodels, (tenantName) => `${tenants.urlOf(tenantName)}/api/v3.0`);
   const services: Services = {
     tenants,
@@ -108,6 +110,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     shellDescriptors: new ShellDescriptorService(dataSource),
     discovery: new DiscoveryService(dataSource),
     descriptorQueries: new DescriptorQueryService(dataSource, shells, submodels, implicitRegistry, { timeoutMs: config.queryTimeoutMs }),
+    changes,
     access: new AccessService(dataSource),
     federation,
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),

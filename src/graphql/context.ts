@@ -30,6 +30,7 @@ import type { IdentityProviderService } from '../management/federation/identity-
 import type { UserGroupService } from '../management/user-groups/user-group.service';
 import type { ServiceAccountSecretService } from '../management/service-accounts/service-account-secret.service';
 import type { ServiceAccountService } from '../management/service-accounts/service-account.service';
+import type { ChangeHub } from '../events/hub';
 import { AppError, unauthenticated } from './errors';
 import { Loaders } from './loaders';
 
@@ -62,6 +63,8 @@ export interface Services {
   discovery: DiscoveryService;
   /** The AAS Query Language over descriptors (`$aasdesc`, `$smdesc`), of explicit AAS registries and the implicit ones. */
   descriptorQueries: DescriptorQueryService;
+  /** The change events this process delivers (and those other replicas delivered), for in-process listeners. */
+  changes: ChangeHub;
   tokens: TokenVerifier;
   access: AccessService;
   federation: FederationService;

@@ -1,0 +1,111 @@
+import { gzip } from 'node:zlib';
+import type { EntityManager } from 'typeorm';
+import { promisify } from 'node:util';
+import { encodeBase64Url } from '../common/base64url';
+import type { ChangeKind } from './outbox.entity';
+
+const gzipAsync = promisify(gzip);
+
+/** The identifiables whose changes are events, as `outbox.entity_type` names them. */
+export type EventEntityType = 'AssetAdministrationShell' | 'Submodel' | 'ConceptDescription';
+
+/**
+ * One committed change of a shell, submodel or concept description, as the publisher delivers it (to MQTT, to the
+ * push targets, to GraphQL subscriptions). `seq` is the outbox row's id: the event id, unique and increasing in
+ * commit order per object.
+ */
+export interface ChangeEvent {
+  seq: string;
+  tenantId: string;
+  tenantName: string;
+  kind: ChangeKind;
+  entityType: EventEntityType;
+  entityId: string;
+  /** The object's version (its ETag's counter) after the change; for a deletion, the version it deleted. */
+  version: number;
+  /** When the change was made (its transaction's time). */
+  time: Date;
+  /** The object's state after the change, as the repository's GET answers it; null for a deletion. */
+  state: Record<string, unknown> | null;
+}
+
+/**
+ * Work done inside the publisher's delivery transaction for the events it delivers, in delivery order (e.g. queueing
+ * pushes). It commits with the events' delivery or not at all; a hook that throws makes the batch retried later.
+ */
+export type DeliveredHook = (manager: EntityManager, events: ChangeEvent[]) => Promise<void>;
+
+/** How each kind of object is named in topics, event types and URLs. */
+export const EVENT_OBJECTS: Record<EventEntityType, { repository: string; collection: string; type: string; path: string; schema: string }> = {
+  AssetAdministrationShell: { repository: 'aas-repository', collection: 'shells', type: 'shell', path: 'shells', schema: 'AssetAdministrationShell' },
+  Submodel: { repository: 'sm-repository', collection: 'submodels', type: 'submodel', path: 'submodels', schema: 'Submodel' },
+  ConceptDescription: { repository: 'cd-repository', collection: 'conceptDescriptions', type: 'concept-description', path: 'concept-descriptions', schema: 'ConceptDescription' },
+};
+
+/** The metamodel's JSON schema (V3.0), where the full events' `dataschema` points. */
+export const METAMODEL_SCHEMA = 'https://raw.githubusercontent.com/admin-shell-io/aas-specs/IDTA-01001-3-0/schemas/json/aas.json';
+/** The CloudEvents `type` prefix of this server's events. */
+export const EVENT_TYPE_PREFIX = 'io.asset-platform';
+
+/**
+ * The MQTT topic of an event, as Eclipse BaSyx names them, with the tenant as the repository's name:
+ * `aas-repository/{tenant}/shells/{created|updated|deleted}`, `sm-repository/{tenant}/submodels/...`,
+ * `cd-repository/{tenant}/conceptDescriptions/...`.
+ */
+export function topicOf(event: Pick<ChangeEvent, 'tenantName' | 'entityType' | 'kind'>): string {
+  const object = EVENT_OBJECTS[event.entityType];
+  return `${object.repository}/${event.tenantName}/${object.collection}/${event.kind}`;
+}
+
+/** The URL that reads the object's current state (the repository's GET by id). */
+export function stateUrlOf(event: Pick<ChangeEvent, 'entityType' | 'entityId'>, tenantUrl: string): string {
+  return `${tenantUrl}/api/v3.0/${EVENT_OBJECTS[event.entityType].path}/${encodeBase64Url(event.entityId)}`;
+}
+
+/** What a slim event carries instead of the state: enough to tell what changed and where to read it. */
+export interface SlimData {
+  id: string;
+  kind: ChangeKind;
+  version: number;
+  url: string;
+  /** Bytes of the gzipped full event it stands for. */
+  fullBytes: number;
+}
+
+/**
+ * The CloudEvents 1.0 envelope (structured mode, JSON) of an event. `slim` (an extension attribute) tells a full
+ * event (`data` is the state, null for a deletion; `dataschema` the metamodel's schema of the object) from a slim
+ * one (`data` is {@link SlimData}; `dataschema` this server's `#/components/schemas/SlimEvent` of the AsyncAPI
+ * document). Extension attributes: `tenant`, `objectversion`, `slim`.
+ */
+export function envelopeOf(event: ChangeEvent, tenantUrl: string, slim?: SlimData): Record<string, unknown> {
+  const object = EVENT_OBJECTS[event.entityType];
+  return {
+    specversion: '1.0',
+    id: event.seq,
+    source: `${tenantUrl}/api/v3.0/${object.path}`,
+    type: `${EVENT_TYPE_PREFIX}.${object.type}.${event.kind}`,
+    subject: event.entityId,
+    time: event.time.toISOString(),
+    datacontenttype: 'application/json',
+    dataschema: slim ? `${tenantUrl}/api/v3.0/asyncapi.json#/components/schemas/SlimEvent` : `${METAMODEL_SCHEMA}#/definitions/${object.schema}`,
+    tenant: event.tenantName,
+    objectversion: event.version,
+    slim: !!slim,
+    data: slim ?? event.state,
+  };
+}
+
+/** The transport message limit of the platform spec (Limits: change event transport message, 512 kB). */
+export const MAX_MESSAGE_BYTES = 512 * 1024;
+
+/**
+ * The bytes of an event's transport message: its envelope as JSON, gzipped. A full event over `maxBytes` is sent
+ * slim instead (the object's id, kind and version, and the URL to read its state).
+ */
+export async function messageOf(event: ChangeEvent, tenantUrl: string, maxBytes = MAX_MESSAGE_BYTES): Promise<{ bytes: Buffer; slim: boolean }> {
+  const full = await gzipAsync(JSON.stringify(envelopeOf(event, tenantUrl)));
+  if (full.length <= maxBytes) return { bytes: full, slim: false };
+  const slim: SlimData = { id: event.entityId, kind: event.kind, version: event.version, url: stateUrlOf(event, tenantUrl), fullBytes: full.length };
+  return { bytes: await gzipAsync(JSON.stringify(envelopeOf(event, tenantUrl, slim))), slim: true };
+}
