@@ -42,6 +42,28 @@ export interface Config {
   provisioningClient?: { id: string; secret: string };
   /** Where the file repository keeps file contents, and how large one upload may be. */
   files: FilesConfig;
+  events: EventsConfig;
+  /**
+   * Whether push targets (src/push/) may be plain http and on loopback, private or link-local addresses
+   * (`PUSH_PRIVATE_NETWORKS`). Off by default: any contributor of a tenant sets a target's URL, and the server calls it.
+   */
+  pushPrivateNetworks: boolean;
+}
+
+/** Change events (src/events/publisher.ts). Tenants opt in one by one (`eventsEnabled`). */
+export interface EventsConfig {
+  /** Whether this process delivers the outbox (`EVENTS_PUBLISH`, default on). Off: events wait for a replica that does. */
+  publish: boolean;
+  /** The MQTT broker (`MQTT_URL`, e.g. `mqtt://broker:1883`); absent: no MQTT, events still reach subscriptions and push targets. */
+  mqttUrl?: string;
+  mqttUsername?: string;
+  mqttPassword?: string;
+  /** How often the outbox is looked at for writes of other replicas (`EVENTS_POLL_MS`); this process's own writes wake it at once. */
+  pollMs: number;
+  /** Most events per delivery round (`EVENTS_BATCH_SIZE`). */
+  batchSize: number;
+  /** How long delivered events stay in the outbox before they are pruned (`EVENTS_RETENTION_SECONDS`). */
+  retentionSeconds: number;
 }
 
 export interface FilesConfig {
@@ -239,5 +261,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapOwnerEmail: env.BOOTSTRAP_OWNER_EMAIL || 'admin@localhost',
     provisioningClient: provisioningClient(env),
     files: filesConfig(env),
+    pushPrivateNetworks: bool(env, 'PUSH_PRIVATE_NETWORKS', false),
+    events: {
+      publish: bool(env, 'EVENTS_PUBLISH', true),
+      mqttUrl: env.MQTT_URL ? url('MQTT_URL', env.MQTT_URL) : undefined,
+      mqttUsername: env.MQTT_USERNAME || undefined,
+      mqttPassword: env.MQTT_PASSWORD || undefined,
+      pollMs: int(env, 'EVENTS_POLL_MS', 1_000, 10, 600_000),
+      batchSize: int(env, 'EVENTS_BATCH_SIZE', 200, 1, 10_000),
+      retentionSeconds: int(env, 'EVENTS_RETENTION_SECONDS', 60, 0, 86_400),
+    },
   };
 }

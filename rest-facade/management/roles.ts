@@ -87,7 +87,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
   },
 ];
 
-const TENANT = 'id organizationId name friendlyName tag showcase url createdAt updatedAt etag';
+const TENANT = 'id organizationId name friendlyName tag showcase eventsEnabled url createdAt updatedAt etag';
 
 export const tenantRoutes: ManagementRouteSpec[] = [
   {
@@ -102,7 +102,7 @@ export const tenantRoutes: ManagementRouteSpec[] = [
   {
     method: 'POST',
     path: `${ORG}/tenants`,
-    summary: 'Create a tenant (body {"name" (lowercase letters, digits, inner dashes; its URL), "friendlyName", "tag", "showcase"}). 409 when the name is taken.',
+    summary: 'Create a tenant (body {"name" (lowercase letters, digits, inner dashes; its URL), "friendlyName", "tag", "showcase", "eventsEnabled"}). 409 when the name is taken.',
     tag: 'Tenants',
     body: true,
     operation: `mutation CreateTenant($organizationId: ID!, $input: TenantInput!) { createTenant(organizationId: $organizationId, input: $input) { ${TENANT} } }`,
@@ -122,7 +122,7 @@ export const tenantRoutes: ManagementRouteSpec[] = [
   {
     method: 'PUT',
     path: `${ORG}/tenants/:tenantId`,
-    summary: 'Replace a tenant: friendly name, tag, showcase mode (fields not given are cleared; the name cannot change). If-Match is honoured.',
+    summary: 'Replace a tenant: friendly name, tag, showcase mode, change events (fields not given are cleared; the name cannot change). If-Match is honoured.',
     tag: 'Tenants',
     body: true,
     operation: `mutation ReplaceTenant($organizationId: ID!, $tenantId: ID!, $input: TenantInput!, $ifMatch: String) { replaceTenant(organizationId: $organizationId, tenantId: $tenantId, input: $input, ifMatch: $ifMatch) { ${TENANT} } }`,

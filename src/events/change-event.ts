@@ -103,9 +103,24 @@ export const MAX_MESSAGE_BYTES = 512 * 1024;
  * The bytes of an event's transport message: its envelope as JSON, gzipped. A full event over `maxBytes` is sent
  * slim instead (the object's id, kind and version, and the URL to read its state).
  */
-export async function messageOf(event: ChangeEvent, tenantUrl: string, maxBytes = MAX_MESSAGE_BYTES): Promise<{ bytes: Buffer; slim: boolean }> {
-  const full = await gzipAsync(JSON.stringify(envelopeOf(event, tenantUrl)));
+export async function messageOf(event: ChangeEvent, tenantUrl: string, maxBytes = MAX_MESSAGE_BYTES, stateJson?: string | null): Promise<{ bytes: Buffer; slim: boolean }> {
+  // With the state's JSON text at hand (as the outbox stores it), it is spliced in rather than parsed and rewritten.
+  const text = stateJson === undefined ? JSON.stringify(envelopeOf(event, tenantUrl)) : splice(JSON.stringify(envelopeOf({ ...headOf(event), state: null }, tenantUrl)), stateJson);
+  const full = await gzipAsync(text);
   if (full.length <= maxBytes) return { bytes: full, slim: false };
   const slim: SlimData = { id: event.entityId, kind: event.kind, version: event.version, url: stateUrlOf(event, tenantUrl), fullBytes: full.length };
   return { bytes: await gzipAsync(JSON.stringify(envelopeOf(event, tenantUrl, slim))), slim: true };
+}
+
+/** An event without its state (the fields an envelope's head needs). */
+function headOf(event: ChangeEvent): Omit<ChangeEvent, 'state'> {
+  const { seq, tenantId, tenantName, kind, entityType, entityId, version, time } = event;
+  return { seq, tenantId, tenantName, kind, entityType, entityId, version, time };
+}
+
+/** An envelope's JSON (ending in `"data":null}`) with `stateJson` as its data. */
+function splice(envelope: string, stateJson: string | null): string {
+  const tail = '"data":null}';
+  if (!envelope.endsWith(tail)) throw new Error('an envelope ends with its data');
+  return stateJson === null ? envelope : `${envelope.slice(0, -'null}'.length)}${stateJson}}`;
 }

@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
 
 export type ChangeKind = 'created' | 'updated' | 'deleted';
 
-/** A change event, written in the same transaction as the change; a publisher ships and marks it later. */
+/** A change event, written in the same transaction as the change; the publisher delivers it, marks it, prunes it later. */
 @Entity('outbox')
 export class OutboxEntity {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
@@ -20,8 +20,12 @@ export class OutboxEntity {
   @Column({ name: 'entity_id', type: 'text' })
   entityId: string;
 
+  /** The object's version after the change (for a deletion: the version deleted). */
+  @Column({ type: 'int' })
+  version: number;
+
   /** The changed state of the object; null for a deletion. */
-  @Column({ type: 'jsonb', nullable: true })
+  @Column({ type: 'json', nullable: true })
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- jsonb: any JSON document
   payload: Record<string, any> | null;
 

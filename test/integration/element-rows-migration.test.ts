@@ -1,13 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ElementRows1764700000000 } from '../../migrations/1764700000000-ElementRows';
-import { EmbeddedDatabase, startEmbeddedDatabase } from '../../src/db/embedded';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 import { expectedItems } from '../support/corpus';
+import { FreshDatabase, freshDatabase } from '../support/fresh-database';
 
 /**
  * The migration that moves submodel elements into rows (1764700000000-ElementRows), down and up again over
@@ -17,44 +12,18 @@ import { expectedItems } from '../support/corpus';
  */
 
 let server: TestServer;
-let embedded: EmbeddedDatabase | undefined;
-let dir: string | undefined;
-let dropDatabase: (() => Promise<void>) | undefined;
+let database: FreshDatabase | undefined;
 let api: string;
 
-async function freshDatabase(): Promise<string> {
-  const base = process.env.DATABASE_URL;
-  if (base) {
-    const name = `element_rows_${randomBytes(4).toString('hex')}`;
-    const admin = new Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    dropDatabase = async () => {
-      const c = new Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'element-rows-'));
-  embedded = await startEmbeddedDatabase(dir, 10);
-  return embedded.url;
-}
-
 beforeAll(async () => {
-  server = await startTestServer(await freshDatabase());
+  database = await freshDatabase('element_rows');
+  server = await startTestServer(database.url);
   api = server.api((await server.createTenant()).name);
 }, 120_000);
 
 afterAll(async () => {
   await server?.close();
-  await embedded?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  await dropDatabase?.();
+  await database?.drop();
 });
 
 const property = (idShort: string, value: string) => ({ modelType: 'Property', idShort, valueType: 'xs:string', value });

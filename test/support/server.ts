@@ -24,11 +24,18 @@ export interface TestServer extends RunningServer {
 export type Issuer = Pick<TestIssuer, 'issuer' | 'jwksUri' | 'audience'>;
 
 
-/** Settings every test server has: the test issuers' JWKS are on loopback, which production refuses. */
-const TEST_ENV = { FEDERATION_PRIVATE_NETWORKS: 'true' };
+/**
+ * Settings every test server has: the test issuers' JWKS are on loopback, which production refuses. No outbox
+ * publisher: test servers share a database, and one server's publisher would deliver another's events. Tests of
+ * events run a publisher on a database of their own (`freshDatabase`) with `{ events: { ...testEvents, publish: true } }`.
+ */
+const TEST_ENV = { FEDERATION_PRIVATE_NETWORKS: 'true', EVENTS_PUBLISH: 'false' };
 
 /** The auth settings of a test server, to change one of them: `{ auth: { ...testAuth, signupEnabled: false } }`. */
 export const testAuth = loadConfig(TEST_ENV).auth;
+
+/** The event settings of a test server (no publisher), to change some: `{ events: { ...testEvents, publish: true } }`. */
+export const testEvents = loadConfig(TEST_ENV).events;
 
 /** Starts the real server in-process on a free loopback port, against `databaseUrl`; `log` receives its log lines. */
 export async function startTestServer(databaseUrl: string, overrides: Partial<Config> = {}, log?: Logger): Promise<TestServer> {

@@ -5,7 +5,8 @@ import { etagOf, ifMatchAdmits } from '../../common/etag';
 import { readRows, rethrowClientError } from '../../db/read';
 import { readBudget, responseTooLarge } from '../../db/read-budget';
 import { MAX_ID_LENGTH } from '../../graphql/limits';
-import { recordChange } from '../../events/outbox';
+import type { EventEntityType } from '../../events/change-event';
+import { outboxWritten, recordChange } from '../../events/outbox';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject } from '../model/parse';
@@ -47,7 +48,7 @@ export interface IdentifiableTable<E extends ObjectLiteral> {
   table: string;
   entity: EntityTarget<E>;
   /** The AAS model type, for change events and messages (`Submodel`). */
-  modelType: string;
+  modelType: EventEntityType;
   /** The entity columns pulled out of a document, beside the document itself. */
   columns(doc: JsonObject): QueryDeepPartialEntity<E>;
   /**
@@ -456,7 +457,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       const event = options.event ?? true;
       if (change.kind === 'deleted') {
         await manager.delete(entity, { tenantId: tenant.id, seq: row.seq });
-        if (event) await recordChange(manager, tenant, 'deleted', modelType, id, null);
+        if (event) recorded = await recordChange(manager, tenant, 'deleted', modelType, id, row.version, null);
         return null;
       }
       const doc = change.doc;
@@ -479,11 +480,16 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         [seq, version] = [row.seq, row.version + 1];
       }
       if (this.spec.elementRows) await replaceRows(manager, tenant.id, seq, before, elements);
-      if (event) await recordChange(manager, tenant, change.kind, modelType, id, doc);
+      if (event) recorded = await recordChange(manager, tenant, change.kind, modelType, id, version, doc);
       return tagged(doc, tenant, seq, version);
     };
+    // Whether the change recorded an event: after a commit of our own, the publisher is woken at once.
+    let recorded = false;
     try {
-      return options.manager ? await run(options.manager) : await this.dataSource.transaction(run);
+      if (options.manager) return await run(options.manager);
+      const result = await this.dataSource.transaction(run);
+      if (recorded) outboxWritten();
+      return result;
     } catch (err) {
       const code = (err as { driverError?: { code?: string } }).driverError?.code;
       // Two creates of one id racing past the row check: the unique index on the id decides.

@@ -25,6 +25,9 @@ export class TenantType {
   @Field({ description: 'Showcase mode: the tenant API needs no token. Never for production data.' })
   showcase: boolean;
 
+  @Field({ description: 'Change events of the tenant (MQTT, GraphQL subscriptions, push targets): opt-in, off by default.' })
+  eventsEnabled: boolean;
+
   @Field()
   createdAt: Date;
 
@@ -34,7 +37,7 @@ export class TenantType {
 
 const TenantPage = PageOf(TenantType, 'Tenant');
 
-@InputType({ description: 'A tenant, as created or replaced (PUT: the fields not given are cleared, showcase off; the name cannot change).' })
+@InputType({ description: 'A tenant, as created or replaced (PUT: the fields not given are cleared, showcase and events off; the name cannot change).' })
 export class TenantInput {
   @Field({ description: 'Lowercase letters, digits and inner dashes, at most 63 characters; unique on the server (it is the URL).' })
   name: string;
@@ -47,6 +50,9 @@ export class TenantInput {
 
   @Field(() => Boolean, { nullable: true, description: 'Showcase mode (default off): anyone may read and write the tenant without a token.' })
   showcase?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Change events (default off): each change of a shell, submodel or concept description is published.' })
+  eventsEnabled?: boolean | null;
 }
 
 @InputType({ description: 'A partial update of a tenant: only the fields given change.' })
@@ -62,6 +68,9 @@ export class TenantPatch {
 
   @Field(() => Boolean, { nullable: true })
   showcase?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  eventsEnabled?: boolean | null;
 }
 
 @Resolver(() => TenantType)
@@ -116,7 +125,7 @@ export class TenantResolver {
   }
 
   @Authorized('organization:owner')
-  @Mutation(() => TenantType, { description: 'Replaces (PUT) a tenant: friendly name, tag, showcase mode.' })
+  @Mutation(() => TenantType, { description: 'Replaces (PUT) a tenant: friendly name, tag, showcase mode, change events.' })
   replaceTenant(
     @Ctx() ctx: Context,
     @Arg('organizationId', () => ID) organizationId: string,

@@ -13,6 +13,8 @@ export interface TenantInput {
   friendlyName?: string | null;
   tag?: string | null;
   showcase?: boolean | null;
+  /** Change events (MQTT, subscriptions, push targets) of the tenant's shells, submodels and concept descriptions; off by default. */
+  eventsEnabled?: boolean | null;
 }
 
 export interface NewTenant {
@@ -114,6 +116,7 @@ export class TenantService {
           friendlyName: input.friendlyName ?? null,
           tag: input.tag ?? null,
           showcase: input.showcase ?? false,
+          eventsEnabled: input.eventsEnabled ?? false,
         }),
       `The tenant name '${input.name}' is taken.`,
     );
@@ -121,7 +124,7 @@ export class TenantService {
   }
 
   /**
-   * PUT (`replace`: fields not given are cleared, showcase off) or PATCH (only the fields given). The name is
+   * PUT (`replace`: fields not given are cleared, showcase and events off) or PATCH (only the fields given). The name is
    * the tenant's URL and cannot change: a PUT may repeat it, a different one is 400.
    */
   async update(organizationId: string, tenantId: string, input: TenantInput, options: { ifMatch?: string | null; replace: boolean }): Promise<TenantEntity> {
@@ -134,11 +137,12 @@ export class TenantService {
       }
       checkIfMatch(current, options.ifMatch, `Tenant '${current.name}'`);
       const changes: Partial<TenantEntity> = options.replace
-        ? { friendlyName: input.friendlyName ?? null, tag: input.tag ?? null, showcase: input.showcase ?? false }
+        ? { friendlyName: input.friendlyName ?? null, tag: input.tag ?? null, showcase: input.showcase ?? false, eventsEnabled: input.eventsEnabled ?? false }
         : {
             ...(input.friendlyName !== undefined ? { friendlyName: input.friendlyName } : {}),
             ...(input.tag !== undefined ? { tag: input.tag } : {}),
             ...(input.showcase !== undefined && input.showcase !== null ? { showcase: input.showcase } : {}),
+            ...(input.eventsEnabled !== undefined && input.eventsEnabled !== null ? { eventsEnabled: input.eventsEnabled } : {}),
           };
       await manager.createQueryBuilder().update(TenantEntity).set({ ...changes, ...bumpVersion }).where('id = :id', { id: current.id }).execute();
       return manager.findOneByOrFail(TenantEntity, { id: current.id });

@@ -1,0 +1,262 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChangeEvent, MAX_MESSAGE_BYTES, messageOf, topicOf } from '../../src/events/change-event';
+import { FreshDatabase, freshDatabase } from '../support/fresh-database';
+import { Broker, Received, eventually, startBroker, subscribe } from '../support/mqtt';
+import { TestServer, b64, json, sampleShell, startTestServer, testEvents } from '../support/server';
+
+/**
+ * Change events end to end (issue 12): the server's outbox publisher on a database of its own, a Mosquitto broker
+ * of the test's own, and MQTT subscribers. What arrives is compared with what the REST API committed.
+ */
+let database: FreshDatabase;
+let broker: Broker;
+let server: TestServer;
+
+const withEvents = (mqttUrl: string) => ({ events: { ...testEvents, publish: true, mqttUrl, pollMs: 100 } });
+
+beforeAll(async () => {
+  [database, broker] = await Promise.all([freshDatabase('events'), startBroker()]);
+  server = await startTestServer(database.url, withEvents(broker.url));
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await broker?.remove();
+  await database?.drop();
+});
+
+const send = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+const submodel = (id: string, value: string, extra: Record<string, unknown> = {}) => ({
+  modelType: 'Submodel',
+  id,
+  idShort: 'S',
+  submodelElements: [{ modelType: 'Property', idShort: 'P', valueType: 'xs:string', value }],
+  ...extra,
+});
+
+/** The events of `subject`, in arrival order. */
+const of = (received: Received[], subject: string) => received.filter((r) => r.envelope.subject === subject);
+
+describe('change events over MQTT', () => {
+  it('delivers exactly the committed changes of an opted-in tenant, in order per object, as gzipped CloudEvents', async () => {
+    const on = await server.createTenant({ showcase: true, eventsEnabled: true });
+    const off = await server.createTenant({ showcase: true });
+    const topics = (tenant: string) => [`aas-repository/${tenant}/shells/+`, `sm-repository/${tenant}/submodels/+`, `cd-repository/${tenant}/conceptDescriptions/+`];
+    const sub = await subscribe(broker.url, [...topics(on.name), ...topics(off.name)]);
+    try {
+      const api = server.api(on.name);
+      const shellId = 'urn:events:shell:1';
+      const smId = 'urn:events:sm:1';
+      expect((await send('POST', `${api}/shells`, sampleShell(shellId))).status).toBe(201);
+      expect((await send('POST', `${api}/submodels`, submodel(smId, 'a'))).status).toBe(201);
+      expect((await send('PUT', `${api}/submodels/${b64(smId)}`, submodel(smId, 'b'))).status).toBe(204);
+      // A submodel-level value change is an `updated` of the submodel.
+      expect((await send('PATCH', `${api}/submodels/${b64(smId)}/$value`, { P: 'c' })).status).toBe(204);
+      const smNow = await json(await fetch(`${api}/submodels/${b64(smId)}`));
+      // Element-level changes fire nothing (platform spec, Events 4).
+      expect((await send('PATCH', `${api}/submodels/${b64(smId)}/submodel-elements/P/$value`, 'd')).status).toBe(204);
+      expect((await json(await fetch(`${api}/submodels/${b64(smId)}/submodel-elements/P/$value`)))).toBe('d');
+      // Writes that fail publish nothing: a stale If-Match, an invalid document.
+      expect((await send('PUT', `${api}/submodels/${b64(smId)}`, submodel(smId, 'x'), { 'if-match': '"stale"' })).status).toBe(412);
+      expect((await send('PUT', `${api}/shells/${b64(shellId)}`, { ...sampleShell(shellId), assetInformation: 7 })).status).toBe(400);
+      const shellNow = await json(await fetch(`${api}/shells/${b64(shellId)}`));
+      expect((await send('DELETE', `${api}/shells/${b64(shellId)}`)).status).toBe(204);
+      // The tenant that did not opt in: its writes publish nothing.
+      expect((await send('POST', `${server.api(off.name)}/shells`, sampleShell('urn:events:shell:off'))).status).toBe(201);
+
+      await eventually(() => sub.received.length >= 5, 10_000, () => JSON.stringify(sub.received.map((r) => r.topic)));
+      // Time for anything that should not come to come.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const shellEvents = of(sub.received, shellId);
+      const smEvents = of(sub.received, smId);
+      expect(sub.received).toHaveLength(5);
+      expect(shellEvents.map((r) => r.topic)).toEqual([`aas-repository/${on.name}/shells/created`, `aas-repository/${on.name}/shells/deleted`]);
+      expect(smEvents.map((r) => r.topic)).toEqual([1, 2, 3].map((i) => `sm-repository/${on.name}/submodels/${i === 1 ? 'created' : 'updated'}`));
+      expect(smEvents.map((r) => r.envelope.objectversion)).toEqual([1, 2, 3]);
+      expect(smEvents.map((r) => r.envelope.data.submodelElements[0].value)).toEqual(['a', 'b', 'c']);
+      // The payload is the object as the repository answers it.
+      const { etag: _shellTag, ...shellState } = shellEvents[0].envelope.data;
+      expect(shellEvents[0].envelope.data).toEqual(shellNow);
+      expect(shellState.id).toBe(shellId);
+      expect(smEvents[2].envelope.data).toEqual(smNow);
+      expect(shellEvents[1].envelope.data).toBeNull();
+      // CloudEvents 1.0 envelope, and the MQTT 5 properties that say what the bytes are.
+      const created = shellEvents[0];
+      expect(created.envelope).toMatchObject({
+        specversion: '1.0',
+        type: 'io.asset-platform.shell.created',
+        source: `${server.url}/tenants/${on.name}/api/v3.0/shells`,
+        subject: shellId,
+        datacontenttype: 'application/json',
+        dataschema: expect.stringMatching(/aas\.json#\/definitions\/AssetAdministrationShell$/),
+        tenant: on.name,
+        slim: false,
+      });
+      expect(Date.parse(created.envelope.time)).not.toBeNaN();
+      expect(created.properties).toMatchObject({ contentType: 'application/cloudevents+json', userProperties: { 'content-encoding': 'gzip' } });
+      // Event ids are the outbox ids: unique, increasing in commit order.
+      const ids = sub.received.map((r) => BigInt(r.envelope.id));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect([...ids].sort((a, b) => (a < b ? -1 : 1))).toEqual(ids);
+    } finally {
+      await sub.close();
+    }
+  });
+
+  it('keeps commit order per object under concurrent writes to it', async () => {
+    const tenant = await server.createTenant({ showcase: true, eventsEnabled: true });
+    const api = server.api(tenant.name);
+    const sub = await subscribe(broker.url, [`sm-repository/${tenant.name}/submodels/+`]);
+    try {
+      const ids = ['urn:events:order:1', 'urn:events:order:2', 'urn:events:order:3'];
+      for (const id of ids) expect((await send('POST', `${api}/submodels`, submodel(id, '0'))).status).toBe(201);
+      const writes = ids.flatMap((id) => Array.from({ length: 20 }, (_, i) => send('PUT', `${api}/submodels/${b64(id)}`, submodel(id, String(i + 1)))));
+      expect((await Promise.all(writes)).map((r) => r.status)).toEqual(writes.map(() => 204));
+      await eventually(() => sub.received.length >= 63, 15_000, () => `${sub.received.length} of 63`);
+      for (const id of ids) {
+        const versions = of(sub.received, id).map((r) => r.envelope.objectversion);
+        expect(versions).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+        // Each event's state is the state of its version: the last one is what the repository holds.
+        const stored = await json(await fetch(`${api}/submodels/${b64(id)}`));
+        expect(of(sub.received, id).at(-1)!.envelope.data).toEqual(stored);
+      }
+    } finally {
+      await sub.close();
+    }
+  });
+
+  it('sends a slim event for a submodel whose gzipped event exceeds 512 kB, with the URL to read it', async () => {
+    const tenant = await server.createTenant({ showcase: true, eventsEnabled: true });
+    const api = server.api(tenant.name);
+    const sub = await subscribe(broker.url, [`sm-repository/${tenant.name}/submodels/+`]);
+    try {
+      // About 2 MB of JSON that gzip cannot shrink below 512 kB: random hex values.
+      const big = {
+        modelType: 'Submodel',
+        id: 'urn:events:big',
+        submodelElements: Array.from({ length: 2_000 }, (_, i) => ({
+          modelType: 'Property',
+          idShort: `P${i}`,
+          valueType: 'xs:string',
+          value: Buffer.from(Array.from({ length: 500 }, () => Math.floor(Math.random() * 256))).toString('hex'),
+        })),
+      };
+      expect(JSON.stringify(big).length).toBeGreaterThan(2_000_000);
+      expect((await send('POST', `${api}/submodels`, big)).status).toBe(201);
+      expect((await send('POST', `${api}/submodels`, submodel('urn:events:small', 'x'))).status).toBe(201);
+      await eventually(() => sub.received.length >= 2, 15_000, () => `${sub.received.length} of 2`);
+      const [slim] = of(sub.received, 'urn:events:big');
+      const [full] = of(sub.received, 'urn:events:small');
+      expect(slim.bytes).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+      expect(slim.envelope).toMatchObject({ slim: true, type: 'io.asset-platform.submodel.created', dataschema: expect.stringMatching(/asyncapi\.json#\/components\/schemas\/SlimEvent$/) });
+      expect(slim.envelope.data).toMatchObject({ id: 'urn:events:big', kind: 'created', version: 1, url: `${api}/submodels/${b64('urn:events:big')}` });
+      expect(slim.envelope.data.fullBytes).toBeGreaterThan(MAX_MESSAGE_BYTES);
+      const read = await fetch(slim.envelope.data.url);
+      expect(read.status).toBe(200);
+      expect((await json(read)).submodelElements).toHaveLength(2_000);
+      expect(full.envelope.slim).toBe(false);
+    } finally {
+      await sub.close();
+    }
+  });
+});
+
+describe('delivery when the broker is away', () => {
+  it('keeps every write succeeding while the broker is stopped, and delivers all 200 events when it returns', async () => {
+    const own = await startBroker();
+    const db = await freshDatabase('events_broker');
+    const replica = await startTestServer(db.url, withEvents(own.url));
+    const tenant = await replica.createTenant({ showcase: true, eventsEnabled: true });
+    const api = replica.api(tenant.name);
+    // A persistent session: what the broker takes while this subscriber reconnects waits for it.
+    const sub = await subscribe(own.url, [`aas-repository/${tenant.name}/shells/+`], `events-test-${tenant.name}`);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        if (i === 50) await own.stop();
+        statuses.push((await send('POST', `${api}/shells`, sampleShell(`urn:events:down:${i}`))).status);
+      }
+      expect(statuses.filter((s) => s !== 201)).toEqual([]);
+      const beforeRestart = new Set(sub.received.map((r) => r.envelope.subject)).size;
+      expect(beforeRestart).toBeLessThan(200);
+      await own.start();
+      await eventually(() => new Set(sub.received.map((r) => r.envelope.subject)).size === 200, 30_000, () => `${new Set(sub.received.map((r) => r.envelope.subject)).size} of 200`);
+      const subjects = new Set(sub.received.map((r) => r.envelope.subject));
+      for (let i = 0; i < 200; i++) expect(subjects.has(`urn:events:down:${i}`)).toBe(true);
+      // At least once: a repeat carries the same id; no event is invented.
+      expect(new Set(sub.received.map((r) => r.envelope.id)).size).toBe(200);
+    } finally {
+      await sub.close();
+      await replica.close();
+      await own.remove();
+      await db.drop();
+    }
+  }, 90_000);
+});
+
+describe('several replicas on one database', () => {
+  it('deliver every event exactly once between them (no failures), in order per object', async () => {
+    const db = await freshDatabase('events_replicas');
+    const [a, b] = [await startTestServer(db.url, withEvents(broker.url)), await startTestServer(db.url, withEvents(broker.url))];
+    try {
+      const tenant = await a.createTenant({ showcase: true, eventsEnabled: true });
+      const sub = await subscribe(broker.url, [`sm-repository/${tenant.name}/submodels/+`]);
+      const ids = Array.from({ length: 10 }, (_, i) => `urn:events:replica:${i}`);
+      for (const id of ids) expect((await send('POST', `${a.api(tenant.name)}/submodels`, submodel(id, '0'))).status).toBe(201);
+      // 300 updates, alternating between the replicas, 10 objects.
+      for (let batch = 0; batch < 300; batch += 30) {
+        const writes = Array.from({ length: 30 }, (_, j) => batch + j).map((i) =>
+          send('PUT', `${(i % 2 ? a : b).api(tenant.name)}/submodels/${b64(ids[i % 10])}`, submodel(ids[i % 10], String(i))));
+        const answers = await Promise.all(writes);
+        expect(await Promise.all(answers.map(async (r) => `${r.status} ${r.status === 204 ? "" : await r.text()}`))).toEqual(Array(30).fill("204 "));
+      }
+      await eventually(() => sub.received.length >= 310, 30_000, () => `${sub.received.length} of 310`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sub.received).toHaveLength(310);
+      expect(new Set(sub.received.map((r) => r.envelope.id)).size).toBe(310);
+      for (const id of ids) expect(of(sub.received, id).map((r) => r.envelope.objectversion)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+      await sub.close();
+    } finally {
+      await a.close();
+      await b.close();
+      await db.drop();
+    }
+  }, 90_000);
+});
+
+describe('the transport message', () => {
+  const event = (state: Record<string, unknown> | null): ChangeEvent => ({
+    seq: '7',
+    tenantId: '00000000-0000-0000-0000-000000000000',
+    tenantName: 't',
+    kind: state ? 'updated' : 'deleted',
+    entityType: 'Submodel',
+    entityId: 'urn:x',
+    version: 3,
+    time: new Date(0),
+    state,
+  });
+
+  it('is the same whether the state is given as an object or as the JSON text the outbox stores', async () => {
+    const state = { modelType: 'Submodel', id: 'urn:x', idShort: 'é"\\' };
+    const { gunzipSync } = await import('node:zlib');
+    const a = await messageOf(event(state), 'http://h/t');
+    const b = await messageOf(event(state), 'http://h/t', MAX_MESSAGE_BYTES, JSON.stringify(state));
+    expect(JSON.parse(gunzipSync(b.bytes).toString())).toEqual(JSON.parse(gunzipSync(a.bytes).toString()));
+    const deleted = await messageOf(event(null), 'http://h/t', MAX_MESSAGE_BYTES, null);
+    expect(JSON.parse(gunzipSync(deleted.bytes).toString()).data).toBeNull();
+    expect(topicOf(event(null))).toBe('sm-repository/t/submodels/deleted');
+  });
+
+  it('turns slim at the limit it is given, and says so', async () => {
+    const state = { modelType: 'Submodel', id: 'urn:x', idShort: 'x'.repeat(10_000) };
+    const { gunzipSync } = await import('node:zlib');
+    expect((await messageOf(event(state), 'http://h/t', 10_000)).slim).toBe(false);
+    const noise = Buffer.from(Array.from({ length: 3_000 }, () => Math.floor(Math.random() * 256))).toString('hex');
+    const slim = await messageOf(event({ ...state, description: [{ language: 'en', text: noise }] }), 'http://h/t', 2_000);
+    expect(slim.slim).toBe(true);
+    expect(JSON.parse(gunzipSync(slim.bytes).toString())).toMatchObject({ slim: true, data: { id: 'urn:x', kind: 'updated', version: 3, url: 'http://h/t/api/v3.0/submodels/dXJuOng' } });
+  });
+});

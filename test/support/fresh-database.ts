@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedDatabase } from '../../src/db/embedded';
+
+export interface FreshDatabase {
+  url: string;
+  /** Drops it (PostgreSQL) or stops it and removes its directory (embedded). */
+  drop(): Promise<void>;
+}
+
+/**
+ * A database of a test's own, for tests that must not share the run's database (a migration touching every row,
+ * an outbox publisher that would take other tests' events): a new database on the PostgreSQL server of
+ * DATABASE_URL when it is set, else a new embedded PostgreSQL in a temporary directory.
+ */
+export async function freshDatabase(prefix: string): Promise<FreshDatabase> {
+  const base = process.env.DATABASE_URL;
+  if (base) {
+    const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+    const admin = async (sql: string) => {
+      const client = new Client({ connectionString: base });
+      await client.connect();
+      try {
+        await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
+    await admin(`CREATE DATABASE ${name}`);
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  const embedded = await startEmbeddedDatabase(dir, 40);
+  return {
+    url: embedded.url,
+    drop: async () => {
+      await embedded.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
