@@ -16,6 +16,7 @@ import { RouteSpec } from './route';
 import { aasxImportHandler } from './aasx-import';
 import { attachmentRoutes } from './attachments';
 import { packageRoutes } from './packages';
+import { pushTargetRoutes } from './push-targets';
 import { serializationHandler } from './serialization';
 import { TenantAccess } from './streamed';
 
@@ -85,6 +86,10 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   // The platform's own import path, beside the file repository's (`{tenant_url}/sphere/api/v1.0`).
   router.post(`/tenants/:tenant${SPHERE_API}/import`, tenantFromPath, importAasx);
   if (options.tenantHostSuffix) router.post(`${SPHERE_API}/import`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`), importAasx);
+  // The sphere service's push targets (push-targets.ts).
+  const sphereBases: [string, Middleware][] = [[`/tenants/:tenant${SPHERE_API}`, tenantFromPath]];
+  if (options.tenantHostSuffix) sphereBases.push([SPHERE_API, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
+  mount(pushTargetRoutes, sphereBases);
   // Explicit registry instances, last (see above).
   mount(instanceRoutes, instanceBases);
   return router;

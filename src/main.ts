@@ -12,6 +12,10 @@ import { ShellService } from './aas/shells/shell.service';
 import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
 import { ChangeHub } from './events/hub';
+import { MqttTransport } from './events/mqtt-transport';
+import { OutboxPublisher } from './events/publisher';
+import { PushTargetService } from './push/push-target.service';
+import { PUSH_WORKER_DEFAULTS, PushWorker } from './push/push.worker';
 import { resultOf } from './common/result';
 import { AccessService } from './auth/access';
 import { IdentityService } from './auth/identity/identity.service';
@@ -111,6 +115,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     discovery: new DiscoveryService(dataSource),
     descriptorQueries: new DescriptorQueryService(dataSource, shells, submodels, implicitRegistry, { timeoutMs: config.queryTimeoutMs }),
     changes,
+    pushTargets: new PushTargetService(dataSource, { privateNetworks: config.pushPrivateNetworks }),
     access: new AccessService(dataSource),
     federation,
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),
@@ -144,6 +149,29 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       'tenant "default" is in SHOWCASE MODE: its API needs no token and anyone who can reach this port can read and change its data. Not for production.',
     );
   }
+
+  const publisher = config.events.publish
+    ? new OutboxPublisher(dataSource, changes, {
+      transport: config.events.mqttUrl
+        ? new MqttTransport({ url: config.events.mqttUrl, username: config.events.mqttUsername, password: config.events.mqttPassword }, log)
+        : undefined,
+      hooks: [services.pushTargets.enqueue],
+      tenantUrl: (name) => services.tenants.urlOf(name),
+      pollMs: config.events.pollMs,
+      batchSize: config.events.batchSize,
+      retentionMs: config.events.retentionSeconds * 1_000,
+      // Other replicas announce what they delivered by NOTIFY; the embedded database has no other replicas.
+      listenUrl: embedded ? undefined : databaseUrl,
+      log,
+    })
+    : undefined;
+  await publisher?.start();
+  // Pushes to push targets, queued by the publisher's hook above (here or on another replica): delivery work too,
+  // done by the replicas that deliver (EVENTS_PUBLISH), looking for due pushes as often as for events.
+  const pushWorker = config.events.publish
+    ? new PushWorker(dataSource, services.pushTargets, services, log, { ...PUSH_WORKER_DEFAULTS, pollMs: config.events.pollMs, privateNetworks: config.pushPrivateNetworks })
+    : undefined;
+  pushWorker?.start();
 
   const app = await createApp({ config, schema: await buildAppSchema(), services, dataSource, log });
   const server = http.createServer(
@@ -180,6 +208,8 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       clearInterval(sweep);
       clearTimeout(timer);
       await app.apollo.stop();
+      await publisher?.stop();
+      await pushWorker?.stop();
       identity.stop();
       blobs.close();
       await stopAnalyze?.();

@@ -1,6 +1,7 @@
 import { Bundler, Json, PART2, specDir } from './bundle';
 import { OPENAPI_VERSION, SECURITY, ServedRoute, openApiPath, pathShape, securitySchemes } from './common';
 import { platformOperation } from './platform-operations';
+import { pushTargetOperation } from './push-target-operations';
 import { searchOperation } from './search-operation';
 import { repositoryQueryOperation } from './query-operations';
 
@@ -161,7 +162,7 @@ function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extra
     const method = route.method.toLowerCase();
     const inApi = route.path.startsWith(`${apiBase}/`);
     const relative = inApi ? route.path.slice(apiBase.length) : route.path;
-    const own = platformOperation(bundler, method, openApiPath(route.path), apiBase) ?? searchOperation(bundler, method, openApiPath(route.path), apiBase) ?? repositoryQueryOperation(bundler, method, openApiPath(route.path), apiBase);
+    const own = platformOperation(bundler, method, openApiPath(route.path), apiBase) ?? searchOperation(bundler, method, openApiPath(route.path), apiBase) ?? repositoryQueryOperation(bundler, method, openApiPath(route.path), apiBase) ?? pushTargetOperation(bundler, method, openApiPath(route.path));
     const found = own || !inApi ? undefined : specPaths.get(pathShape(relative));
     const specOperation = found?.[1][method];
     const path = specOperation ? found[0] : openApiPath(relative);

@@ -31,6 +31,7 @@ import type { UserGroupService } from '../management/user-groups/user-group.serv
 import type { ServiceAccountSecretService } from '../management/service-accounts/service-account-secret.service';
 import type { ServiceAccountService } from '../management/service-accounts/service-account.service';
 import type { ChangeHub } from '../events/hub';
+import type { PushTargetService } from '../push/push-target.service';
 import { AppError, unauthenticated } from './errors';
 import { Loaders } from './loaders';
 
@@ -65,6 +66,8 @@ export interface Services {
   descriptorQueries: DescriptorQueryService;
   /** The change events this process delivers (and those other replicas delivered), for in-process listeners. */
   changes: ChangeHub;
+  /** Push targets of tenants (S3 buckets, AASX File Servers) that changed shells are pushed to. */
+  pushTargets: PushTargetService;
   tokens: TokenVerifier;
   access: AccessService;
   federation: FederationService;

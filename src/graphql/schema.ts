@@ -15,6 +15,7 @@ import { submodelJsonResolvers } from '../aas/submodels/submodel.types';
 import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { FileResolver } from '../files/file.resolver';
 import { PackageResolver } from '../aas/packages/package.resolver';
+import { PushTargetResolver } from '../push/push-target.resolver';
 import { RegistryResolver, ShellDescriptorFieldResolver, SubmodelDescriptorFieldResolver } from '../aas/registry/registry.resolver';
 import { authChecker } from '../auth/policy';
 import { AccountResolver } from '../management/accounts/account.resolver';
@@ -48,6 +49,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       SubmodelDescriptorFieldResolver,
       FileResolver,
       PackageResolver,
+      PushTargetResolver,
       TenantResolver,
       RegistryInstanceResolver,
       IdentityResolver,

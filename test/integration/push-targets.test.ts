@@ -1,0 +1,501 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import JSZip from 'jszip';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { ChangeEvent } from '../../src/events/change-event';
+import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
+import { LIMITS } from '../../src/push/push-target.service';
+import { FreshDatabase, freshDatabase } from '../support/fresh-database';
+import { freePort } from '../support/free-port';
+import { assignRole, graphql } from '../support/grants';
+import { newServiceAccount } from '../support/identity';
+import { TestServer, b64, json, sampleShell, startTestServer, testEvents } from '../support/server';
+// s3rver has no type declarations; what is used of it is typed here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<unknown>; close(): Promise<void> };
+
+/**
+ * Push targets (`{tenant_url}/sphere/api/v1.0/push-targets`): registration, listing, reading and deleting them, bad
+ * input and access; pushes driven by the outbox (the publisher's hook) to a local S3 server (s3rver) and to another
+ * tenant's AASX File Server (`/packages`) on the same server; a target that is down records its error and backlog,
+ * and gets its pushes once it is back.
+ */
+
+const SECRET = 'very-secret-access-key-0123456789';
+const TOKEN = 'bearer-token-that-must-never-be-shown';
+const BUCKET = 'push-bucket';
+
+/** A server without a publisher on the run's database (registration), and one that delivers on a database of its own (pushes). */
+let server: TestServer;
+let database: FreshDatabase;
+let pushing: TestServer;
+/** The server the helpers below talk to. */
+let current: TestServer;
+let s3Port: number;
+let s3Dir: string;
+let s3: { close(): Promise<void> } | undefined;
+let client: S3Client;
+
+async function startS3(port: number, dir: string) {
+  const instance = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [{ name: BUCKET }] });
+  await instance.run();
+  return instance;
+}
+
+beforeAll(async () => {
+  server = await startTestServer(inject('databaseUrl'), { pushPrivateNetworks: true });
+  current = server;
+  database = await freshDatabase('push');
+  pushing = await startTestServer(database.url, { pushPrivateNetworks: true, events: { ...testEvents, publish: true, pollMs: 100 } });
+  s3Port = await freePort();
+  s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'push-s3-'));
+  s3 = await startS3(s3Port, s3Dir);
+  client = new S3Client({ endpoint: `http://127.0.0.1:${s3Port}`, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, forcePathStyle: true });
+}, 120_000);
+afterAll(async () => {
+  client?.destroy();
+  await server?.close();
+  await pushing?.close();
+  await database?.drop();
+  await s3?.close();
+  if (s3Dir) fs.rmSync(s3Dir, { recursive: true, force: true });
+});
+
+const targets = (tenant: string) => `${current.url}/tenants/${tenant}/sphere/api/v1.0/push-targets`;
+const as = (token?: string): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+function s3Target(extra: Record<string, unknown> = {}) {
+  return {
+    kind: 's3',
+    endpoint: `http://127.0.0.1:${s3Port}`,
+    bucket: BUCKET,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    ...extra,
+  };
+}
+
+/** Waits until `check` returns something other than undefined (or throws after `ms`). */
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+async function object(key: string): Promise<Buffer | undefined> {
+  try {
+    const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    return Buffer.from(await out.Body!.transformToByteArray());
+  } catch (err) {
+    if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
+    throw err;
+  }
+}
+
+async function putShell(tenant: string, shell: Record<string, unknown>, create: boolean) {
+  const url = create ? `${current.api(tenant)}/shells` : `${current.api(tenant)}/shells/${b64(shell.id as string)}`;
+  const res = await fetch(url, { method: create ? 'POST' : 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shell) });
+  expect(res.status, await res.clone().text()).toBe(create ? 201 : 204);
+}
+
+const submodelRef = (id: string) => ({ type: 'ModelReference', keys: [{ type: 'Submodel', value: id }] });
+const submodel = (id: string, value: string) => ({
+  modelType: 'Submodel',
+  id,
+  idShort: 'Nameplate',
+  submodelElements: [{ modelType: 'Property', idShort: 'Serial', valueType: 'xs:string', value }],
+});
+
+/** The idShort of the shell in a package of a tenant's AASX File Server. */
+async function packagedIdShort(tenant: string, packageId: string): Promise<string | undefined> {
+  const res = await fetch(`${current.api(tenant)}/packages/${b64(packageId)}`);
+  if (res.status !== 200) return undefined;
+  const zip = await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()));
+  const spec = Object.keys(zip.files).find((name) => /^aasx\/.*\.json$/.test(name));
+  return spec ? JSON.parse(await zip.file(spec)!.async('string')).assetAdministrationShells[0].idShort : undefined;
+}
+
+function expectResult(body: { messages?: { code?: unknown; messageType?: unknown; text?: unknown; timestamp?: unknown }[] }) {
+  expect(Array.isArray(body.messages) && body.messages.length > 0, JSON.stringify(body)).toBe(true);
+  for (const m of body.messages!) {
+    expect(m.messageType).toBe('Error');
+    expect(typeof m.text).toBe('string');
+    expect(typeof m.timestamp).toBe('string');
+  }
+}
+
+describe('push targets: registration', () => {
+  let tenant: TenantEntity;
+  beforeAll(async () => {
+    tenant = await server.createTenant();
+  });
+
+  it('registers, lists (paged), reads and deletes targets; credentials are never answered', async () => {
+    const created = await post(targets(tenant.name), s3Target({ name: 'archive', prefix: 'twins/', format: 'json', credentials: { accessKeyId: 'AKID', secretAccessKey: SECRET } }));
+    const createdText = await created.text();
+    expect(created.status, createdText).toBe(201);
+    expect(createdText).not.toContain(SECRET);
+    const s3 = JSON.parse(createdText);
+    expect(s3).toMatchObject({
+      kind: 's3',
+      name: 'archive',
+      bucket: BUCKET,
+      region: 'us-east-1',
+      prefix: 'twins/',
+      forcePathStyle: true,
+      format: 'json',
+      credentials: { accessKeyId: 'AKID', secretAccessKeySet: true },
+      status: { lastSuccessAt: null, lastError: null, lastErrorAt: null, backlog: 0 },
+    });
+    expect(created.headers.get('location')).toBe(`${targets(tenant.name)}/${s3.id}`);
+
+    const server2 = await post(targets(tenant.name), { kind: 'aasx-server', url: 'http://127.0.0.1:9/tenants/x/api/v3.0/', token: TOKEN });
+    const serverText = await server2.text();
+    expect(server2.status, serverText).toBe(201);
+    expect(serverText).not.toContain(TOKEN);
+    const aasx = JSON.parse(serverText);
+    // The trailing slash is dropped: `/packages` is appended to the URL.
+    expect(aasx).toMatchObject({ kind: 'aasx-server', url: 'http://127.0.0.1:9/tenants/x/api/v3.0', tokenSet: true });
+    expect(aasx).not.toHaveProperty('token');
+
+    const got = await fetch(`${targets(tenant.name)}/${s3.id}`);
+    expect(got.status).toBe(200);
+    const gotText = await got.text();
+    expect(gotText).not.toContain(SECRET);
+    expect(JSON.parse(gotText)).toEqual(s3);
+
+    const page1 = await json(fetch(`${targets(tenant.name)}?limit=1`));
+    expect(page1.result.map((t: { id: string }) => t.id)).toEqual([s3.id]);
+    expect(typeof page1.paging_metadata.cursor).toBe('string');
+    const page2 = await json(fetch(`${targets(tenant.name)}?limit=1&cursor=${page1.paging_metadata.cursor}`));
+    expect(page2.result.map((t: { id: string }) => t.id)).toEqual([aasx.id]);
+    expect(page2.paging_metadata).toEqual({});
+    const all = await fetch(targets(tenant.name));
+    const allText = await all.text();
+    expect(allText).not.toContain(SECRET);
+    expect(allText).not.toContain(TOKEN);
+    expect(JSON.parse(allText).result).toHaveLength(2);
+
+    // GraphQL has no field that holds a credential; secretSet says whether one is set.
+    const gql = await graphql(server, null, `query($t: String!) { pushTargets(tenant: $t) { result { id kind accessKeyId url secretSet backlog lastError } } }`, { t: tenant.name });
+    expect(JSON.stringify(gql.body)).not.toContain(SECRET);
+    expect(gql.body.data.pushTargets.result).toEqual([
+      { id: s3.id, kind: 's3', accessKeyId: 'AKID', url: null, secretSet: true, backlog: 0, lastError: null },
+      { id: aasx.id, kind: 'aasx-server', accessKeyId: null, url: 'http://127.0.0.1:9/tenants/x/api/v3.0', secretSet: true, backlog: 0, lastError: null },
+    ]);
+    const registered = await graphql(server, null, `mutation($t: String!, $in: PushTargetInput!) { registerPushTarget(tenant: $t, target: $in) { id kind secretSet } }`, {
+      t: tenant.name,
+      in: { kind: 'aasx-server', url: 'http://127.0.0.1:9/api/v3.0' },
+    });
+    expect(registered.body.data.registerPushTarget).toMatchObject({ kind: 'aasx-server', secretSet: false });
+    expect((await graphql(server, null, `mutation($t: String!, $id: String!) { deletePushTarget(tenant: $t, id: $id) }`, { t: tenant.name, id: registered.body.data.registerPushTarget.id })).body.data).toEqual({ deletePushTarget: true });
+
+    // The answers are what the tenant's OpenAPI document says, and the document's limits are the service's.
+    const doc = await json(fetch(`${server.api(tenant.name)}/openapi.json`));
+    for (const answer of [s3, aasx]) {
+      const schema = doc.components.schemas.PushTarget.oneOf.find((o: { title: string }) => o.title === answer.kind);
+      for (const key of schema.required) expect(answer).toHaveProperty(key);
+      for (const key of Object.keys(answer)) expect(schema.properties, key).toHaveProperty(key);
+    }
+    const [s3In, aasxIn] = doc.components.schemas.PushTargetInput.oneOf;
+    expect(s3In.properties.prefix.maxLength).toBe(LIMITS.prefix);
+    expect(s3In.properties.name.maxLength).toBe(LIMITS.name);
+    expect(s3In.properties.region.maxLength).toBe(LIMITS.region);
+    expect(s3In.properties.credentials.properties.accessKeyId.maxLength).toBe(LIMITS.accessKeyId);
+    expect(s3In.properties.credentials.properties.secretAccessKey.maxLength).toBe(LIMITS.secret);
+    expect(aasxIn.properties.url.maxLength).toBe(LIMITS.url);
+    expect(aasxIn.properties.token.maxLength).toBe(LIMITS.token);
+
+    expect((await fetch(`${targets(tenant.name)}/${s3.id}`, { method: 'DELETE' })).status).toBe(204);
+    const gone = await fetch(`${targets(tenant.name)}/${s3.id}`);
+    expect(gone.status).toBe(404);
+    expectResult(await json(gone));
+    expect((await fetch(`${targets(tenant.name)}/${s3.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await json(fetch(targets(tenant.name)))).result.map((t: { id: string }) => t.id)).toEqual([aasx.id]);
+  });
+
+  it('answers bad input with 400 and an AAS Result, an unknown id with 404; nothing is registered', async () => {
+    const t = await server.createTenant();
+    const bad: [string, unknown][] = [
+      ['unknown kind', { kind: 'ftp', url: 'http://127.0.0.1/x' }],
+      ['no kind', { url: 'http://127.0.0.1/x' }],
+      ['missing bucket', { ...s3Target(), bucket: undefined }],
+      ['bad bucket', s3Target({ bucket: 'Not_A_Bucket' })],
+      ['missing region', { ...s3Target(), region: undefined }],
+      ['missing credentials', { ...s3Target(), credentials: undefined }],
+      ['missing secret', s3Target({ credentials: { accessKeyId: 'a' } })],
+      ['unknown credential field', s3Target({ credentials: { accessKeyId: 'a', secretAccessKey: 'b', sessionToken: 'c' } })],
+      ['bad format', s3Target({ format: 'xml' })],
+      ['bad endpoint', s3Target({ endpoint: 'not a url' })],
+      ['ftp endpoint', s3Target({ endpoint: 'ftp://127.0.0.1/' })],
+      ['prefix with slash', s3Target({ prefix: '/abs' })],
+      ['too long prefix', s3Target({ prefix: 'p'.repeat(513) })],
+      ['too long name', s3Target({ name: 'n'.repeat(129) })],
+      ['too long secret', s3Target({ credentials: { accessKeyId: 'a', secretAccessKey: 's'.repeat(1025) } })],
+      ['field of the other kind', s3Target({ url: 'http://127.0.0.1/x' })],
+      ['unknown field', s3Target({ colour: 'red' })],
+      ['wrong type', s3Target({ forcePathStyle: 'yes' })],
+      ['wrong type of kind', { kind: 3 }],
+      ['aasx-server without url', { kind: 'aasx-server' }],
+      ['bad url', { kind: 'aasx-server', url: 'nope' }],
+      ['url with credentials', { kind: 'aasx-server', url: 'http://user:pw@127.0.0.1/x' }],
+      ['url with query', { kind: 'aasx-server', url: 'http://127.0.0.1/x?a=1' }],
+      ['too long url', { kind: 'aasx-server', url: `http://127.0.0.1/${'u'.repeat(2048)}` }],
+      ['token with spaces', { kind: 'aasx-server', url: 'http://127.0.0.1/x', token: 'a b' }],
+      ['bucket on aasx-server', { kind: 'aasx-server', url: 'http://127.0.0.1/x', bucket: BUCKET }],
+      ['array body', [1]],
+      ['empty object', {}],
+    ];
+    for (const [what, body] of bad) {
+      const res = await post(targets(t.name), body);
+      const text = await res.text();
+      expect(res.status, `${what}: ${text}`).toBe(400);
+      expectResult(JSON.parse(text));
+      // A refused body's credentials are not echoed either.
+      expect(text).not.toContain('s'.repeat(100));
+    }
+    const notJson = await post(targets(t.name), '{"kind":');
+    expect(notJson.status).toBe(400);
+    expectResult(await json(notJson));
+    expect((await fetch(targets(t.name), { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(415);
+    for (const query of ['limit=0', 'limit=251', 'limit=x', 'cursor=nope', 'color=red']) {
+      const res = await fetch(`${targets(t.name)}?${query}`);
+      expect(res.status, query).toBe(400);
+      expectResult(await json(res));
+    }
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', b64('x')]) {
+      const res = await fetch(`${targets(t.name)}/${id}`);
+      expect(res.status, id).toBe(404);
+      expectResult(await json(res));
+      expect((await fetch(`${targets(t.name)}/${id}`, { method: 'DELETE' })).status).toBe(404);
+    }
+    expect((await json(fetch(targets(t.name)))).result).toEqual([]);
+  });
+
+  it('refuses private and plain-http targets unless PUSH_PRIVATE_NETWORKS allows them', async () => {
+    const strict = await startTestServer(inject('databaseUrl'));
+    try {
+      const t = await strict.createTenant();
+      const url = `${strict.url}/tenants/${t.name}/sphere/api/v1.0/push-targets`;
+      for (const body of [{ kind: 'aasx-server', url: 'http://127.0.0.1/x' }, { kind: 'aasx-server', url: 'https://127.0.0.1/x' }, s3Target({ endpoint: 'https://169.254.169.254/' })]) {
+        const res = await post(url, body);
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expectResult(await json(res));
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('lets readers list and read, contributors register and delete, and nobody else in', async () => {
+    const t = await server.createTenant({ showcase: false });
+    const withRole = async (organizationId: string, role: 'reader' | 'contributor', tenantId: string) => {
+      const account = await newServiceAccount(server, organizationId);
+      await assignRole(server, organizationId, { type: 'service-account', id: account.id }, role, tenantId);
+      return account.token();
+    };
+    const reader = await withRole(t.organizationId, 'reader', t.id);
+    const contributor = await withRole(t.organizationId, 'contributor', t.id);
+    const elsewhere = await server.createTenant({ showcase: false });
+    const stranger = await withRole(elsewhere.organizationId, 'contributor', elsewhere.id);
+
+    expect((await post(targets(t.name), s3Target())).status).toBe(401);
+    const refused = await post(targets(t.name), s3Target(), as(reader));
+    expect(refused.status).toBe(403);
+    expectResult(await json(refused));
+    expect((await post(targets(t.name), s3Target(), as(stranger))).status).toBe(404);
+
+    const created = await post(targets(t.name), s3Target(), as(contributor));
+    expect(created.status).toBe(201);
+    const { id } = await json(created);
+    expect((await fetch(targets(t.name), { headers: as(reader) })).status).toBe(200);
+    expect((await fetch(`${targets(t.name)}/${id}`, { headers: as(reader) })).status).toBe(200);
+    expect((await fetch(`${targets(t.name)}/${id}`, { method: 'DELETE', headers: as(reader) })).status).toBe(403);
+    expect((await fetch(targets(t.name), { headers: as(stranger) })).status).toBe(404);
+    expect((await fetch(`${targets(t.name)}/${id}`, { headers: as(stranger) })).status).toBe(404);
+    // Another tenant's target is not found through one's own tenant either.
+    expect((await fetch(`${targets(elsewhere.name)}/${id}`, { headers: as(stranger) })).status).toBe(404);
+    expect((await fetch(`${targets(elsewhere.name)}/${id}`, { method: 'DELETE', headers: as(stranger) })).status).toBe(404);
+    expect((await fetch(`${targets(t.name)}/${id}`, { method: 'DELETE', headers: as(contributor) })).status).toBe(204);
+  });
+});
+
+describe('push targets: pushes', () => {
+  beforeAll(() => {
+    current = pushing;
+  });
+  afterAll(() => {
+    current = server;
+  });
+
+  it('writes the AASX and the JSON of a changed shell to S3, replaces them on updates (of its submodels too), removes them on deletion', async () => {
+    const t = await pushing.createTenant({ eventsEnabled: true });
+    const aasx = await json(post(targets(t.name), s3Target({ prefix: `${t.name}/aasx/` })));
+    const jsonTarget = await json(post(targets(t.name), s3Target({ prefix: `${t.name}/json/`, format: 'json' })));
+    const id = `urn:push:${t.name}:shell`;
+    const smId = `urn:push:${t.name}:sm`;
+    const create = await fetch(`${pushing.api(t.name)}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(submodel(smId, 'S-1')) });
+    expect(create.status).toBe(201);
+    await putShell(t.name, sampleShell(id, { idShort: 'First', submodels: [submodelRef(smId)] }), true);
+
+    const jsonKey = `${t.name}/json/${b64(id)}.json`;
+    const aasxKey = `${t.name}/aasx/${b64(id)}.aasx`;
+    const first = await until('the JSON object', async () => (await object(jsonKey)) ?? undefined);
+    const env = JSON.parse(first.toString('utf8'));
+    expect(env.assetAdministrationShells.map((s: { id: string; idShort: string }) => [s.id, s.idShort])).toEqual([[id, 'First']]);
+    expect(env.submodels[0].submodelElements[0].value).toBe('S-1');
+    const zipped = await until('the AASX object', () => object(aasxKey));
+    const zip = await JSZip.loadAsync(zipped);
+    const spec = Object.keys(zip.files).find((name) => /^aasx\/.*\.json$/.test(name) && !name.includes('_rels'));
+    expect(spec, Object.keys(zip.files).join(', ')).toBeDefined();
+    expect(JSON.parse(await zip.file(spec!)!.async('string')).assetAdministrationShells[0].id).toBe(id);
+
+    await putShell(t.name, sampleShell(id, { idShort: 'Second', submodels: [submodelRef(smId)] }), false);
+    await until('the updated shell', async () => {
+      const text = (await object(jsonKey))?.toString('utf8');
+      return text && JSON.parse(text).assetAdministrationShells[0].idShort === 'Second' ? true : undefined;
+    });
+    // A submodel change pushes the shells that reference it.
+    const sm = await fetch(`${pushing.api(t.name)}/submodels/${b64(smId)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(submodel(smId, 'S-2')) });
+    expect(sm.status).toBe(204);
+    await until('the updated submodel', async () => {
+      const text = (await object(jsonKey))?.toString('utf8');
+      return text && JSON.parse(text).submodels[0].submodelElements[0].value === 'S-2' ? true : undefined;
+    });
+
+    const state = await json(fetch(`${targets(t.name)}/${jsonTarget.id}`));
+    expect(state.status.lastSuccessAt).not.toBeNull();
+    expect(state.status.lastError).toBeNull();
+
+    expect((await fetch(`${pushing.api(t.name)}/shells/${b64(id)}`, { method: 'DELETE' })).status).toBe(204);
+    await until('the JSON object removed', async () => ((await object(jsonKey)) === undefined ? true : undefined));
+    await until('the AASX object removed', async () => ((await object(aasxKey)) === undefined ? true : undefined));
+    await until('an empty backlog', async () => ((await json(fetch(`${targets(t.name)}/${aasx.id}`))).status.backlog === 0 ? true : undefined));
+  });
+
+  it("posts a changed shell as a package to another tenant's AASX File Server, replaces it after, deletes it with the shell", async () => {
+    const source = await pushing.createTenant({ eventsEnabled: true });
+    const sink = await pushing.createTenant();
+    const target = await json(post(targets(source.name), { kind: 'aasx-server', url: pushing.api(sink.name), token: TOKEN }));
+    expect(target.tokenSet).toBe(true);
+    const id = `urn:push:${source.name}:packaged`;
+    await putShell(source.name, sampleShell(id, { idShort: 'Packed' }), true);
+
+    const listed = await until('the package', async () => {
+      const page = await json(fetch(`${pushing.api(sink.name)}/packages`));
+      return page.result.length ? page.result : undefined;
+    });
+    expect(listed).toHaveLength(1);
+    expect(listed[0].aasIds).toEqual([id]);
+    const packageId = listed[0].packageId;
+    expect(await packagedIdShort(sink.name, packageId)).toBe('Packed');
+
+    await putShell(source.name, sampleShell(id, { idShort: 'Repacked' }), false);
+    await until('the replaced package', async () => ((await packagedIdShort(sink.name, packageId)) === 'Repacked' ? true : undefined));
+    // Replaced, not posted again.
+    const after = await json(fetch(`${pushing.api(sink.name)}/packages`));
+    expect(after.result.map((p: { packageId: string }) => p.packageId)).toEqual([packageId]);
+
+    expect((await fetch(`${pushing.api(source.name)}/shells/${b64(id)}`, { method: 'DELETE' })).status).toBe(204);
+    await until('the package deleted', async () => ((await json(fetch(`${pushing.api(sink.name)}/packages`))).result.length === 0 ? true : undefined));
+    const state = await json(fetch(`${targets(source.name)}/${target.id}`));
+    expect(state.status).toMatchObject({ lastError: null, backlog: 0 });
+    expect(state.status.lastSuccessAt).not.toBeNull();
+  });
+
+  it('records the error and backlog of a target that is down, and delivers once it is back', async () => {
+    const t = await pushing.createTenant({ eventsEnabled: true });
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'push-s3-down-'));
+    const down = await json(post(targets(t.name), s3Target({ endpoint: `http://127.0.0.1:${port}`, prefix: 'later/' })));
+    const id = `urn:push:${t.name}:retried`;
+    await putShell(t.name, sampleShell(id), true);
+    const failing = await until('a recorded error', async () => {
+      const state = await json(fetch(`${targets(t.name)}/${down.id}`));
+      return state.status.lastError ? state : undefined;
+    });
+    expect(failing.status.backlog).toBe(1);
+    expect(failing.status.lastSuccessAt).toBeNull();
+    expect(typeof failing.status.lastErrorAt).toBe('string');
+    const gql = await graphql(pushing, null, `query($t: String!, $id: String!) { pushTarget(tenant: $t, id: $id) { backlog lastError lastErrorAt lastSuccessAt } }`, { t: t.name, id: down.id });
+    expect(gql.body.data.pushTarget).toMatchObject({ backlog: 1, lastSuccessAt: null });
+    expect(gql.body.data.pushTarget.lastError).toBeTruthy();
+
+    const back = await startS3(port, dir);
+    const backClient = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, forcePathStyle: true });
+    try {
+      const delivered = await until(
+        'the retried push',
+        async () => {
+          const state = await json(fetch(`${targets(t.name)}/${down.id}`));
+          return state.status.lastSuccessAt && state.status.backlog === 0 ? state : undefined;
+        },
+        30_000,
+      );
+      expect(delivered.status.lastError).toBeTruthy(); // kept: when it last failed, and why
+      const out = await backClient.send(new GetObjectCommand({ Bucket: BUCKET, Key: `later/${b64(id)}.aasx` }));
+      expect((await out.Body!.transformToByteArray()).length).toBeGreaterThan(0);
+    } finally {
+      backClient.destroy();
+      await back.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+/** The publisher's hook, called directly on the server without a publisher (nothing takes the jobs there). */
+describe('push targets: queueing', () => {
+  it('queues one job per target and shell: shells through their submodels, none for concept descriptions', async () => {
+    const t = await server.createTenant();
+    // A target nothing listens at: its jobs stay queued (and back off), so they can be counted.
+    const port = await freePort();
+    const target = await json(post(targets(t.name), s3Target({ endpoint: `http://127.0.0.1:${port}` })));
+    const smId = `urn:push:${t.name}:shared-sm`;
+    for (const n of [1, 2]) await putShell(t.name, sampleShell(`urn:push:${t.name}:s${n}`, { submodels: [submodelRef(smId)] }), true);
+    await putShell(t.name, sampleShell(`urn:push:${t.name}:other`), true);
+    const event = (entityType: ChangeEvent['entityType'], entityId: string, seq: string): ChangeEvent => ({
+      seq,
+      tenantId: t.id,
+      tenantName: t.name,
+      kind: 'updated',
+      entityType,
+      entityId,
+      version: 1,
+      time: new Date(),
+      state: null,
+    });
+    await server.dataSource.transaction((manager) =>
+      server.services.pushTargets.enqueue(manager, [
+        event('Submodel', smId, '1'),
+        event('AssetAdministrationShell', `urn:push:${t.name}:s1`, '2'),
+        event('AssetAdministrationShell', `urn:push:${t.name}:s1`, '3'),
+        event('ConceptDescription', 'urn:push:cd', '4'),
+      ]),
+    );
+    await server.dataSource.transaction((manager) => server.services.pushTargets.enqueue(manager, [event('AssetAdministrationShell', `urn:push:${t.name}:s2`, '5')]));
+    const jobs: { shell_id: string; generation: number }[] = await server.dataSource.query('SELECT shell_id, generation FROM push_jobs WHERE tenant_id = $1 AND target_id = $2 ORDER BY shell_id', [t.id, target.id]);
+    expect(jobs.map((j) => j.shell_id)).toEqual([`urn:push:${t.name}:s1`, `urn:push:${t.name}:s2`]);
+    expect(jobs.map((j) => j.generation)).toEqual([0, 1]);
+    // A rolled-back delivery queues nothing.
+    await server.dataSource
+      .transaction(async (manager) => {
+        await server.services.pushTargets.enqueue(manager, [event('AssetAdministrationShell', `urn:push:${t.name}:other`, '6')]);
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
+    expect((await server.dataSource.query('SELECT count(*)::int AS n FROM push_jobs WHERE tenant_id = $1', [t.id]))[0].n).toBe(2);
+    expect((await json(fetch(`${targets(t.name)}/${target.id}`))).status.backlog).toBe(2);
+    // Deleting the target drops its queue.
+    expect((await fetch(`${targets(t.name)}/${target.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await server.dataSource.query('SELECT count(*)::int AS n FROM push_jobs WHERE tenant_id = $1', [t.id]))[0].n).toBe(0);
+  });
+});
