@@ -6,6 +6,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { Readable } from 'node:stream';
 import autocannon from 'autocannon';
+import { BENCH_MQTT_URL, benchEvents } from './events';
 import pg from 'pg';
 import { freePort } from '../support/free-port';
 import type { CannedResponse } from './bare-server';
@@ -36,10 +37,11 @@ import { benchQuery } from './query';
  * `BENCH_ONLY=registry` runs the discovery lookups of `registry.ts` alone (REGISTRY_BENCH_SHELLS sets their size).
  * `BENCH_ONLY=submodels` runs the large-submodel element reads and writes of `submodels.ts` alone.
  * `BENCH_ONLY=query` runs the query-language bench of `query.ts` alone (QUERY_BENCH_SUBMODELS sets its size).
+ * `BENCH_ONLY=events` runs the change-event bench of `events.ts` alone (writes with events off and on, latency to MQTT).
  */
 const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query'].includes(ONLY)) {
-  throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files', 'registry', 'submodels' or 'query', got '${ONLY}'`);
+if (ONLY !== undefined && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events'].includes(ONLY)) {
+  throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files', 'registry', 'submodels', 'query' or 'events', got '${ONLY}'`);
 }
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
@@ -262,7 +264,7 @@ async function main(): Promise<void> {
   console.log(`asset-platform bench: ${database.description}`);
   console.log(`server log level ${LOG_LEVEL}; ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per measurement; node ${process.version}, ${os.availableParallelism()} cores`);
 
-  const server = await startServer({ ...database.env, DATA_DIR: dataDir, ...benchClientEnv() });
+  const server = await startServer({ ...database.env, DATA_DIR: dataDir, ...benchClientEnv(), ...(ONLY === 'events' ? { MQTT_URL: BENCH_MQTT_URL } : {}) });
   const apiPath = '/tenants/default/api/v3.0';
   const api = `${server.url}${apiPath}`;
   const run = randomBytes(4).toString('hex');
@@ -272,6 +274,7 @@ async function main(): Promise<void> {
   if (ONLY === 'submodels') return finish(await submodels(), 0, server, started);
   const query = () => benchQuery({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'query') return finish(await query(), 0, server, started);
+  if (ONLY === 'events') return finish(await benchEvents({ server, measure, printTable }, run), 0, server, started);
   let nextShell = 0;
   const post: autocannon.Request = {
     method: 'POST',
