@@ -45,17 +45,23 @@ const DELIVERED_CHANNEL = 'outbox_delivered';
 const IDS_PER_NOTIFY = 400;
 /** The longest pause after failed rounds (broker away): events are retried at least this often. */
 const MAX_BACKOFF_MS = 5_000;
+/**
+ * How long claimed events are this replica's to publish: past it (a process that stalled or died after claiming),
+ * other replicas take them. Longer than a publish may take (the transport's acknowledgement timeout, 10 s).
+ */
+const LEASE_MS = 20_000;
 
 /**
  * Delivers the outbox: at least once, in commit order per object, with the outbox id as the event id.
  *
- * A round, in one transaction: take the oldest pending event of each object that no other replica holds
- * (`FOR UPDATE SKIP LOCKED`, and only events with no earlier pending event of the same object), then that object's
- * later pending events; publish them all (MQTT, QoS 1, awaiting the broker's acknowledgements); run the hooks (push
- * queues); mark them delivered; announce them to other replicas (NOTIFY); commit; hand them to this process's hub.
- * A failure anywhere rolls the round back: the events stay pending and are retried with backoff, so a broker that is
- * away never fails a write, only delays its event. A crash after publishing and before the commit sends those events
- * again on the next round (at least once; subscribers de-duplicate by `id`). A rolled-back write never had an event.
+ * A round: claim, in one short transaction, the oldest pending event of each object that no other replica holds
+ * (`FOR UPDATE SKIP LOCKED`, a lease not run out, and no earlier pending event of the same object) and those objects'
+ * later events, leasing them to this replica; publish them outside any transaction (MQTT, QoS 1, awaiting the
+ * broker's acknowledgements); then, in a second transaction, mark them delivered, run the hooks (push queues) and
+ * announce them to other replicas (NOTIFY); then hand them to this process's hub. A failed publish releases the
+ * lease and the round is retried with backoff, so a broker that is away never fails a write, only delays its event.
+ * A process that dies after publishing and before marking leaves its lease to run out: the events are published
+ * again (at least once; subscribers de-duplicate by `id`). A rolled-back write never had an event.
  * Delivered rows are pruned after `retentionMs`.
  */
 export class OutboxPublisher {
@@ -132,42 +138,58 @@ export class OutboxPublisher {
 
   /** One delivery round; the number of events delivered. */
   private async round(): Promise<number> {
-    let events: ChangeEvent[] = [];
-    await this.dataSource.transaction(async (manager) => {
-      const rows = await this.take(manager);
-      if (!rows.length) return;
-      events = rows.map((row) => eventOf(row));
+    // Claimed in one short transaction, published outside any, marked delivered in a second one.
+    const rows = await this.dataSource.transaction((manager) => this.claim(manager));
+    if (!rows.length) return 0;
+    const claimed = rows.map((row) => eventOf(row));
+    const seqs = rows.map((row) => row.seq);
+    try {
       const { transport } = this.options;
       if (transport) {
         const messages = await Promise.all(
           rows.map(async (row, i) => ({
-            topic: topicOf(events[i]),
-            bytes: (await messageOf(events[i], this.options.tenantUrl(row.tenant_name), this.options.maxMessageBytes ?? MAX_MESSAGE_BYTES, row.payload)).bytes,
+            topic: topicOf(claimed[i]),
+            bytes: (await messageOf(claimed[i], this.options.tenantUrl(row.tenant_name), this.options.maxMessageBytes ?? MAX_MESSAGE_BYTES, row.payload)).bytes,
           })),
         );
         await transport.publish(messages);
       }
+    } catch (err) {
+      // Released at once for the next round (or another replica), rather than after the lease.
+      await this.dataSource.query('UPDATE outbox SET leased_until = NULL, leased_by = NULL WHERE seq = ANY ($1::bigint[]) AND leased_by = $2', [seqs, this.replica]);
+      throw err;
+    }
+    const delivered = await this.dataSource.transaction(async (manager) => {
+      // Only events still leased to this replica: one whose lease ran out meanwhile (a stalled process) is another
+      // replica's now, which publishes it again (at least once) and marks it.
+      const marked: { seq: string }[] = await manager.query(
+        'UPDATE outbox SET published_at = now(), leased_until = NULL WHERE seq = ANY ($1::bigint[]) AND leased_by = $2 AND published_at IS NULL RETURNING seq',
+        [seqs, this.replica],
+      );
+      const mine = new Set(marked.map((row) => String(row.seq)));
+      const events = claimed.filter((event) => mine.has(event.seq));
       for (const hook of this.options.hooks ?? []) await hook(manager, events);
-      const seqs = rows.map((row) => row.seq);
-      await manager.query('UPDATE outbox SET published_at = now() WHERE seq = ANY ($1::bigint[])', [seqs]);
       if (this.options.listenUrl) {
-        for (let i = 0; i < seqs.length; i += IDS_PER_NOTIFY) {
-          await manager.query('SELECT pg_notify($1, $2)', [DELIVERED_CHANNEL, JSON.stringify({ replica: this.replica, seqs: seqs.slice(i, i + IDS_PER_NOTIFY) })]);
+        const ids = events.map((event) => event.seq);
+        for (let i = 0; i < ids.length; i += IDS_PER_NOTIFY) {
+          await manager.query('SELECT pg_notify($1, $2)', [DELIVERED_CHANNEL, JSON.stringify({ replica: this.replica, seqs: ids.slice(i, i + IDS_PER_NOTIFY) })]);
         }
       }
+      return events;
     });
-    if (events.length) this.hub.emit(events);
-    return events.length;
+    if (delivered.length) this.hub.emit(delivered);
+    return rows.length;
   }
 
   /**
-   * The events of this round, locked: the first pending event of each object no other replica holds, then the later
-   * pending events of those objects (which no other replica can take while the first is pending), in `seq` order.
+   * The events of this round, leased to this replica: the first pending event of each object that no other replica
+   * holds (locked or leased), then the later pending events of those objects (which no other replica takes while the
+   * first is pending), in `seq` order.
    */
-  private async take(manager: EntityManager): Promise<OutboxRow[]> {
+  private async claim(manager: EntityManager): Promise<OutboxRow[]> {
     const heads: { seq: string }[] = await manager.query(
       `SELECT o.seq FROM outbox o
-        WHERE o.published_at IS NULL
+        WHERE o.published_at IS NULL AND (o.leased_until IS NULL OR o.leased_until < now())
           AND NOT EXISTS (
             SELECT 1 FROM outbox p
              WHERE p.published_at IS NULL AND p.tenant_id = o.tenant_id AND p.entity_type = o.entity_type
@@ -178,7 +200,7 @@ export class OutboxPublisher {
       [this.options.batchSize],
     );
     if (!heads.length) return [];
-    return manager.query(
+    const rows: OutboxRow[] = await manager.query(
       `SELECT o.seq, o.tenant_id, t.name AS tenant_name, o.kind, o.entity_type, o.entity_id, o.version, o.payload::text AS payload, o.created_at
          FROM outbox o
          JOIN tenants t ON t.id = o.tenant_id
@@ -190,6 +212,12 @@ export class OutboxPublisher {
         FOR UPDATE OF o`,
       [heads.map((h) => h.seq), this.options.batchSize],
     );
+    await manager.query(`UPDATE outbox SET leased_until = now() + $1 * interval '1 millisecond', leased_by = $2 WHERE seq = ANY ($3::bigint[])`, [
+      LEASE_MS,
+      this.replica,
+      rows.map((row) => row.seq),
+    ]);
+    return rows;
   }
 
   private async prune(): Promise<void> {

@@ -226,6 +226,37 @@ describe('several replicas on one database', () => {
   }, 90_000);
 });
 
+describe('leases', () => {
+  it('leave an event claimed by a replica that went silent to others only once its lease has run out', async () => {
+    const db = await freshDatabase('events_lease');
+    // A replica that writes and does not deliver (EVENTS_PUBLISH=false), then a publisher on the same database.
+    const writer = await startTestServer(db.url, { events: { ...testEvents, publish: false } });
+    const tenant = await writer.createTenant({ showcase: true, eventsEnabled: true });
+    const api = writer.api(tenant.name);
+    let publisher: TestServer | undefined;
+    const sub = await subscribe(broker.url, [`aas-repository/${tenant.name}/shells/+`]);
+    try {
+      for (const i of [1, 2]) expect((await send('POST', `${api}/shells`, sampleShell(`urn:events:lease:${i}`))).status).toBe(201);
+      // Shell 1 claimed by a replica that died 5 s before its lease ends; shell 2's lease ran out already.
+      await writer.dataSource.query(
+        `UPDATE outbox SET leased_by = gen_random_uuid(), leased_until = now() + CASE WHEN entity_id = 'urn:events:lease:1' THEN interval '5 seconds' ELSE interval '-1 second' END`,
+      );
+      const leased = performance.now();
+      publisher = await startTestServer(db.url, withEvents(broker.url));
+      await eventually(() => sub.received.length >= 1, 10_000, () => 'nothing delivered');
+      expect(sub.received[0].envelope.subject).toBe('urn:events:lease:2');
+      await eventually(() => sub.received.length >= 2, 10_000, () => 'the leased event never delivered');
+      expect(sub.received[1].envelope.subject).toBe('urn:events:lease:1');
+      expect(sub.received[1].at - leased).toBeGreaterThan(4_500);
+    } finally {
+      await sub.close();
+      await publisher?.close();
+      await writer.close();
+      await db.drop();
+    }
+  }, 60_000);
+});
+
 describe('the transport message', () => {
   const event = (state: Record<string, unknown> | null): ChangeEvent => ({
     seq: '7',
