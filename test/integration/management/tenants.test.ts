@@ -37,6 +37,32 @@ describe('tenants', () => {
     expect((await fetch(`${server.api(name)}/shells`)).status).toBe(401);
   });
 
+  it('switches change events on and off (off by default; PUT without it turns them off), and writes events only while on', async () => {
+    const { owner, organization } = await newOrganization(server);
+    const name = unique();
+    const created = await owner.call('POST', `/organizations/${organization.id}/tenants`, { name, showcase: true });
+    expect(created.body.eventsEnabled).toBe(false);
+    const id = created.body.id;
+    const outbox = async () => Number((await server.dataSource.query('SELECT count(*) AS n FROM outbox WHERE tenant_id = $1', [id]))[0].n);
+    const post = (shellId: string) => fetch(`${server.api(name)}/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell(shellId)) });
+    expect((await post('urn:tenants:events:0')).status).toBe(201);
+    expect(await outbox()).toBe(0);
+    expect((await owner.call('PATCH', `/organizations/${organization.id}/tenants/${id}`, { eventsEnabled: true })).body.eventsEnabled).toBe(true);
+    // At once in this process: the tenant cache was evicted.
+    expect((await post('urn:tenants:events:1')).status).toBe(201);
+    expect(await outbox()).toBe(1);
+    expect((await owner.call('PUT', `/organizations/${organization.id}/tenants/${id}`, { name, showcase: true })).body.eventsEnabled).toBe(false);
+    expect((await post('urn:tenants:events:2')).status).toBe(201);
+    expect(await outbox()).toBe(1);
+    expect((await owner.call('PATCH', `/organizations/${organization.id}/tenants/${id}`, { eventsEnabled: 'yes' })).status).toBe(400);
+    const viaGraphql = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `mutation { updateTenant(organizationId: "${organization.id}", tenantId: "${id}", input: { eventsEnabled: true }) { eventsEnabled } }` }),
+    });
+    expect(((await viaGraphql.json()) as { data: { updateTenant: { eventsEnabled: boolean } } }).data.updateTenant.eventsEnabled).toBe(true);
+  });
+
   it('delete removes the tenant with its data; If-Match; the name is free again', async () => {
     const { owner, organization } = await newOrganization(server);
     const name = unique();
