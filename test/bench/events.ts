@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type autocannon from 'autocannon';
 import mqtt from 'mqtt';
-import { benchToken } from './identity';
+import { benchManagement } from './identity';
 import type { Row, Target } from './run';
 
 /**
@@ -36,17 +36,7 @@ const idOf = (run: string, n: number) => `urn:bench:events:${run}:${n}`;
 const b64 = (id: string) => Buffer.from(id).toString('base64url');
 
 async function provision(url: string, run: string): Promise<{ off: string; on: string }> {
-  const token = await benchToken(url);
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} /api/v1${path}: ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text) as Record<string, unknown>;
-  };
-  const me = (await call('GET', '/me')) as { tenants: { name: string; organizationId: string }[] };
-  const organizationId = me.tenants.find((t) => t.name === 'default')?.organizationId;
-  if (!organizationId) throw new Error('the bench service account sees no default tenant');
+  const { call, organizationId } = await benchManagement(url);
   const off = (await call('POST', `/organizations/${organizationId}/tenants`, { name: `bench-events-off-${run}`, showcase: true })) as { name: string };
   const on = (await call('POST', `/organizations/${organizationId}/tenants`, { name: `bench-events-on-${run}`, showcase: true, eventsEnabled: true })) as { name: string };
   return { off: off.name, on: on.name };

@@ -28,6 +28,25 @@ export async function benchToken(url: string): Promise<string> {
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
+/**
+ * The Management API as the bench's service account: `call` sends a request (failing on any status from 300) and
+ * answers its JSON; `organizationId` is the organization of the `default` tenant, where the bench makes its tenants.
+ */
+export async function benchManagement(url: string): Promise<{ call: (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>; organizationId: string }> {
+  const token = await benchToken(url);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} /api/v1${path}: ${res.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const me = (await call('GET', '/me')) as { tenants: { name: string; organizationId: string }[] };
+  const organizationId = me.tenants.find((t) => t.name === 'default')?.organizationId;
+  if (!organizationId) throw new Error('the bench service account sees no default tenant');
+  return { call, organizationId };
+}
+
 /** Client credentials at the token endpoint, as fast as the server issues them. */
 export async function benchTokenIssuance(ctx: IdentityBenchContext): Promise<Row> {
   await benchToken(ctx.server.url);

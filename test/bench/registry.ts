@@ -3,7 +3,7 @@ import path from 'node:path';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import type { CannedResponse } from './bare-server';
-import { benchToken } from './identity';
+import { benchManagement } from './identity';
 import type { Row, Target } from './run';
 
 /**
@@ -61,17 +61,7 @@ export function benchDatabaseUrl(env: NodeJS.ProcessEnv, dataDir: string): strin
 
 /** A tenant of its own and a discovery instance in it, through the Management API as the bench's service account. */
 async function provision(url: string, run: string): Promise<{ tenant: { id: string; name: string }; instance: { id: string } }> {
-  const token = await benchToken(url);
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} /api/v1${path}: ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text) as Record<string, unknown>;
-  };
-  const me = (await call('GET', '/me')) as { tenants: { name: string; organizationId: string }[] };
-  const organizationId = me.tenants.find((t) => t.name === 'default')?.organizationId;
-  if (!organizationId) throw new Error('the bench service account sees no default tenant');
+  const { call, organizationId } = await benchManagement(url);
   const tenant = (await call('POST', `/organizations/${organizationId}/tenants`, { name: `bench-registry-${run}`, showcase: true })) as { id: string; name: string };
   const instance = (await call('POST', `/organizations/${organizationId}/tenants/${tenant.id}/registry-instances`, { name: INSTANCE, kind: 'discovery' })) as { id: string };
   return { tenant, instance };
