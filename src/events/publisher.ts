@@ -162,10 +162,11 @@ export class OutboxPublisher {
     const delivered = await this.dataSource.transaction(async (manager) => {
       // Only events still leased to this replica: one whose lease ran out meanwhile (a stalled process) is another
       // replica's now, which publishes it again (at least once) and marks it.
-      const marked: { seq: string }[] = await manager.query(
+      // TypeORM answers an UPDATE ... RETURNING as [rows, affected].
+      const [marked] = (await manager.query(
         'UPDATE outbox SET published_at = now(), leased_until = NULL WHERE seq = ANY ($1::bigint[]) AND leased_by = $2 AND published_at IS NULL RETURNING seq',
         [seqs, this.replica],
-      );
+      )) as [{ seq: string }[], number];
       const mine = new Set(marked.map((row) => String(row.seq)));
       const events = claimed.filter((event) => mine.has(event.seq));
       for (const hook of this.options.hooks ?? []) await hook(manager, events);
