@@ -14,6 +14,7 @@ import { createApp } from './app';
 import { ChangeHub } from './events/hub';
 import { MqttTransport } from './events/mqtt-transport';
 import { OutboxPublisher } from './events/publisher';
+import { serveSubscriptions } from './events/subscriptions';
 import { PushTargetService } from './push/push-target.service';
 import { PUSH_WORKER_DEFAULTS, PushWorker } from './push/push.worker';
 import { resultOf } from './common/result';
@@ -173,7 +174,8 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     : undefined;
   pushWorker?.start();
 
-  const app = await createApp({ config, schema: await buildAppSchema(), services, dataSource, log });
+  const schema = await buildAppSchema();
+  const app = await createApp({ config, schema, services, dataSource, log });
   const server = http.createServer(
     {
       // A real client sends its headers at once and its body at network speed; one that trickles them holds a
@@ -185,6 +187,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     app.koa.callback(),
   );
   limitConnectionsPerClient(server, config.maxConnectionsPerClient, log);
+  const subscriptions = serveSubscriptions(server, schema, services, log);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -200,6 +203,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     (closing ??= (async () => {
       log.info('shutting down: no new connections, finishing in-flight requests');
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      await subscriptions.close();
       // Keep-alive connections go as soon as they are idle: now, and as their in-flight responses finish.
       server.closeIdleConnections();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);

@@ -1,3 +1,4 @@
+import { AppError } from '../graphql/errors';
 import type { ChangeEvent } from './change-event';
 
 export type ChangeListener = (event: ChangeEvent) => void;
@@ -34,4 +35,60 @@ export class ChangeHub {
   get size(): number {
     return this.listeners.size;
   }
+}
+
+/** Events one subscriber may have waiting; past it, the subscription ends with an error instead of growing. */
+export const MAX_WAITING_EVENTS = 1_000;
+
+/**
+ * The hub's events that `accept` takes, as an async iterator, at most `max` waiting: a subscriber that cannot keep
+ * up ends with an error rather than holding an ever longer queue. Ending it (`return`) unsubscribes.
+ */
+export function listen(hub: ChangeHub, accept: (event: ChangeEvent) => boolean, max: number): AsyncIterableIterator<ChangeEvent> {
+  const queue: ChangeEvent[] = [];
+  let waiting: ((result: IteratorResult<ChangeEvent>) => void) | undefined;
+  let ended = false;
+  let overflowed = false;
+  const unsubscribe = hub.subscribe((event) => {
+    if (ended || !accept(event)) return;
+    if (waiting) {
+      const resolve = waiting;
+      waiting = undefined;
+      resolve({ value: event, done: false });
+    } else if (queue.length >= max) {
+      overflowed = true;
+      unsubscribe();
+    } else {
+      queue.push(event);
+    }
+  });
+  const end = (): IteratorResult<ChangeEvent> => {
+    ended = true;
+    unsubscribe();
+    queue.length = 0;
+    waiting?.({ value: undefined, done: true });
+    waiting = undefined;
+    return { value: undefined, done: true };
+  };
+  return {
+    next() {
+      if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+      if (overflowed) {
+        end();
+        return Promise.reject(new AppError('BAD_REQUEST', `More than ${max} change events waited for this subscriber; the subscription ended. Subscribe again (and read the objects' current state).`));
+      }
+      if (ended) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => (waiting = resolve));
+    },
+    return() {
+      return Promise.resolve(end());
+    },
+    throw(err: unknown) {
+      end();
+      return Promise.reject(err);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }

@@ -17,7 +17,9 @@ import { FileResolver } from '../files/file.resolver';
 import { PackageResolver } from '../aas/packages/package.resolver';
 import { PushTargetResolver } from '../push/push-target.resolver';
 import { RegistryResolver, ShellDescriptorFieldResolver, SubmodelDescriptorFieldResolver } from '../aas/registry/registry.resolver';
+import { createPubSub } from '@graphql-yoga/subscription';
 import { authChecker } from '../auth/policy';
+import { ChangeEventResolver } from '../events/change-event.resolver';
 import { AccountResolver } from '../management/accounts/account.resolver';
 import { MeResolver, MeTenantResolver } from '../management/me/me.resolver';
 import { RoleResolver } from '../management/roles/role.resolver';
@@ -50,6 +52,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       FileResolver,
       PackageResolver,
       PushTargetResolver,
+      ChangeEventResolver,
       TenantResolver,
       RegistryInstanceResolver,
       IdentityResolver,
@@ -74,6 +77,9 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
     // The element kinds are reached only through the SubmodelElement interface.
     orphanedTypes: ELEMENT_TYPES,
     authChecker,
+    // TypeGraphQL wants a PubSub as soon as there is a subscription. Ours subscribes through its own `subscribe`
+    // (the ChangeHub, src/events/change-event.resolver.ts), so nothing publishes on this one.
+    pubSub: createPubSub(),
     authMode: 'error',
     validate: false,
   }).then(withSyncTypeResolution);
