@@ -285,6 +285,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       tenantApiUrlOf,
       tenantHostSuffix: config.tenantHostSuffix,
       graphqlSchema: schema,
+      mqttUrl: config.events.mqttUrl,
     }).routes(),
   );
   koa.use(

@@ -1,6 +1,7 @@
 import Router, { RouterContext } from '@koa/router';
 import type { GraphQLSchema } from 'graphql';
 import type { ManagementRouteSpec } from '../management/route';
+import { asyncApiDocument } from './asyncapi-document';
 import { Json } from './bundle';
 import { servedRoutes } from './common';
 import { managementDocument } from './management-document';
@@ -26,6 +27,8 @@ export interface OpenApiOptions {
   tenantHostSuffix?: string;
   /** The GraphQL schema the routes' operations run on: the Management API's bodies and answers come from it. */
   graphqlSchema: GraphQLSchema;
+  /** The MQTT broker of change events (MQTT_URL), named in the AsyncAPI document without its credentials. */
+  mqttUrl?: string;
 }
 
 /** Where each tenant's copy of the document has its own URLs: the AAS API's, and the tenant's. */
@@ -42,7 +45,8 @@ function template(doc: Json): (urls: Record<string, string>) => string {
  * `GET {manage_url}/api/v1/openapi.json` and `GET {tenant_url}/api/v3.0/openapi.json`: the OpenAPI 3.1
  * documents of the Management API and of a tenant's AAS API, built once at start-up from what the routers
  * serve. They describe and hold no data, so they are served without a token, for any tenant name (which
- * reveals nothing about which tenants exist).
+ * reveals nothing about which tenants exist). Beside the tenant's: `{tenant_url}/api/v3.0/asyncapi.json`, the
+ * AsyncAPI 3.0 document of its change events.
  */
 export function createOpenApiRouter(options: OpenApiOptions): Router {
   const management = JSON.stringify(
@@ -64,6 +68,9 @@ export function createOpenApiRouter(options: OpenApiOptions): Router {
   const instanceText = (tenant: string, instance: string) =>
     instanceTemplate({ [SERVER_URL]: `${options.tenantUrlOf(tenant)}/${instance}${options.tenantBase}`, [TENANT_URL]: options.tenantUrlOf(tenant) });
   const prefix = `${tenantPrefix}${options.tenantBase}`;
+  const broker = options.mqttUrl ? new URL(options.mqttUrl) : undefined;
+  if (broker) broker.username = broker.password = '';
+  const asyncApiText = (tenant: string) => JSON.stringify(asyncApiDocument({ tenant, tenantUrl: options.tenantUrlOf(tenant), mqttUrl: broker?.toString() }));
   const router = new Router();
   const send = (ctx: RouterContext, body: string) => {
     ctx.type = 'application/json';
@@ -72,6 +79,7 @@ export function createOpenApiRouter(options: OpenApiOptions): Router {
   };
   router.get(`${options.managementBase}/openapi.json`, (ctx) => send(ctx, management));
   router.get(`${prefix}/openapi.json`, (ctx) => send(ctx, tenantText(ctx.params.tenant)));
+  router.get(`${prefix}/asyncapi.json`, (ctx) => send(ctx, asyncApiText(ctx.params.tenant)));
   router.get(`${instancePrefix}${options.tenantBase}/openapi.json`, (ctx) => send(ctx, instanceText(ctx.params.tenant, ctx.params.instance)));
   if (options.tenantHostSuffix) {
     const suffix = `.${options.tenantHostSuffix.toLowerCase()}`;
@@ -79,6 +87,11 @@ export function createOpenApiRouter(options: OpenApiOptions): Router {
       const host = ctx.hostname.toLowerCase();
       if (!host.endsWith(suffix) || host.length === suffix.length) return next();
       send(ctx, tenantText(host.slice(0, -suffix.length)));
+    });
+    router.get(`${options.tenantBase}/asyncapi.json`, (ctx, next) => {
+      const host = ctx.hostname.toLowerCase();
+      if (!host.endsWith(suffix) || host.length === suffix.length) return next();
+      send(ctx, asyncApiText(host.slice(0, -suffix.length)));
     });
     router.get(`/:instance${options.tenantBase}/openapi.json`, (ctx, next) => {
       const host = ctx.hostname.toLowerCase();

@@ -2,12 +2,13 @@ import { gzip } from 'node:zlib';
 import type { EntityManager } from 'typeorm';
 import { promisify } from 'node:util';
 import { encodeBase64Url } from '../common/base64url';
+import { EVENT_OBJECTS, EVENT_TYPE_PREFIX, EventEntityType, MAX_MESSAGE_BYTES, METAMODEL_SCHEMA, topicOf } from '../common/events';
 import type { ChangeKind } from './outbox.entity';
 
-const gzipAsync = promisify(gzip);
+export { EVENT_OBJECTS, EVENT_TYPE_PREFIX, MAX_MESSAGE_BYTES, METAMODEL_SCHEMA, topicOf };
+export type { EventEntityType };
 
-/** The identifiables whose changes are events, as `outbox.entity_type` names them. */
-export type EventEntityType = 'AssetAdministrationShell' | 'Submodel' | 'ConceptDescription';
+const gzipAsync = promisify(gzip);
 
 /**
  * One committed change of a shell, submodel or concept description, as the publisher delivers it (to MQTT, to the
@@ -34,28 +35,6 @@ export interface ChangeEvent {
  * pushes). It commits with the events' delivery or not at all; a hook that throws makes the batch retried later.
  */
 export type DeliveredHook = (manager: EntityManager, events: ChangeEvent[]) => Promise<void>;
-
-/** How each kind of object is named in topics, event types and URLs. */
-export const EVENT_OBJECTS: Record<EventEntityType, { repository: string; collection: string; type: string; path: string; schema: string }> = {
-  AssetAdministrationShell: { repository: 'aas-repository', collection: 'shells', type: 'shell', path: 'shells', schema: 'AssetAdministrationShell' },
-  Submodel: { repository: 'sm-repository', collection: 'submodels', type: 'submodel', path: 'submodels', schema: 'Submodel' },
-  ConceptDescription: { repository: 'cd-repository', collection: 'conceptDescriptions', type: 'concept-description', path: 'concept-descriptions', schema: 'ConceptDescription' },
-};
-
-/** The metamodel's JSON schema (V3.0), where the full events' `dataschema` points. */
-export const METAMODEL_SCHEMA = 'https://raw.githubusercontent.com/admin-shell-io/aas-specs/IDTA-01001-3-0/schemas/json/aas.json';
-/** The CloudEvents `type` prefix of this server's events. */
-export const EVENT_TYPE_PREFIX = 'io.asset-platform';
-
-/**
- * The MQTT topic of an event, as Eclipse BaSyx names them, with the tenant as the repository's name:
- * `aas-repository/{tenant}/shells/{created|updated|deleted}`, `sm-repository/{tenant}/submodels/...`,
- * `cd-repository/{tenant}/conceptDescriptions/...`.
- */
-export function topicOf(event: Pick<ChangeEvent, 'tenantName' | 'entityType' | 'kind'>): string {
-  const object = EVENT_OBJECTS[event.entityType];
-  return `${object.repository}/${event.tenantName}/${object.collection}/${event.kind}`;
-}
 
 /** The URL that reads the object's current state (the repository's GET by id). */
 export function stateUrlOf(event: Pick<ChangeEvent, 'entityType' | 'entityId'>, tenantUrl: string): string {
@@ -95,9 +74,6 @@ export function envelopeOf(event: ChangeEvent, tenantUrl: string, slim?: SlimDat
     data: slim ?? event.state,
   };
 }
-
-/** The transport message limit of the platform spec (Limits: change event transport message, 512 kB). */
-export const MAX_MESSAGE_BYTES = 512 * 1024;
 
 /**
  * The bytes of an event's transport message: its envelope as JSON, gzipped. A full event over `maxBytes` is sent

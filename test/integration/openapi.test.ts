@@ -155,7 +155,7 @@ describe('OpenAPI documents', () => {
     const create = doc.paths['/api/v1/organizations/{organizationId}/tenants'].post;
     expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TenantInput' });
     expect(doc.components.schemas.TenantInput).toMatchObject({ type: 'object', required: ['name'], additionalProperties: false });
-    expect(Object.keys(doc.components.schemas.TenantInput.properties)).toEqual(['name', 'friendlyName', 'tag', 'showcase']);
+    expect(Object.keys(doc.components.schemas.TenantInput.properties)).toEqual(['name', 'friendlyName', 'tag', 'showcase', 'eventsEnabled']);
     expect(doc.paths['/api/v1/organizations/{organizationId}/tenants/{tenantId}'].delete.responses['204']).toBeDefined();
 
     // Real answers conform to what is documented (the etag is in the header, not the body).
