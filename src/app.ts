@@ -194,9 +194,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
             // The cost depends on the variables (a `limit` may be one), so it is checked here, before execution.
             async didResolveOperation({ document, operation, request }) {
               if (!operation) return;
-              // The schema has no subscription type; graphql-js would only find that out while executing.
+              // Subscriptions are served over WebSocket (src/events/subscriptions.ts); over HTTP there is no stream.
               if (operation.operation === 'subscription') {
-                throw badGraphqlRequest('Subscriptions are not served by this endpoint.');
+                throw badGraphqlRequest('Subscriptions are served over WebSocket at /graphql (graphql-ws), not over HTTP.');
               }
               const cost = costError(schema, document, operation, request.variables);
               if (cost) throw cost;

@@ -141,6 +141,10 @@ describe('GraphQL cost', () => {
       const answer = await json(gql(body));
       expect(answer.errors[0].extensions.code).not.toBe('INTERNAL_SERVER_ERROR');
     }
+    // A valid subscription over HTTP: 400, pointing at the WebSocket.
+    const res = await gql({ query: `subscription { changeEvents(tenant: "${tenant}") { id } }` });
+    expect(res.status).toBe(400);
+    expect((await json(res)).errors[0]).toMatchObject({ extensions: { code: 'BAD_REQUEST' }, message: expect.stringMatching(/WebSocket/) });
   });
 
   it('answers the introspection query the playground sends', async () => {
