@@ -151,22 +151,22 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     );
   }
 
-  const publisher = config.events.publish
-    ? new OutboxPublisher(dataSource, changes, {
-      transport: config.events.mqttUrl
-        ? new MqttTransport({ url: config.events.mqttUrl, username: config.events.mqttUsername, password: config.events.mqttPassword }, log)
-        : undefined,
-      hooks: [services.pushTargets.enqueue],
-      tenantUrl: (name) => services.tenants.urlOf(name),
-      pollMs: config.events.pollMs,
-      batchSize: config.events.batchSize,
-      retentionMs: config.events.retentionSeconds * 1_000,
-      // Other replicas announce what they delivered by NOTIFY; the embedded database has no other replicas.
-      listenUrl: embedded ? undefined : databaseUrl,
-      log,
-    })
-    : undefined;
-  await publisher?.start();
+  // Every replica listens for the events others deliver (its subscribers get them too); those with EVENTS_PUBLISH deliver.
+  const publisher = new OutboxPublisher(dataSource, changes, {
+    deliver: config.events.publish,
+    transport: config.events.publish && config.events.mqttUrl
+      ? new MqttTransport({ url: config.events.mqttUrl, username: config.events.mqttUsername, password: config.events.mqttPassword }, log)
+      : undefined,
+    hooks: [services.pushTargets.enqueue],
+    tenantUrl: (name) => services.tenants.urlOf(name),
+    pollMs: config.events.pollMs,
+    batchSize: config.events.batchSize,
+    retentionMs: config.events.retentionSeconds * 1_000,
+    // Other replicas announce what they delivered by NOTIFY; the embedded database has no other replicas.
+    listenUrl: embedded ? undefined : databaseUrl,
+    log,
+  });
+  await publisher.start();
   // Pushes to push targets, queued by the publisher's hook above (here or on another replica): delivery work too,
   // done by the replicas that deliver (EVENTS_PUBLISH), looking for due pushes as often as for events.
   const pushWorker = config.events.publish
@@ -212,7 +212,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       clearInterval(sweep);
       clearTimeout(timer);
       await app.apollo.stop();
-      await publisher?.stop();
+      await publisher.stop();
       await pushWorker?.stop();
       identity.stop();
       blobs.close();

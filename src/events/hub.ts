@@ -14,10 +14,18 @@ export class ChangeHub {
 
   constructor(private readonly onListenerError: (err: unknown) => void = () => undefined) {}
 
+  private firstListener?: () => void;
+
   /** Calls `listener` with every event delivered from now on; the returned function unsubscribes. */
   subscribe(listener: ChangeListener): () => void {
     this.listeners.add(listener);
+    if (this.listeners.size === 1) this.firstListener?.();
     return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `call` whenever a listener subscribes to an empty hub (e.g. to start listening for other replicas' events). */
+  onFirstListener(call: () => void): void {
+    this.firstListener = call;
   }
 
   emit(events: ChangeEvent[]): void {

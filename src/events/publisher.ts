@@ -9,6 +9,11 @@ import { outboxWrites } from './outbox';
 import type { ChangeKind } from './outbox.entity';
 
 export interface PublisherOptions {
+  /**
+   * Whether this process delivers events (EVENTS_PUBLISH). Off, it only listens for the events other replicas
+   * deliver, for its own subscribers.
+   */
+  deliver: boolean;
   /** Where events go (MQTT); none: events are still delivered to the hooks and the hub, and pruned. */
   transport?: Transport;
   /** Work done in each delivery transaction (push queues). */
@@ -87,8 +92,14 @@ export class OutboxPublisher {
 
   async start(): Promise<void> {
     this.stopped = false;
+    const { listenUrl } = this.options;
+    if (listenUrl) {
+      // A replica that does not deliver listens only once it has a subscriber: no connection held for nothing.
+      if (this.options.deliver) await this.listen(listenUrl);
+      else this.hub.onFirstListener(() => void this.listen(listenUrl).catch((err: unknown) => this.options.log.warn({ err: (err as Error).message }, 'could not LISTEN for delivered events')));
+    }
+    if (!this.options.deliver) return;
     outboxWrites.on('written', this.onWritten);
-    if (this.options.listenUrl) await this.listen(this.options.listenUrl);
     this.loop = this.run();
   }
 
@@ -228,7 +239,9 @@ export class OutboxPublisher {
 
   /** Events other replicas delivered reach this process's hub: announced by NOTIFY, read by id (still retained). */
   private async listen(url: string): Promise<void> {
+    if (this.listener || this.stopped) return;
     const client = new Client({ connectionString: url });
+    this.listener = client;
     client.on('error', (err) => this.options.log.warn({ err: err.message }, 'the LISTEN connection for delivered events failed'));
     await client.connect();
     client.on('notification', (message) => {
@@ -241,7 +254,6 @@ export class OutboxPublisher {
       );
     });
     await client.query(`LISTEN ${DELIVERED_CHANNEL}`);
-    this.listener = client;
   }
 
   private async delivered(seqs: string[]): Promise<ChangeEvent[]> {

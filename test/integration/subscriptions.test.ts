@@ -158,6 +158,28 @@ describe('GraphQL subscriptions to change events', () => {
   });
 });
 
+describe('several replicas', () => {
+  // The embedded database serves one process: there is no other replica to hear from.
+  it.skipIf(!process.env.DATABASE_URL)("reach a replica's subscribers when another replica delivered the events (NOTIFY)", async () => {
+    const quiet = await startTestServer(database.url, { events: { ...testEvents, publish: false } });
+    const c = createClient({ url: `${quiet.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, lazy: true, retryAttempts: 0 });
+    try {
+      const tenant = await server.createTenant({ showcase: true, eventsEnabled: true });
+      const got = collect(c, `subscription($t: String!) { changeEvents(tenant: $t) { ${EVENT_FIELDS} } }`, { t: tenant.name });
+      await eventually(() => quiet.services.changes.size >= 1, 5_000, () => 'not subscribed');
+      // Its LISTEN starts with its first subscriber.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await post(`${quiet.api(tenant.name)}/shells`, sampleShell('urn:subs:replica'))).status).toBe(201);
+      await eventually(() => got.events.length >= 1, 10_000, () => JSON.stringify(got));
+      expect(got.events[0]).toMatchObject({ kind: 'created', objectId: 'urn:subs:replica', state: expect.objectContaining({ id: 'urn:subs:replica' }) });
+      got.stop();
+    } finally {
+      await c.dispose();
+      await quiet.close();
+    }
+  });
+});
+
 describe('a subscriber that does not keep up', () => {
   const event = (seq: number): ChangeEvent => ({
     seq: String(seq),
