@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -101,6 +102,25 @@ async function object(key: string): Promise<Buffer | undefined> {
   }
 }
 
+/**
+ * An object's JSON, or undefined while it is absent or incomplete: s3rver writes an object into its file in place
+ * (a GET during a PUT may read it truncated), where S3 itself shows the old or the new object whole.
+ */
+async function objectJson(key: string): Promise<any> {
+  const bytes = await object(key);
+  try {
+    return bytes ? JSON.parse(bytes.toString('utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An object as a ZIP package, or undefined while it is absent or incomplete (as `objectJson`). */
+async function objectZip(key: string): Promise<JSZip | undefined> {
+  const bytes = await object(key);
+  return bytes ? JSZip.loadAsync(bytes).catch(() => undefined) : undefined;
+}
+
 async function putShell(tenant: string, shell: Record<string, unknown>, create: boolean) {
   const url = create ? `${current.api(tenant)}/shells` : `${current.api(tenant)}/shells/${b64(shell.id as string)}`;
   const res = await fetch(url, { method: create ? 'POST' : 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shell) });
@@ -122,6 +142,22 @@ async function packagedIdShort(tenant: string, packageId: string): Promise<strin
   const zip = await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()));
   const spec = Object.keys(zip.files).find((name) => /^aasx\/.*\.json$/.test(name));
   return spec ? JSON.parse(await zip.file(spec)!.async('string')).assetAdministrationShells[0].idShort : undefined;
+}
+
+/** The parts of a multipart/form-data body: their header text and their bytes. */
+function splitParts(body: Buffer, boundary: string): { head: string; body: Buffer }[] {
+  const parts: { head: string; body: Buffer }[] = [];
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const next = body.indexOf(delimiter, at + delimiter.length);
+    if (next < 0) break;
+    const part = body.subarray(at + delimiter.length + 2, next - 2);
+    const split = part.indexOf('\r\n\r\n');
+    parts.push({ head: part.subarray(0, split).toString('utf8'), body: part.subarray(split + 4) });
+    at = next;
+  }
+  return parts;
 }
 
 function expectResult(body: { messages?: { code?: unknown; messageType?: unknown; text?: unknown; timestamp?: unknown }[] }) {
@@ -349,27 +385,23 @@ describe('push targets: pushes', () => {
 
     const jsonKey = `${t.name}/json/${b64(id)}.json`;
     const aasxKey = `${t.name}/aasx/${b64(id)}.aasx`;
-    const first = await until('the JSON object', async () => (await object(jsonKey)) ?? undefined);
-    const env = JSON.parse(first.toString('utf8'));
+    const env = await until('the JSON object', () => objectJson(jsonKey));
     expect(env.assetAdministrationShells.map((s: { id: string; idShort: string }) => [s.id, s.idShort])).toEqual([[id, 'First']]);
     expect(env.submodels[0].submodelElements[0].value).toBe('S-1');
-    const zipped = await until('the AASX object', () => object(aasxKey));
-    const zip = await JSZip.loadAsync(zipped);
+    const zip = await until('the AASX object', () => objectZip(aasxKey));
     const spec = Object.keys(zip.files).find((name) => /^aasx\/.*\.json$/.test(name) && !name.includes('_rels'));
     expect(spec, Object.keys(zip.files).join(', ')).toBeDefined();
     expect(JSON.parse(await zip.file(spec!)!.async('string')).assetAdministrationShells[0].id).toBe(id);
 
     await putShell(t.name, sampleShell(id, { idShort: 'Second', submodels: [submodelRef(smId)] }), false);
     await until('the updated shell', async () => {
-      const text = (await object(jsonKey))?.toString('utf8');
-      return text && JSON.parse(text).assetAdministrationShells[0].idShort === 'Second' ? true : undefined;
+      return (await objectJson(jsonKey))?.assetAdministrationShells[0].idShort === 'Second' ? true : undefined;
     });
     // A submodel change pushes the shells that reference it.
     const sm = await fetch(`${pushing.api(t.name)}/submodels/${b64(smId)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(submodel(smId, 'S-2')) });
     expect(sm.status).toBe(204);
     await until('the updated submodel', async () => {
-      const text = (await object(jsonKey))?.toString('utf8');
-      return text && JSON.parse(text).submodels[0].submodelElements[0].value === 'S-2' ? true : undefined;
+      return (await objectJson(jsonKey))?.submodels[0].submodelElements[0].value === 'S-2' ? true : undefined;
     });
 
     const state = await json(fetch(`${targets(t.name)}/${jsonTarget.id}`));
@@ -410,6 +442,65 @@ describe('push targets: pushes', () => {
     const state = await json(fetch(`${targets(source.name)}/${target.id}`));
     expect(state.status).toMatchObject({ lastError: null, backlog: 0 });
     expect(state.status.lastSuccessAt).not.toBeNull();
+  });
+
+  it('pushes a shell again when it changed while its push was under way, with the bearer token, as multipart', async () => {
+    // A fake AASX File Server that holds the first POST until told to answer, and records what it receives.
+    const received: { method: string; url: string; authorization?: string; idShort?: string; fields: Record<string, string> }[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let posted!: () => void;
+    const firstPost = new Promise<void>((resolve) => (posted = resolve));
+    const fake = http.createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const boundary = /boundary=(.+)$/.exec(req.headers['content-type'] ?? '')?.[1];
+      const fields: Record<string, string> = {};
+      let idShort: string | undefined;
+      if (boundary) {
+        for (const part of splitParts(body, boundary)) {
+          const name = /name="([^"]+)"/.exec(part.head)?.[1] ?? '';
+          if (name === 'file') {
+            const zip = await JSZip.loadAsync(part.body);
+            const spec = Object.keys(zip.files).find((n) => /^aasx\/.*\.json$/.test(n));
+            idShort = JSON.parse(await zip.file(spec!)!.async('string')).assetAdministrationShells[0].idShort;
+          } else fields[name] = part.body.toString('utf8');
+        }
+      }
+      received.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization, idShort, fields });
+      if (req.method === 'POST') {
+        posted();
+        await held;
+        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ packageId: 'p-1', aasIds: [fields.aasIds] }));
+      } else res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    try {
+      const t = await pushing.createTenant({ eventsEnabled: true });
+      const port = (fake.address() as { port: number }).port;
+      await json(post(targets(t.name), { kind: 'aasx-server', url: `http://127.0.0.1:${port}/api/v3.0`, token: TOKEN }));
+      const id = `urn:push:${t.name}:raced`;
+      await putShell(t.name, sampleShell(id, { idShort: 'Before' }), true);
+      await firstPost;
+      // Changed while the POST is held: queued again (the job's generation moves on), not lost.
+      await putShell(t.name, sampleShell(id, { idShort: 'After' }), false);
+      await until('the change queued', async () => {
+        const [row] = await pushing.dataSource.query('SELECT generation FROM push_jobs WHERE tenant_id = $1', [t.id]);
+        return row?.generation > 0 ? true : undefined;
+      });
+      release();
+      await until('the PUT of the later state', async () => (received.some((r) => r.method === 'PUT' && r.idShort === 'After') ? true : undefined));
+      expect(received[0]).toMatchObject({ method: 'POST', url: '/api/v3.0/packages', authorization: `Bearer ${TOKEN}`, idShort: 'Before' });
+      expect(received[0].fields.aasIds).toBe(id);
+      expect(received[0].fields.fileName).toMatch(/\.aasx$/);
+      const put = received.find((r) => r.method === 'PUT')!;
+      expect(put).toMatchObject({ url: `/api/v3.0/packages/${b64('p-1')}`, authorization: `Bearer ${TOKEN}` });
+      await until('an empty queue', async () => ((await pushing.dataSource.query('SELECT 1 FROM push_jobs WHERE tenant_id = $1', [t.id])).length === 0 ? true : undefined));
+    } finally {
+      release();
+      await new Promise((resolve) => fake.close(resolve));
+    }
   });
 
   it('records the error and backlog of a target that is down, and delivers once it is back', async () => {
