@@ -182,8 +182,20 @@ describe('delivery when the broker is away', () => {
       const beforeRestart = new Set(sub.received.map((r) => r.envelope.subject)).size;
       expect(beforeRestart).toBeLessThan(200);
       await own.start();
-      await eventually(() => new Set(sub.received.map((r) => r.envelope.subject)).size === 200, 30_000, () => `${new Set(sub.received.map((r) => r.envelope.subject)).size} of 200`);
-      const subjects = new Set(sub.received.map((r) => r.envelope.subject));
+      const subjects = new Set<string>();
+      await eventually(
+        () => {
+          for (const r of sub.received) subjects.add(r.envelope.subject);
+          return subjects.size === 200;
+        },
+        60_000,
+        () => `${subjects.size} of 200`,
+      ).catch(async (err: Error) => {
+        // Which events are missing, and where the outbox has them (published? leased?): a failure says why.
+        const missing = Array.from({ length: 200 }, (_, i) => `urn:events:down:${i}`).filter((id) => !subjects.has(id));
+        const rows = await replica.dataSource.query('SELECT seq, entity_id, published_at, leased_until, leased_by FROM outbox WHERE entity_id = ANY ($1)', [missing]);
+        throw new Error(`${err.message}; missing ${JSON.stringify(missing)}; their outbox rows ${JSON.stringify(rows)}`);
+      });
       for (let i = 0; i < 200; i++) expect(subjects.has(`urn:events:down:${i}`)).toBe(true);
       // At least once: a repeat carries the same id; no event is invented.
       expect(new Set(sub.received.map((r) => r.envelope.id)).size).toBe(200);
@@ -193,7 +205,7 @@ describe('delivery when the broker is away', () => {
       await own.remove();
       await db.drop();
     }
-  }, 90_000);
+  }, 120_000);
 });
 
 describe('several replicas on one database', () => {
