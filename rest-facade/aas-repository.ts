@@ -63,9 +63,9 @@ export const aasRepositoryRoutes: RouteSpec[] = [
   {
     method: 'GET',
     path: '/shells/:aasIdentifier',
-    operation: `query GetShell($tenant: String!, $id: String!) { shell(tenant: $tenant, id: $id) { etag json } }`,
+    operation: `query GetShell($tenant: String!, $id: String!) { shellJson(tenant: $tenant, id: $id) { etag text } }`,
     variables: (req) => ({ tenant: req.tenant, id: aasId(req) }),
-    respond: (data) => ({ status: 200, body: data.shell.json, headers: etagHeader(data.shell) }),
+    respond: (data) => ({ status: 200, jsonText: data.shellJson.text, headers: etagHeader(data.shellJson) }),
   },
   {
     method: 'PUT',

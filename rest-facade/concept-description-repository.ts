@@ -61,9 +61,9 @@ export const conceptDescriptionRoutes: RouteSpec[] = [
   {
     method: 'GET',
     path: '/concept-descriptions/:cdIdentifier',
-    operation: `query ConceptDescription($tenant: String!, $id: String!) { conceptDescription(tenant: $tenant, id: $id) { etag json } }`,
+    operation: `query ConceptDescription($tenant: String!, $id: String!) { conceptDescriptionJson(tenant: $tenant, id: $id) { etag text } }`,
     variables: (req) => ({ tenant: req.tenant, id: cdId(req) }),
-    respond: (data) => ({ status: 200, body: data.conceptDescription.json, headers: etagHeader(data.conceptDescription) }),
+    respond: (data) => ({ status: 200, jsonText: data.conceptDescriptionJson.text, headers: etagHeader(data.conceptDescriptionJson) }),
   },
   {
     method: 'PUT',

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Every setting of the server, read once from the environment, typed and validated. */
@@ -25,6 +26,8 @@ export interface Config {
   responseLimitBytes: number;
   /** How long the statement of one page of an AAS Query Language query may run (`QUERY_TIMEOUT_MS`); beyond it: 400. */
   queryTimeoutMs: number;
+  /** The read cache of shells, submodels and concept descriptions (src/aas/store/read-cache.ts). */
+  readCache: { maxBytes: number; ttlMs: number };
   /** How long a client may take to send a request's headers, and its whole request (body included). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -242,6 +245,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes,
     responseLimitBytes,
     queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5_000, 10, 600_000),
+    readCache: {
+      // A modest share of memory: 2% of it, at most 256 MB; 0 turns the cache off.
+      maxBytes: env.READ_CACHE_SIZE ? parseSize(env.READ_CACHE_SIZE) : Math.min(256 * 1024 ** 2, Math.round(os.totalmem() * 0.02)),
+      ttlMs: int(env, 'READ_CACHE_TTL_SECONDS', 60, 1, 86_400) * 1_000,
+    },
     headersTimeoutMs,
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, headersTimeoutMs, 3_600_000),
     maxConnectionsPerClient: int(env, 'MAX_CONNECTIONS_PER_CLIENT', 128, 0, 1_000_000),

@@ -9,6 +9,8 @@ import { ConceptDescriptionService } from './aas/concept-descriptions/concept-de
 import { QueryService } from './aas/query/query.service';
 import { SearchService } from './aas/search/search.service';
 import { ShellService } from './aas/shells/shell.service';
+import { CacheSync } from './aas/store/cache-sync';
+import { ReadCache } from './aas/store/read-cache';
 import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
 import { ChangeHub } from './events/hub';
@@ -82,9 +84,13 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
   const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
 
-  const shells = new ShellService(dataSource);
-  const submodels = new SubmodelService(dataSource, shells);
-  const conceptDescriptions = new ConceptDescriptionService(dataSource);
+  // The read cache of shells, submodels and concept descriptions; other replicas' writes reach it by NOTIFY (the
+  // embedded database has no other replicas).
+  const cacheSync = new CacheSync(new ReadCache(config.readCache), dataSource, { listenUrl: embedded ? undefined : databaseUrl, log });
+  await cacheSync.start();
+  const shells = new ShellService(dataSource, cacheSync);
+  const submodels = new SubmodelService(dataSource, shells, cacheSync);
+  const conceptDescriptions = new ConceptDescriptionService(dataSource, cacheSync);
   const federation = new FederationService(dataSource);
   const accounts = new AccountService(dataSource, config);
   const serviceAccounts = new ServiceAccountService(dataSource, config);
@@ -213,6 +219,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       clearTimeout(timer);
       await app.apollo.stop();
       await publisher.stop();
+      await cacheSync.stop();
       await pushWorker?.stop();
       identity.stop();
       blobs.close();

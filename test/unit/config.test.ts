@@ -22,6 +22,17 @@ describe('config', () => {
     expect(() => loadConfig({ MANAGE_URL: 'nope' })).toThrow(/MANAGE_URL/);
   });
 
+  it('sizes the read cache at 2% of memory up to 256 MB unless READ_CACHE_SIZE says otherwise; 0 turns it off', () => {
+    const { maxBytes, ttlMs } = loadConfig({}).readCache;
+    expect(maxBytes).toBeGreaterThan(0);
+    expect(maxBytes).toBeLessThanOrEqual(256 * 1024 ** 2);
+    expect(ttlMs).toBe(60_000);
+    expect(loadConfig({ READ_CACHE_SIZE: '64mb', READ_CACHE_TTL_SECONDS: '5' }).readCache).toEqual({ maxBytes: 64 * 1024 ** 2, ttlMs: 5_000 });
+    expect(loadConfig({ READ_CACHE_SIZE: '0' }).readCache.maxBytes).toBe(0);
+    expect(() => loadConfig({ READ_CACHE_SIZE: 'lots' })).toThrow(/size/);
+    expect(() => loadConfig({ READ_CACHE_TTL_SECONDS: '0' })).toThrow(/READ_CACHE_TTL_SECONDS/);
+  });
+
   it('limits failed authentications to 5 a minute unless AUTH_FAILURE_LIMIT says otherwise', () => {
     expect(loadConfig({}).auth.failureLimit).toBe(5);
     expect(loadConfig({ AUTH_FAILURE_LIMIT: '50' }).auth.failureLimit).toBe(50);

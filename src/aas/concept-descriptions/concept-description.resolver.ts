@@ -5,6 +5,7 @@ import { Context, tenantOf } from '../../graphql/context';
 import { JsonObject } from '../model/parse';
 import { referenceKeyOf } from '../model/reference-keys';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
+import { IdentifiableJson } from '../store/identifiable-json';
 import { originOf } from '../store/identifiable-store';
 import { ConceptDescription, ConceptDescriptionPage } from './concept-description.types';
 
@@ -58,6 +59,12 @@ export class ConceptDescriptionResolver {
   @Query(() => ConceptDescription)
   conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string) {
     return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id);
+  }
+
+  @Authorized('reader')
+  @Query(() => IdentifiableJson, { description: 'One concept description as AAS JSON text, as stored (from the read cache when it holds it).' })
+  conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
+    return ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id);
   }
 
   @Authorized('contributor')

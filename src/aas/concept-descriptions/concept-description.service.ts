@@ -3,6 +3,7 @@ import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, verifyDocument } from '../model/parse';
 import { referenceKey } from '../model/reference-keys';
+import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';
 import type { WriteOptions } from '../store/identifiable-store';
 import { ConceptDescriptionEntity } from './concept-description.entity';
@@ -22,7 +23,7 @@ export interface ConceptDescriptionWrite {
 export class ConceptDescriptionService {
   private readonly store: IdentifiableStore<ConceptDescriptionEntity>;
 
-  constructor(dataSource: DataSource) {
+  constructor(dataSource: DataSource, cache?: CacheSync) {
     this.store = new IdentifiableStore(dataSource, {
       table: 'concept_descriptions',
       entity: ConceptDescriptionEntity,
@@ -34,7 +35,7 @@ export class ConceptDescriptionService {
           referenceKey(eds.dataSpecification as JsonObject),
         ),
       }),
-    });
+    }, cache);
   }
 
   list(tenant: TenantEntity, filter: ConceptDescriptionFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
@@ -49,6 +50,13 @@ export class ConceptDescriptionService {
     const doc = await this.store.find(tenant, id);
     if (!doc) throw notFound(`Concept description '${id}' not found.`);
     return doc;
+  }
+
+  /** The concept description as JSON text, as stored (the read cache's, when it holds it). */
+  async getText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string }> {
+    const stored = await this.store.findText(tenant, id);
+    if (!stored) throw notFound(`Concept description '${id}' not found.`);
+    return { text: stored.text!, etag: stored.etag };
   }
 
   /** Concept descriptions by id, for DataLoaders. */

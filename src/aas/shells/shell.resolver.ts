@@ -5,6 +5,7 @@ import { Context, tenantOf } from '../../graphql/context';
 import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
+import { IdentifiableJson } from '../store/identifiable-json';
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
@@ -60,6 +61,12 @@ export class ShellResolver {
   @Query(() => Shell)
   async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<Shell> {
     return (await ctx.services.shells.get(tenantOf(ctx, tenant), id)) as unknown as Shell;
+  }
+
+  @Authorized('reader')
+  @Query(() => IdentifiableJson, { description: 'One shell as AAS JSON text, as stored (from the read cache when it holds it).' })
+  shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
+    return ctx.services.shells.getText(tenantOf(ctx, tenant), id);
   }
 
   @Authorized('reader')

@@ -3,6 +3,7 @@ import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseAssetInformation, parseReference, parseShell, verifyDocument } from '../model/parse';
 import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
+import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page, pageOfList } from '../store/identifiable-store';
 import type { WriteOptions } from '../store/identifiable-store';
 import { ShellEntity } from './shell.entity';
@@ -98,7 +99,7 @@ function textConditions(filter: ShellFilter): Condition[] {
 export class ShellService {
   private readonly store: IdentifiableStore<ShellEntity>;
 
-  constructor(dataSource: DataSource) {
+  constructor(dataSource: DataSource, cache?: CacheSync) {
     this.store = new IdentifiableStore(dataSource, {
       table: 'shells',
       entity: ShellEntity,
@@ -117,7 +118,7 @@ export class ShellService {
           displayNames: ((doc.displayName ?? []) as { text: string }[]).map((name) => name.text),
         };
       },
-    });
+    }, cache);
   }
 
   list(tenant: TenantEntity, filter: ShellFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
@@ -133,6 +134,13 @@ export class ShellService {
     const doc = await this.store.find(tenant, id);
     if (!doc) throw notFound(`Shell '${id}' not found.`);
     return doc;
+  }
+
+  /** The shell as JSON text, as stored (the read cache's, when it holds it). */
+  async getText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string }> {
+    const stored = await this.store.findText(tenant, id);
+    if (!stored) throw notFound(`Shell '${id}' not found.`);
+    return { text: stored.text!, etag: stored.etag };
   }
 
   /** Shells by id, for DataLoaders. */

@@ -11,7 +11,9 @@ import { badRequest, conflict, notFound, preconditionFailed } from '../../graphq
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject } from '../model/parse';
 import { RowSignatures, assemble, signaturesOf, splitSubmodel, subtreeRows } from '../submodels/element-rows';
+import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
 import { Db, readElementsText, readRowsOf, readSubtree, replaceRows } from './element-rows-sql';
+import { ReadCache } from './read-cache';
 
 export interface Page<T> {
   items: T[];
@@ -222,11 +224,28 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   /** One-statement reads on the pool, for element rows read outside a transaction. */
   private readonly reader: Db;
 
+  /**
+   * `sync`: the read cache of `findText` answers and its invalidation. Every write of this kind of identifiable
+   * goes through `write` or `writeElement`, which mark it in the cache (DESIGN: one module owns each identifiable's
+   * writes); without `sync`, nothing is cached.
+   */
   constructor(
     private readonly dataSource: DataSource,
     private readonly spec: IdentifiableTable<E>,
+    private readonly sync?: CacheSync,
   ) {
     this.reader = { query: (sql, params) => readRows(dataSource, sql, params) };
+  }
+
+  /**
+   * A write of `key` in the transaction of `manager`, for the read cache (CacheSync): marked pending here, and the
+   * select-list item and parameters (from `$param` on) the statement that locks the row adds to announce it to other
+   * replicas. That notification goes only if the row exists, and only when the transaction commits.
+   */
+  private writing(manager: EntityManager, key: string, param: number): [notify: string, params: string[]] {
+    this.sync?.writing(manager, key);
+    const payload = this.sync?.notification(key);
+    return payload === undefined ? ['', []] : [`, pg_notify('${CHANGED_CHANNEL}', $${param}) AS notified`, [payload]];
   }
 
   /** Puts the element rows back into documents read with their row's `seq` (submodels); others as they are. */
@@ -257,6 +276,15 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    */
   async findText(tenant: TenantEntity, id: string, usable = 'true'): Promise<{ etag: string; text: string | null } | null> {
     checkId(this.spec.modelType, id);
+    const cache = this.sync?.cache;
+    const key = cache?.on ? ReadCache.key(this.spec.table, tenant.id, id) : undefined;
+    const hit = key ? cache!.get(key, usable) : undefined;
+    if (hit) {
+      // Charged to the read budget as the database read would be.
+      await budgeted(async (remaining) => [{ bytes: hit.docBytes, doc: hit.docBytes > remaining ? null : hit.text }], () => hit.text !== null);
+      return { etag: hit.etag, text: hit.text };
+    }
+    const token = cache?.token() ?? 0;
     const rows = await budgeted((remaining) =>
       readRows<{ seq: string; version: number; bytes: string; usable: boolean; doc: string | null }>(
         this.dataSource,
@@ -273,7 +301,9 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       const elements = await readElementsText(this.reader, tenant.id, rows[0].seq);
       if (elements !== null) text = `${text.slice(0, text.lastIndexOf('}'))},"${ELEMENTS}":[${elements}]}`;
     }
-    return { etag: etagOf(rows[0].seq, rows[0].version), text };
+    const etag = etagOf(rows[0].seq, rows[0].version);
+    if (key) cache!.fill(key, usable, token, { etag, text, docBytes: Number(rows[0].bytes) });
+    return { etag, text };
   }
 
   /**
@@ -375,7 +405,12 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     checkId(modelType, id);
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const heads: { seq: string; version: number }[] = await manager.query(`SELECT seq, version FROM ${table} WHERE ${BY_ID} FOR UPDATE`, [tenant.id, id]);
+        const [notify, notifyParams] = this.writing(manager, ReadCache.key(table, tenant.id, id), 3);
+        const heads: { seq: string; version: number }[] = await manager.query(`SELECT seq, version${notify} FROM ${table} WHERE ${BY_ID} FOR UPDATE`, [
+          tenant.id,
+          id,
+          ...notifyParams,
+        ]);
         const head = heads[0];
         if (!head) throw notFound(`${modelType} '${id}' not found.`);
         if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(head.seq, head.version))) {
@@ -435,10 +470,12 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const { table, entity, modelType } = this.spec;
     checkId(modelType, id);
     const run = async (manager: EntityManager): Promise<JsonObject | null> => {
-      const rows: { seq: string; version: number; doc: JsonObject }[] = await manager.query(
-        `SELECT seq, version, doc FROM ${table} WHERE ${BY_ID} FOR UPDATE`,
-        [tenant.id, id],
-      );
+      const [notify, notifyParams] = this.writing(manager, ReadCache.key(table, tenant.id, id), 3);
+      const rows: { seq: string; version: number; doc: JsonObject }[] = await manager.query(`SELECT seq, version, doc${notify} FROM ${table} WHERE ${BY_ID} FOR UPDATE`, [
+        tenant.id,
+        id,
+        ...notifyParams,
+      ]);
       const row = rows[0];
       if (row && options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(row.seq, row.version))) {
         throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);

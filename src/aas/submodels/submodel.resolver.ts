@@ -8,6 +8,7 @@ import { PagingMetadata, Reference } from '../model/graphql-types';
 import { referenceKeyOf, valueKey } from '../model/reference-keys';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
+import { IdentifiableJson } from '../store/identifiable-json';
 import { Page, originOf } from '../store/identifiable-store';
 import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
@@ -71,15 +72,6 @@ export class SubmodelElementAtPath {
 
   @Field(() => SubmodelElement)
   element: JsonObject;
-}
-
-@ObjectType({ description: 'A submodel serialized: its AAS JSON as text, and its entity tag.' })
-export class SubmodelJson {
-  @Field({ description: 'The AAS JSON of the submodel, as text.' })
-  text: string;
-
-  @Field()
-  etag: string;
 }
 
 @ObjectType()
@@ -284,7 +276,7 @@ export class SubmodelResolver {
   }
 
   @Authorized('reader')
-  @Query(() => SubmodelJson, {
+  @Query(() => IdentifiableJson, {
     description: 'One submodel as AAS JSON text: a stored document that needs no shaping is passed through unparsed (fast for large submodels).',
   })
   async submodelJson(
@@ -294,7 +286,7 @@ export class SubmodelResolver {
     @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
-  ): Promise<SubmodelJson> {
+  ): Promise<IdentifiableJson> {
     return ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue);
   }
 

@@ -6,6 +6,7 @@ import { JsonObject, parseSubmodelElement, verifyDocument } from '../model/parse
 import { referenceFilterKeys } from '../model/reference-keys';
 import { IdentifiableTextFilter, identifiableTextConditions } from '../query/text-match';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
+import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page, assertLimit, originOf, pageOfList } from '../store/identifiable-store';
 import type { WriteOptions } from '../store/identifiable-store';
 import {
@@ -91,6 +92,7 @@ export class SubmodelService {
   constructor(
     dataSource: DataSource,
     private readonly shells: ShellService,
+    cache?: CacheSync,
   ) {
     this.store = new IdentifiableStore(dataSource, {
       table: 'submodels',
@@ -103,7 +105,7 @@ export class SubmodelService {
         semanticKeys: referenceFilterKeys(doc.semanticId as JsonObject | undefined),
         hasBlobs: containsBlob(doc),
       }),
-    });
+    }, cache);
   }
 
   list(tenant: TenantEntity, filter: SubmodelFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+
+/** What a cached read answered: the JSON text (null where the stored document needs shaping first) and its tag. */
+export interface CachedRead {
+  etag: string;
+  text: string | null;
+  /** The stored document's size, which the request's read budget is charged. */
+  docBytes: number;
+}
+
+interface Entry {
+  /** One answer per kind of read (e.g. with or without Blob values) of the same identifiable. */
+  reads: Map<string, CachedRead>;
+  /** What the entry is counted as: twice each text's length (a JS string holds at most two bytes a character). */
+  size: number;
+  filledAt: number;
+}
+
+export interface ReadCacheOptions {
+  /** The bound of all entries together, in bytes; 0 turns the cache off. */
+  maxBytes: number;
+  /** How long an entry may serve at most, whatever else happens (a backstop; invalidation is what keeps it fresh). */
+  ttlMs: number;
+  /** Whether it starts serving at once; false while it waits for the change stream of other replicas (`enable`). */
+  enabled?: boolean;
+  now?: () => number;
+}
+
+/** Bytes counted for one entry beside its texts (keys, maps, tags). */
+const ENTRY_OVERHEAD = 256;
+
+/**
+ * The serialized answers of identifiable reads (shells, submodels, concept descriptions), per tenant, bounded in
+ * bytes (least recently used first out), filled on read and invalidated by the write path.
+ *
+ * Correctness rests on three rules. A read takes a `token` before it reads the database and fills only if no
+ * invalidation of any key happened since (a read that raced a write never stores what it read). A key written in an
+ * open transaction is `pending` until that transaction ends: it is not served and not filled meanwhile, and it is
+ * invalidated once more when the transaction ends (so the writing process never reads its own write stale). Writes of
+ * other replicas invalidate through `invalidate` as their notifications arrive; while that stream is down the cache
+ * is `disable`d (empty, filling nothing) and re-`enable`d only once it listens again.
+ */
+export class ReadCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly pendingKeys = new Map<string, number>();
+  private bytes = 0;
+  private generation = 0;
+  private enabled: boolean;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ReadCacheOptions) {
+    this.enabled = options.enabled ?? true;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The key of an identifiable: its table, its tenant and a SHA-256 of its id (ids run to 2,000 characters). */
+  static key(table: string, tenantId: string, id: string): string {
+    return `${table}:${tenantId}:${createHash('sha256').update(id).digest('base64')}`;
+  }
+
+  get on(): boolean {
+    return this.options.maxBytes > 0 && this.enabled;
+  }
+
+  /** Bytes held now (as counted: see Entry.size). */
+  get size(): number {
+    return this.bytes;
+  }
+
+  get count(): number {
+    return this.entries.size;
+  }
+
+  /** The answer of the read `variant` of `key`, when held and fresh. */
+  get(key: string, variant: string): CachedRead | undefined {
+    if (!this.on) return undefined;
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (this.now() - entry.filledAt > this.options.ttlMs) {
+      this.drop(key, entry);
+      return undefined;
+    }
+    const read = entry.reads.get(variant);
+    if (!read) return undefined;
+    // Most recently used last: eviction takes from the front.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return read;
+  }
+
+  /** Taken before a read of the database; `fill` with it stores the answer only if nothing was invalidated since. */
+  token(): number {
+    return this.generation;
+  }
+
+  fill(key: string, variant: string, token: number, read: CachedRead): void {
+    if (!this.on || token !== this.generation || this.pendingKeys.has(key)) return;
+    const added = 2 * (read.text?.length ?? 0) + ENTRY_OVERHEAD;
+    // One answer may take an eighth of the cache at most: a huge submodel does not flush everything else.
+    if (added > this.options.maxBytes / 8) return;
+    let entry = this.entries.get(key);
+    if (entry) {
+      const old = entry.reads.get(variant);
+      if (old) entry.size -= 2 * (old.text?.length ?? 0) + ENTRY_OVERHEAD;
+      this.bytes -= entry.size;
+      this.entries.delete(key);
+    } else entry = { reads: new Map(), size: 0, filledAt: this.now() };
+    entry.reads.set(variant, read);
+    entry.size += added;
+    this.entries.set(key, entry);
+    this.bytes += entry.size;
+    for (const [oldest, first] of this.entries) {
+      if (this.bytes <= this.options.maxBytes) break;
+      this.drop(oldest, first);
+    }
+  }
+
+  /** A committed change of `key` (here or on another replica): its answers go, and reads under way fill nothing. */
+  invalidate(key: string): void {
+    this.generation++;
+    const entry = this.entries.get(key);
+    if (entry) this.drop(key, entry);
+  }
+
+  /** `key` is being written in a transaction still open: not served or filled until `settled`. */
+  pending(key: string): void {
+    this.pendingKeys.set(key, (this.pendingKeys.get(key) ?? 0) + 1);
+    this.invalidate(key);
+  }
+
+  /** The transaction that wrote `key` (`pending`) ended, committed or not. */
+  settled(key: string): void {
+    const left = (this.pendingKeys.get(key) ?? 1) - 1;
+    if (left > 0) this.pendingKeys.set(key, left);
+    else this.pendingKeys.delete(key);
+    this.invalidate(key);
+  }
+
+  /** Empties the cache and fills nothing until `enable` (the change stream of other replicas is down). */
+  disable(): void {
+    this.enabled = false;
+    this.clear();
+  }
+
+  /** Serves and fills again, starting empty; reads begun before fill nothing. */
+  enable(): void {
+    this.clear();
+    this.enabled = true;
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.size;
+  }
+}

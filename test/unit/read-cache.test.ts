@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { ReadCache } from '../../src/aas/store/read-cache';
+
+const read = (text: string | null, etag = 'W/"1"') => ({ etag, text, docBytes: text?.length ?? 0 });
+
+function cacheOf(maxBytes = 1_000_000, ttlMs = 60_000) {
+  let now = 0;
+  const cache = new ReadCache({ maxBytes, ttlMs, now: () => now });
+  return { cache, advance: (ms: number) => (now += ms) };
+}
+
+describe('ReadCache', () => {
+  it('serves what a read filled, per key and per kind of read; the key tells tenants and ids apart', () => {
+    const { cache } = cacheOf();
+    const a = ReadCache.key('shells', 't1', 'urn:a');
+    expect(ReadCache.key('shells', 't2', 'urn:a')).not.toBe(a);
+    expect(ReadCache.key('submodels', 't1', 'urn:a')).not.toBe(a);
+    expect(ReadCache.key('shells', 't1', 'urn:b')).not.toBe(a);
+    expect(ReadCache.key('shells', 't1', 'x'.repeat(2_000)).length).toBeLessThan(100);
+    cache.fill(a, 'true', cache.token(), read('{"id":"urn:a"}'));
+    expect(cache.get(a, 'true')?.text).toBe('{"id":"urn:a"}');
+    expect(cache.get(a, 'NOT has_blobs')).toBeUndefined();
+    cache.fill(a, 'NOT has_blobs', cache.token(), read(null));
+    expect(cache.get(a, 'NOT has_blobs')).toEqual(read(null));
+    expect(cache.get(ReadCache.key('shells', 't2', 'urn:a'), 'true')).toBeUndefined();
+  });
+
+  it('does not fill what a read got when anything was invalidated after the read began', () => {
+    const { cache } = cacheOf();
+    const a = ReadCache.key('shells', 't', 'a');
+    const token = cache.token();
+    cache.invalidate(ReadCache.key('shells', 't', 'b'));
+    cache.fill(a, 'true', token, read('old'));
+    expect(cache.get(a, 'true')).toBeUndefined();
+    cache.fill(a, 'true', cache.token(), read('new'));
+    expect(cache.get(a, 'true')?.text).toBe('new');
+    cache.invalidate(a);
+    expect(cache.get(a, 'true')).toBeUndefined();
+  });
+
+  it('neither serves nor fills a key written in a transaction still open, and drops it again when it ends', () => {
+    const { cache } = cacheOf();
+    const a = ReadCache.key('shells', 't', 'a');
+    cache.fill(a, 'true', cache.token(), read('v1'));
+    cache.pending(a);
+    expect(cache.get(a, 'true')).toBeUndefined();
+    // A read during the transaction sees the committed v1: it must not stay once v2 commits.
+    cache.fill(a, 'true', cache.token(), read('v1'));
+    expect(cache.get(a, 'true')).toBeUndefined();
+    cache.pending(a);
+    cache.settled(a);
+    cache.fill(a, 'true', cache.token(), read('v1'));
+    expect(cache.get(a, 'true'), 'one of two writes still open').toBeUndefined();
+    cache.settled(a);
+    cache.fill(a, 'true', cache.token(), read('v2'));
+    expect(cache.get(a, 'true')?.text).toBe('v2');
+  });
+
+  it('stays within its bytes, dropping the least recently used first, and takes no answer over an eighth of it', () => {
+    const { cache } = cacheOf(20_000);
+    const keys = Array.from({ length: 10 }, (_, i) => ReadCache.key('shells', 't', `k${i}`));
+    for (const key of keys.slice(0, 5)) cache.fill(key, 'true', cache.token(), read('x'.repeat(1_000)));
+    expect(cache.count).toBe(5);
+    // Used: k0 becomes the most recent.
+    expect(cache.get(keys[0], 'true')).toBeDefined();
+    for (const key of keys.slice(5)) cache.fill(key, 'true', cache.token(), read('x'.repeat(1_000)));
+    expect(cache.size).toBeLessThanOrEqual(20_000);
+    expect(cache.get(keys[1], 'true'), 'least recently used').toBeUndefined();
+    expect(cache.get(keys[0], 'true')).toBeDefined();
+    expect(cache.get(keys[9], 'true')).toBeDefined();
+    const big = ReadCache.key('shells', 't', 'big');
+    cache.fill(big, 'true', cache.token(), read('x'.repeat(1_300)));
+    expect(cache.get(big, 'true')).toBeUndefined();
+    // Replacing an answer counts its new size only.
+    const before = cache.size;
+    cache.fill(keys[9], 'true', cache.token(), read('x'.repeat(1_000)));
+    expect(cache.size).toBe(before);
+  });
+
+  it('serves an entry for its time to live at most', () => {
+    const { cache, advance } = cacheOf(1_000_000, 5_000);
+    const a = ReadCache.key('shells', 't', 'a');
+    cache.fill(a, 'true', cache.token(), read('v1'));
+    advance(5_000);
+    expect(cache.get(a, 'true')).toBeDefined();
+    advance(1);
+    expect(cache.get(a, 'true')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it('is empty and fills nothing while disabled; reads begun before `enable` fill nothing after it', () => {
+    const { cache } = cacheOf();
+    const a = ReadCache.key('shells', 't', 'a');
+    cache.fill(a, 'true', cache.token(), read('v1'));
+    cache.disable();
+    expect(cache.on).toBe(false);
+    expect(cache.get(a, 'true')).toBeUndefined();
+    const during = cache.token();
+    cache.fill(a, 'true', during, read('v1'));
+    cache.enable();
+    cache.fill(a, 'true', during, read('v1'));
+    expect(cache.get(a, 'true')).toBeUndefined();
+    cache.fill(a, 'true', cache.token(), read('v2'));
+    expect(cache.get(a, 'true')?.text).toBe('v2');
+  });
+
+  it('is off with a size of 0', () => {
+    const cache = new ReadCache({ maxBytes: 0, ttlMs: 60_000 });
+    const a = ReadCache.key('shells', 't', 'a');
+    cache.fill(a, 'true', cache.token(), read('v1'));
+    expect(cache.on).toBe(false);
+    expect(cache.get(a, 'true')).toBeUndefined();
+  });
+});
