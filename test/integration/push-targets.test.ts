@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -92,13 +93,28 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 
   }
 }
 
+/**
+ * An object's bytes, or undefined when it is absent. s3rver sends the stored size as the length and then streams the
+ * object's file, which a PUT rewrites in place: a GET during a PUT is cut short ("aborted") or waits for bytes that
+ * never come. Such a read says nothing about the object; it is given up after a while and made again.
+ */
 async function object(key: string): Promise<Buffer | undefined> {
-  try {
-    const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
-    return Buffer.from(await out.Body!.transformToByteArray());
-  } catch (err) {
-    if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new Error(`reading ${key} took over 3 s`)), 3_000);
+    try {
+      const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }), { abortSignal: abort.signal });
+      const body = out.Body as Readable & { transformToByteArray(): Promise<Uint8Array> };
+      abort.signal.addEventListener('abort', () => body.destroy(abort.signal.reason));
+      return Buffer.from(await body.transformToByteArray());
+    } catch (err) {
+      if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
+      const { message, code } = err as { message?: string; code?: string };
+      const cutShort = abort.signal.aborted || message === 'aborted' || code === 'ECONNRESET';
+      if (!cutShort || attempt === 10) throw err;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 
