@@ -18,6 +18,7 @@ import { managementRoutes } from '../rest-facade/management';
 import { createOpenApiRouter } from '../rest-facade/openapi/router';
 import { registryRefusals } from '../rest-facade/registry';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
+import { routesBySegment } from '../rest-facade/segment-dispatch';
 import { resultOf } from './common/result';
 import { Config } from './config';
 import { CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
@@ -297,10 +298,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }).routes(),
   );
 
-  koa.use(fileApi.routes());
+  koa.use(routesBySegment(fileApi));
   koa.use(fileApi.allowedMethods());
 
-  koa.use(tenantApi.routes());
+  koa.use(routesBySegment(tenantApi));
   koa.use(tenantApi.allowedMethods());
   // Writes to the implicit registries and discovery, and an instance's submodel registry: Results saying why not.
   koa.use(registryRefusals(`/api/${API_VERSION}`, Boolean(config.tenantHostSuffix)));
