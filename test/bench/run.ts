@@ -17,6 +17,8 @@ import { benchFiles } from './files';
 import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './identity';
 import { benchDatabaseUrl, benchRegistry } from './registry';
 import { benchQuery } from './query';
+import { benchPeer } from './peer';
+import { printColumns } from './table';
 
 /**
  * `npm run bench`: starts the built server as a child process (on DATABASE_URL in a fresh database of its
@@ -39,8 +41,14 @@ import { benchQuery } from './query';
  * `BENCH_ONLY=query` runs the query-language bench of `query.ts` alone (QUERY_BENCH_SUBMODELS sets its size).
  * `BENCH_ONLY=events` runs the change-event bench of `events.ts` alone (writes with events off and on, latency to MQTT).
  */
-const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events'].includes(ONLY)) {
+/**
+ * `npm run bench -- --peer URL` runs the workloads of `peer.ts` alone, on this server and on the AAS server at URL.
+ */
+const peerAt = process.argv.indexOf('--peer');
+const PEER_URL = peerAt >= 0 ? process.argv[peerAt + 1] : undefined;
+if (peerAt >= 0 && !PEER_URL?.match(/^https?:\/\//)) throw new Error('--peer takes the URL of an AAS server, e.g. --peer http://localhost:8081');
+const ONLY = PEER_URL ? 'peer' : process.env.BENCH_ONLY;
+if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events'].includes(ONLY)) {
   throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files', 'registry', 'submodels', 'query' or 'events', got '${ONLY}'`);
 }
 const SHELLS = ONLY ? 1_000 : 10_000;
@@ -250,10 +258,8 @@ function rotating(paths: string[]): autocannon.Request {
 function printTable(rows: Row[], ratio: { header: string; of: (row: Row) => string }): void {
   const header = ['', 'req/s', 'p50 ms', 'p99 ms', ratio.header, 'CPU µs/req', 'failed'];
   const lines = rows.map((r) => [r.name, r.reqPerSec.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), ratio.of(r), Number.isFinite(r.cpuUs) ? r.cpuUs.toFixed(0) : '-', String(r.failures)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log(`\n${format(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
-  for (const line of lines) console.log(format(line));
+  console.log('');
+  printColumns(header, lines);
 }
 
 async function main(): Promise<void> {
@@ -275,6 +281,7 @@ async function main(): Promise<void> {
   const query = () => benchQuery({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'query') return finish(await query(), 0, server, started);
   if (ONLY === 'events') return finish(await benchEvents({ server, measure, printTable }, run), 0, server, started);
+  if (PEER_URL) return finish(await benchPeer({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable }, run, PEER_URL), 0, server, started);
   let nextShell = 0;
   const post: autocannon.Request = {
     method: 'POST',
