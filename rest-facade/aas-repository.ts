@@ -1,6 +1,6 @@
 import { encodeBase64Url } from '../src/common/base64url';
 import { Query, assetIdsParam, cursorParam, enumParam, idParam, limitParam, single } from './params';
-import { RouteRequest, RouteSpec, etagHeader, json, pagedResult } from './route';
+import { RouteRequest, RouteSpec, etagHeader, json, pagedResult, pagedText } from './route';
 
 /** AAS Repository Service, full profile (SSP-001), and the service description. */
 
@@ -34,10 +34,10 @@ export const aasRepositoryRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/shells',
     operation: `query GetAllShells($tenant: String!, $filter: ShellFilterInput, $limit: Int, $cursor: String) {
-      shells(tenant: $tenant, filter: $filter, limit: $limit, cursor: $cursor) { result { json } pagingMetadata { cursor } }
+      shellsJson(tenant: $tenant, filter: $filter, limit: $limit, cursor: $cursor) { result pagingMetadata { cursor } }
     }`,
     variables: (req) => ({ tenant: req.tenant, filter: shellFilter(req), ...paging(req) }),
-    respond: (data) => ({ status: 200, body: pagedResult(data.shells, json) }),
+    respond: (data) => ({ status: 200, jsonText: pagedText(data.shellsJson) }),
   },
   {
     method: 'POST',

@@ -46,9 +46,16 @@ export interface RouteSpec {
 
 /** The AAS paged result: `paging_metadata.cursor` is present only when there is a next page. */
 export function pagedResult(page: { result: unknown[]; pagingMetadata: { cursor?: string | null } }, map: (item: any) => unknown) {
-  const cursor = page.pagingMetadata.cursor;
-  return { paging_metadata: cursor ? { cursor } : {}, result: page.result.map(map) };
+  return { paging_metadata: pagingMetadata(page), result: page.result.map(map) };
 }
+
+/** The same answer as `pagedResult` for a page whose items are JSON texts already (the `...Json` queries): joined, never parsed. */
+export function pagedText(page: { result: string[]; pagingMetadata: { cursor?: string | null } }): string {
+  return `{"paging_metadata":${JSON.stringify(pagingMetadata(page))},"result":[${page.result.join(',')}]}`;
+}
+
+/** `paging_metadata`: the cursor, absent on the last page. */
+const pagingMetadata = (page: { pagingMetadata: { cursor?: string | null } }) => (page.pagingMetadata.cursor ? { cursor: page.pagingMetadata.cursor } : {});
 
 export const json = (item: { json: unknown }) => item.json;
 

@@ -88,6 +88,38 @@ describe('GraphQL', () => {
     expect(byAsset.data.shells.result).toEqual([{ id: 'urn:gql:page:3' }]);
   });
 
+  it('answers shellsJson as the JSON texts of the page `shells` gives, with its cursors and filters (what GET /shells joins)', async () => {
+    for (let n = 0; n < 3; n++) {
+      await gql('mutation($t: String!, $s: JSONObject!) { createShell(tenant: $t, shell: $s) { id } }', {
+        t: tenant,
+        s: sampleShell(`urn:gql:text:${n}`, { idShort: 'AsText', displayName: [{ language: 'en', text: `Shell ${n} "quoted" ü` }] }),
+      });
+    }
+    const texts = (cursor: string | null) =>
+      gql('query($t: String!, $c: String) { shellsJson(tenant: $t, filter: { idShort: "AsText" }, limit: 2, cursor: $c) { result pagingMetadata { cursor } } }', { t: tenant, c: cursor });
+    const objects = (cursor: string | null) =>
+      gql('query($t: String!, $c: String) { shells(tenant: $t, filter: { idShort: "AsText" }, limit: 2, cursor: $c) { result { json } pagingMetadata { cursor } } }', { t: tenant, c: cursor });
+    const first = await texts(null);
+    expect(first.errors).toBeUndefined();
+    expect(first.data.shellsJson.result.map((text: string) => JSON.parse(text))).toEqual((await objects(null)).data.shells.result.map((s: { json: unknown }) => s.json));
+    const cursor = first.data.shellsJson.pagingMetadata.cursor;
+    expect(cursor).toBe((await objects(null)).data.shells.pagingMetadata.cursor);
+    const second = await texts(cursor);
+    expect(second.data.shellsJson.result.map((text: string) => JSON.parse(text).id)).toEqual(['urn:gql:text:2']);
+    expect(second.data.shellsJson.pagingMetadata.cursor).toBeNull();
+    // The REST list is these texts joined: the same documents as before, escapes and all.
+    const rest = await json(fetch(`${server.api(tenant)}/shells?idShort=AsText&limit=2`));
+    expect(rest).toEqual({ paging_metadata: { cursor }, result: first.data.shellsJson.result.map((text: string) => JSON.parse(text)) });
+    expect(rest.result[1].displayName).toEqual([{ language: 'en', text: 'Shell 1 "quoted" ü' }]);
+    const last = await json(fetch(`${server.api(tenant)}/shells?idShort=AsText&limit=2&cursor=${cursor}`));
+    expect(last.paging_metadata).toEqual({});
+    const none = await json(fetch(`${server.api(tenant)}/shells?idShort=Nothing`));
+    expect(none).toEqual({ paging_metadata: {}, result: [] });
+    // The tenant rule holds as for every tenant field.
+    const stranger = await gql('{ shellsJson(tenant: "no-such-tenant") { result } }');
+    expect(stranger.errors?.[0]?.extensions?.code).toMatch(/UNAUTHENTICATED|NOT_FOUND/);
+  });
+
   it('has a mutation for every write', async () => {
     const t = tenant;
     const run = (q: string, v: Record<string, unknown> = {}) => gql(q, { t, ...v });

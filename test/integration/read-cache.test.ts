@@ -105,6 +105,34 @@ describe('read cache, in one process', () => {
     expect((await read(`${api}/shells/${b64(aas)}`)).body.submodels ?? []).toEqual([]);
   });
 
+  it('answers GET /shells with cached texts only where their entity tag is the row’s: a change that bumps the version is listed at once', async () => {
+    const other = await server.createTenant();
+    const list = server.api(other.name);
+    const ids = [0, 1, 2].map((n) => `urn:cache:list:${n}`);
+    for (const id of ids) expect((await send('POST', `${list}/shells`, sampleShell(id, { idShort: 'Listed' }))).status).toBe(201);
+    const page = async (query = '') => (await json(fetch(`${list}/shells${query}`))) as { paging_metadata: { cursor?: string }; result: { id: string; idShort: string }[] };
+    const uncached = await page();
+    expect(uncached.result.map((s) => s.id)).toEqual(ids);
+    // Now cached (the list filled it); the cached list answers the same, and GET by id agrees with it.
+    expect(await page()).toEqual(uncached);
+    expect((await read(`${list}/shells/${b64(ids[1])}`)).body).toEqual(uncached.result[1]);
+    // Behind the server's back, without a new version: the cache answers, as GET by id does.
+    await behindTheBack(server, 'shells', other, ids[1], 'Behind');
+    expect((await page()).result[1].idShort).toBe('Listed');
+    // With a new version (as another replica's write leaves the row): the list reads that row again, whatever the cache holds.
+    await server.dataSource.query(`UPDATE shells SET version = version + 1 WHERE tenant_id = $1 AND id = $2`, [other.id, ids[1]]);
+    expect((await page()).result.map((s) => s.idShort)).toEqual(['Listed', 'Behind', 'Listed']);
+    // Writes through the API, a filter and paging, on top.
+    expect((await send('PUT', `${list}/shells/${b64(ids[2])}`, sampleShell(ids[2], { idShort: 'Put' }))).status).toBe(204);
+    const first = await page('?limit=2');
+    expect(first.result.map((s) => s.idShort)).toEqual(['Listed', 'Behind']);
+    const rest = await page(`?limit=2&cursor=${first.paging_metadata.cursor}`);
+    expect(rest).toEqual({ paging_metadata: {}, result: [expect.objectContaining({ id: ids[2], idShort: 'Put' })] });
+    expect((await page('?idShort=Put')).result.map((s) => s.id)).toEqual([ids[2]]);
+    expect((await send('DELETE', `${list}/shells/${b64(ids[0])}`)).status).toBe(204);
+    expect((await page()).result.map((s) => s.id)).toEqual(ids.slice(1));
+  });
+
   it('keeps tenants apart: the same id in two tenants answers each its own document', async () => {
     const other = await server.createTenant();
     const id = 'urn:cache:both';

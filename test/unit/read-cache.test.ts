@@ -77,6 +77,19 @@ describe('ReadCache', () => {
     expect(cache.size).toBe(before);
   });
 
+  it('evicts among entries that were all read since they came in: each gets one second chance, in order', () => {
+    const { cache } = cacheOf(20_000);
+    const keys = Array.from({ length: 12 }, (_, i) => ReadCache.key('shells', 't', `k${i}`));
+    for (const key of keys.slice(0, 8)) cache.fill(key, 'true', cache.token(), read('x'.repeat(1_000)));
+    for (const key of keys.slice(0, 8)) expect(cache.get(key, 'true')).toBeDefined();
+    for (const key of keys.slice(8)) cache.fill(key, 'true', cache.token(), read('x'.repeat(1_000)));
+    expect(cache.size).toBeLessThanOrEqual(20_000);
+    // Every old entry had its second chance; the oldest went first, and the newest entries are all there.
+    expect(cache.get(keys[0], 'true')).toBeUndefined();
+    for (const key of keys.slice(8)) expect(cache.get(key, 'true')).toBeDefined();
+    expect(cache.get(keys[7], 'true')).toBeDefined();
+  });
+
   it('serves an entry for its time to live at most', () => {
     const { cache, advance } = cacheOf(1_000_000, 5_000);
     const a = ReadCache.key('shells', 't', 'a');

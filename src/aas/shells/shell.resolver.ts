@@ -5,7 +5,7 @@ import { Context, tenantOf } from '../../graphql/context';
 import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
-import { IdentifiableJson } from '../store/identifiable-json';
+import { IdentifiableJson, IdentifiableJsonPage } from '../store/identifiable-json';
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
@@ -55,6 +55,21 @@ export class ShellResolver {
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor)
       : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
     return pageResult<Shell>(page);
+  }
+
+  @Authorized('reader')
+  @Query(() => IdentifiableJsonPage, {
+    description: 'Shells of the tenant as AAS JSON texts, as stored, paged and filtered as `shells` (without `query`): what GET /shells answers.',
+  })
+  async shellsJson(
+    @Ctx() ctx: Context,
+    @Arg('tenant') tenant: string,
+    @Arg('filter', () => ShellFilterInput, { nullable: true }) filter: ShellFilterInput | null,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+  ): Promise<IdentifiableJsonPage> {
+    const page = await ctx.services.shells.listText(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
+    return { result: page.items, pagingMetadata: { cursor: page.cursor } };
   }
 
   @Authorized('reader')

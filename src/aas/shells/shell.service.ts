@@ -125,6 +125,11 @@ export class ShellService {
     return this.store.page(tenant, shellConditions(filter), limit, cursor);
   }
 
+  /** The shells `list` would give, as JSON texts never parsed here (the REST list). */
+  listText(tenant: TenantEntity, filter: ShellFilter, limit: number, cursor?: string | null): Promise<Page<string>> {
+    return this.store.pageText(tenant, shellConditions(filter), limit, cursor);
+  }
+
   /** The ids of the shells `list` would give (discovery): one index lookup, no document read. */
   ids(tenant: TenantEntity, filter: ShellFilter, limit: number, cursor?: string | null): Promise<Page<string>> {
     return this.store.pageIds(tenant, shellConditions(filter), limit, cursor);

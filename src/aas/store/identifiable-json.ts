@@ -1,4 +1,5 @@
 import { Field, ObjectType } from 'type-graphql';
+import { PagingMetadata } from '../model/graphql-types';
 
 @ObjectType({ description: 'An identifiable serialized: its AAS JSON as text, and its entity tag.' })
 export class IdentifiableJson {
@@ -7,4 +8,13 @@ export class IdentifiableJson {
 
   @Field()
   etag: string;
+}
+
+@ObjectType({ description: 'A page of identifiables serialized: their AAS JSON texts, as stored, in insertion order.' })
+export class IdentifiableJsonPage {
+  @Field(() => [String], { description: 'The AAS JSON of each, as text.' })
+  result: string[];
+
+  @Field(() => PagingMetadata)
+  pagingMetadata: PagingMetadata;
 }

@@ -326,20 +326,74 @@ export class IdentifiableStore<E extends ObjectLiteral> {
 
   /** A page in insertion order; one index range scan, as cheap on page 1,000 as on page 1. `omit` as for `findMany`. */
   async page(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null, omit?: readonly string[]): Promise<Page<JsonObject>> {
+    const page = await this.pageRows<JsonObject>(tenant, conditions, limit, cursor, docWithout(omit));
+    if (!omit?.includes(ELEMENTS)) await this.withElements(tenant, page.items.map((row) => ({ seq: row.seq, doc: row.doc! })));
+    return { items: page.items.map((row) => tagged(row.doc!, tenant, row.seq, row.version)), cursor: page.cursor };
+  }
+
+  /**
+   * The documents of `page` as JSON text, as PostgreSQL renders them, never parsed here: a list answer is their
+   * texts joined. Only for identifiables stored whole (not submodels, whose elements are rows of their own).
+   *
+   * With the read cache on, the page's statement reads no document: it reads each row's id, version and size, takes
+   * the text of every row whose cached entity tag is the row's own (so never an outdated one, whatever the cache's
+   * staleness), and reads the others' texts in one statement by primary key, filling the cache with them.
+   */
+  async pageText(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null): Promise<Page<string>> {
+    if (this.spec.elementRows) throw new Error(`${this.spec.modelType} documents are not stored whole`);
+    const cache = this.sync?.cache;
+    if (!cache?.on) {
+      const page = await this.pageRows<string>(tenant, conditions, limit, cursor, 'doc::text');
+      return { items: page.items.map((row) => row.doc!), cursor: page.cursor };
+    }
+    const token = cache.token();
+    const { where, params, limitParam } = this.pageQuery(tenant, conditions, limit, cursor);
+    const rows = await readRows<{ seq: string; id: string; version: number; bytes: string }>(
+      this.dataSource,
+      `SELECT seq, id, version, doc_bytes AS bytes FROM ${this.spec.table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
+      params,
+    );
+    const page = pageOf(this.spec.table, rows, limit, (row) => Number(row.seq));
+    // Charged as the one-statement page is: the documents' sizes in order, failing where they pass the budget.
+    let sum = 0;
+    await budgeted(async (remaining) => page.items.map((row) => ({ bytes: row.bytes, doc: (sum += Number(row.bytes)) > remaining ? null : '' })));
+    const keys = new Map(page.items.map((row) => [row.seq, ReadCache.key(this.spec.table, tenant.id, row.id)]));
+    const texts = new Map<string, string>();
+    const missing: string[] = [];
+    for (const row of page.items) {
+      const hit = cache.get(keys.get(row.seq)!, 'true');
+      if (hit?.text != null && hit.etag === etagOf(row.seq, row.version)) texts.set(row.seq, hit.text);
+      else missing.push(row.seq);
+    }
+    if (missing.length) {
+      const read = await readRows<{ seq: string; version: number; bytes: string; doc: string }>(
+        this.dataSource,
+        `SELECT seq, version, doc_bytes AS bytes, doc::text AS doc FROM ${this.spec.table} WHERE tenant_id = $1 AND seq = ANY ($2::bigint[])`,
+        [tenant.id, missing],
+      );
+      for (const row of read) {
+        texts.set(row.seq, row.doc);
+        cache.fill(keys.get(row.seq)!, 'true', token, { etag: etagOf(row.seq, row.version), text: row.doc, docBytes: Number(row.bytes) });
+      }
+    }
+    // A document deleted between the two statements is not in the answer.
+    return { items: page.items.flatMap((row) => texts.get(row.seq) ?? []), cursor: page.cursor };
+  }
+
+  /** The rows of a page, `doc` being `docExpression` (SQL over the row), within the read budget. */
+  private async pageRows<D>(tenant: TenantEntity, conditions: Condition[], limit: number, cursor: string | null | undefined, docExpression: string) {
     const { where, params, limitParam } = this.pageQuery(tenant, conditions, limit, cursor);
     const rows = await budgeted((remaining) =>
-      readRows<{ seq: string; version: number; bytes: string; doc: JsonObject | null }>(
+      readRows<{ seq: string; version: number; bytes: string; doc: D | null }>(
         this.dataSource,
-        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', `$${params.length + 1}`, docWithout(omit))} AS doc
+        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', `$${params.length + 1}`, docExpression)} AS doc
           FROM ${this.spec.table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
         [...params, remaining],
       ),
       // The row after the page only tells whether there is a next page: its document is not part of the answer.
       (_row, i) => i < limit,
     );
-    const page = pageOf(this.spec.table, rows, limit, (row) => Number(row.seq));
-    if (!omit?.includes(ELEMENTS)) await this.withElements(tenant, page.items.map((row) => ({ seq: row.seq, doc: row.doc! })));
-    return { items: page.items.map((row) => tagged(row.doc!, tenant, row.seq, row.version)), cursor: page.cursor };
+    return pageOf(this.spec.table, rows, limit, (row) => Number(row.seq));
   }
 
   /** The ids of a page, as `page` selects it (same cursors): no document leaves PostgreSQL. */
