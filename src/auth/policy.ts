@@ -2,6 +2,7 @@ import { AuthChecker } from 'type-graphql';
 import { notFound, forbidden, unauthenticated } from '../graphql/errors';
 import type { Context } from '../graphql/context';
 import { OrganizationAccess, accessIn } from './access';
+import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { Principal } from './principal';
 import { RoleName, TenantRole, isTenantRole, roleIncludes } from './roles';
 
@@ -54,6 +55,16 @@ export const authChecker: AuthChecker<Context, AccessRule> = async ({ args, cont
   if (!isTenantRole(rule)) throw new Error(`unknown access rule ${rule}`);
   const name: unknown = args.tenant;
   if (typeof name !== 'string') throw new Error('a tenant-scoped @Authorized field must take a tenant argument');
+  await admitToTenant(context, name, rule);
+  return true;
+};
+
+/**
+ * The tenant rule of `authChecker` (`@Authorized(rule)` on a field with a `tenant` argument), also for what runs
+ * outside a GraphQL field with the same rule (subscriptions, the façade's hot reads): the tenant the caller is
+ * admitted into, as `tenantOf` finds it afterwards; 401, 403 or 404 otherwise.
+ */
+export async function admitToTenant(context: Context, name: string, rule: TenantRole): Promise<TenantEntity> {
   context.tenantsAsked.add(name);
   const tenant = await context.services.tenants.byName(name);
   if (!tenant?.showcase) {
@@ -63,8 +74,8 @@ export const authChecker: AuthChecker<Context, AccessRule> = async ({ args, cont
     if (!roleIncludes(held, rule)) throw forbidden(`This operation needs the role '${rule}' on tenant '${name}'.`);
   }
   context.authorizedTenants.set(name, tenant);
-  return true;
-};
+  return tenant;
+}
 
 export async function requirePrincipal(context: Context): Promise<Principal> {
   const principal = await context.principal();

@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Field, ID, Int, ObjectType, Resolver, Root, SubscribeResolverData, Subscription, registerEnumType } from 'type-graphql';
-import { AccessRule, authChecker } from '../auth/policy';
+import { admitToTenant } from '../auth/policy';
 import type { Context } from '../graphql/context';
 import type { ChangeEvent } from './change-event';
 import { MAX_WAITING_EVENTS, listen } from './hub';
@@ -46,9 +46,6 @@ export class ChangeEventType {
   state: Record<string, unknown> | null;
 }
 
-/** The access policy as the function it is (TypeGraphQL's type also admits a class). */
-type AuthCheckerFn = (data: { args: Record<string, unknown>; context: Context; info: unknown; root: unknown }, rules: AccessRule[]) => Promise<boolean>;
-
 interface ChangeEventArgs {
   tenant: string;
   types?: ChangeObjectType[] | null;
@@ -88,10 +85,9 @@ export class ChangeEventResolver {
  * event as it is resolved; this runs once, before anything is listened to, so a caller without access gets the
  * not-found or forbidden error at once), then the hub's events of that tenant, filtered.
  */
-async function subscribeToChanges({ args, context, info }: SubscribeResolverData<unknown, ChangeEventArgs, Context>): Promise<AsyncIterable<ChangeEvent>> {
+async function subscribeToChanges({ args, context }: SubscribeResolverData<unknown, ChangeEventArgs, Context>): Promise<AsyncIterable<ChangeEvent>> {
   const { tenant: name, types, kinds } = args;
-  await (authChecker as AuthCheckerFn)({ args: args as unknown as Record<string, unknown>, context, info, root: undefined }, ['reader']);
-  const tenant = context.authorizedTenants.get(name)!;
+  const tenant = await admitToTenant(context, name, 'reader');
   return listen(
     context.services.changes,
     (event) => event.tenantId === tenant.id && (!types?.length || types.includes(event.entityType as ChangeObjectType)) && (!kinds?.length || kinds.includes(event.kind as ChangeKindValue)),
