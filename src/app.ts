@@ -18,10 +18,12 @@ import { managementRoutes } from '../rest-facade/management';
 import { createOpenApiRouter } from '../rest-facade/openapi/router';
 import { registryRefusals } from '../rest-facade/registry';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
+import { hotReads } from '../rest-facade/hot-reads';
 import { routesBySegment } from '../rest-facade/segment-dispatch';
 import { resultOf } from './common/result';
 import { Config } from './config';
 import { CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
+import { admitToTenant } from './auth/policy';
 import { Context, Services, createContext } from './graphql/context';
 import { DATABASE_UNAVAILABLE, badGraphqlRequest, errorCodeOf } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
@@ -136,12 +138,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // browser page of another origin can read their Result; preflights are answered here, before any route.
   if (config.corsOrigins) koa.use(corsMiddleware(config.corsOrigins));
 
-  // The token is verified when an operation first needs the caller (never for showcase tenants).
-  const contextOf = (ctx: Koa.Context): Context => {
-    const context = createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined);
-    ctx.state.context = context;
-    return context;
-  };
+  // The token is verified when an operation first needs the caller (never for showcase tenants); one context per
+  // request, whoever asks for it (the hot reads, then the route).
+  const contextOf = (ctx: Koa.Context): Context =>
+    (ctx.state.context ??= createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined));
 
   const health = new Router();
   health.get('/health/live', (ctx) => {
@@ -159,6 +159,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   // Every request reads stored documents under one budget (RESPONSE_LIMIT), GraphQL and REST alike.
   koa.use((ctx, next) => withReadBudget(config.responseLimitBytes, next));
+  // Cached GETs by id, past routing and GraphQL execution, admitted by the auth checker itself (hot-reads.ts).
+  koa.use(
+    hotReads({
+      contextOf,
+      admitReader: (context, tenant) => admitToTenant(context, tenant, 'reader'),
+    }),
+  );
   koa.use(health.routes());
   koa.use(createConsoleRouter(services.identity.loginFor(GRAPHIQL_CLIENT_ID)).routes());
 

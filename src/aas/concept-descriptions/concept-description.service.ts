@@ -59,6 +59,11 @@ export class ConceptDescriptionService {
     return { text: stored.text!, etag: stored.etag };
   }
 
+  /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */
+  cachedText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string } | undefined> {
+    return this.store.cachedText(tenant, id);
+  }
+
   /** Concept descriptions by id, for DataLoaders. */
   findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
     return this.store.findMany(tenant, ids);

@@ -64,6 +64,9 @@ function filterConditions(filter: SubmodelFilter): Condition[] {
 /** What `heads` and `listHeads` leave out. */
 const WITHOUT_ELEMENTS = ['submodelElements'];
 
+/** The stored text serves a read without Blob values only where the submodel has none (`findText`'s `usable`). */
+const WITHOUT_BLOBS = 'NOT has_blobs';
+
 /** The list name in the cursors of `paths`. */
 const PATHS_LIST = 'submodel-paths';
 /** How many submodels `paths` reads first; each further batch doubles, up to a page of the store. */
@@ -164,12 +167,20 @@ export class SubmodelService {
   async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean): Promise<{ text: string; etag: string }> {
     await this.checkScope(tenant, id, scope);
     if (level === 'deep') {
-      const stored = await this.store.findText(tenant, id, withBlobValue ? 'true' : 'NOT has_blobs');
+      const stored = await this.store.findText(tenant, id, withBlobValue ? 'true' : WITHOUT_BLOBS);
       if (!stored) throw notFound(`Submodel '${id}' not found.`);
       if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     }
     const doc = shapeForOutput(await this.get(tenant, id), level, withBlobValue);
     return { text: JSON.stringify(doc), etag: originOf(doc)!.etag };
+  }
+
+  /**
+   * What `getText` answers for a deep read without Blob values (`GET /submodels/{id}` without modifiers), when the
+   * read cache holds it as text; undefined otherwise (no database read).
+   */
+  cachedText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string } | undefined> {
+    return this.store.cachedText(tenant, id, WITHOUT_BLOBS);
   }
 
   /** Submodels by id, for DataLoaders. */

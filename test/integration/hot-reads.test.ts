@@ -1,0 +1,157 @@
+import { type MockInstance, afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
+import { RoleAssignmentEntity } from '../../src/management/role-assignments/role-assignment.entity';
+import { assignRole } from '../support/grants';
+import { newServiceAccount } from '../support/identity';
+import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
+
+/**
+ * Hot reads (issue 13, rest-facade/hot-reads.ts): a cached GET by id is answered before routing and GraphQL, with the
+ * same bytes and headers as the route, for callers the route admits, and only then; everything else reaches the route.
+ */
+
+const submodel = (id: string) => ({
+  modelType: 'Submodel',
+  id,
+  idShort: 'Hot',
+  submodelElements: [{ modelType: 'Property', idShort: 'P', valueType: 'xs:string', value: 'v' }],
+});
+const conceptDescription = (id: string) => ({ modelType: 'ConceptDescription', id, idShort: 'Hot' });
+
+const KINDS = [
+  { collection: 'shells', service: 'shells', doc: (id: string) => sampleShell(id) },
+  { collection: 'submodels', service: 'submodels', doc: submodel },
+  { collection: 'concept-descriptions', service: 'conceptDescriptions', doc: conceptDescription },
+] as const;
+
+type Read = MockInstance<() => Promise<unknown>>;
+
+const auth = (token?: string): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+
+/** Status, the headers that do not change between requests, and the body as bytes. */
+async function answer(url: string, headers: Record<string, string> = {}, method = 'GET') {
+  const res = await fetch(url, { method, headers });
+  const kept = [...res.headers].filter(([name]) => !['date', 'x-request-id'].includes(name));
+  return { status: res.status, headers: Object.fromEntries(kept), body: await res.text() };
+}
+
+describe('hot reads', () => {
+  let server: TestServer;
+  let tenant: TenantEntity;
+  let api: string;
+  /** Calls of the routes' reads (GraphQL) and of the hot path's, per kind. */
+  let routeReads: Record<string, Read>;
+  let hotReads: Record<string, Read>;
+
+  beforeAll(async () => {
+    server = await startTestServer(inject('databaseUrl'));
+    tenant = await server.createTenant({ showcase: true });
+    api = server.api(tenant.name);
+  });
+  afterAll(() => server?.close());
+  afterEach(() => vi.restoreAllMocks());
+
+  const spy = () => {
+    const services = server.services as unknown as Record<string, Record<'getText' | 'cachedText', () => Promise<unknown>>>;
+    routeReads = Object.fromEntries(KINDS.map((k) => [k.collection, vi.spyOn(services[k.service], 'getText')]));
+    hotReads = Object.fromEntries(KINDS.map((k) => [k.collection, vi.spyOn(services[k.service], 'cachedText')]));
+  };
+
+  const create = async (base: string, kind: (typeof KINDS)[number], id: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${base}/${kind.collection}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(kind.doc(id)) });
+    expect(res.status, await res.text()).toBe(201);
+  };
+
+  it.each(KINDS)('answers a cached $collection with the bytes and headers of the route, and a write is read at once', async (kind) => {
+    const id = `urn:hot:${kind.collection}`;
+    await create(api, kind, id);
+    const url = `${api}/${kind.collection}/${b64(id)}`;
+    spy();
+    const fromRoute = await answer(url);
+    expect(routeReads[kind.collection]).toHaveBeenCalledTimes(1);
+    const fromCache = await answer(url);
+    // Served by the hot path: the route's read did not run again.
+    expect(routeReads[kind.collection]).toHaveBeenCalledTimes(1);
+    expect(hotReads[kind.collection]).toHaveBeenCalled();
+    expect(fromRoute.status).toBe(200);
+    expect(fromCache).toEqual(fromRoute);
+    expect(JSON.parse(fromCache.body).id).toBe(id);
+
+    const changed = { ...kind.doc(id), idShort: 'Changed' };
+    const put = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(changed) });
+    expect(put.status, await put.text()).toBe(204);
+    const after = await answer(url);
+    expect(JSON.parse(after.body).idShort).toBe('Changed');
+    expect(after.headers.etag).not.toBe(fromRoute.headers.etag);
+  });
+
+  it('leaves to the route: query parameters, other methods, malformed or unknown ids, a path below the document, escapes', async () => {
+    const id = 'urn:hot:passing';
+    await create(api, KINDS[1], id);
+    const url = `${api}/submodels/${b64(id)}`;
+    await answer(url); // cached now
+    spy();
+    const passing: [string, string, number][] = [
+      [`${url}?level=core`, 'GET', 200],
+      [`${url}?extent=withBlobValue`, 'GET', 200],
+      [`${url}?level=nonsense`, 'GET', 400],
+      [url, 'HEAD', 200],
+      [`${url}/`, 'GET', 200],
+      [`${url}/$metadata`, 'GET', 200],
+      [`${api}/submodels/${b64('urn:hot:absent')}`, 'GET', 404],
+      [`${api}/submodels/not*base64`, 'GET', 400],
+      [`${api}/submodels/${b64('nul\u0000inside')}`, 'GET', 400],
+      [`${api.replace(`/tenants/${tenant.name}/`, `/tenants/${encodeURIComponent(tenant.name).replace(/./, (c) => `%${c.charCodeAt(0).toString(16)}`)}/`)}/submodels/${b64(id)}`, 'GET', 200],
+    ];
+    for (const [target, method, status] of passing) {
+      const res = await answer(target, {}, method);
+      expect(res.status, `${method} ${target}: ${res.body}`).toBe(status);
+      // None of these is answered by the hot path: it either did not look, or looked (an absent id) and passed it on.
+      const answered = await Promise.all(hotReads.submodels.mock.results.map((r) => r.value));
+      expect(answered.filter((a) => a !== undefined), `${method} ${target}`).toEqual([]);
+    }
+    // The control: the plain path is answered there.
+    expect((await answer(url)).status).toBe(200);
+    expect((await Promise.all(hotReads.submodels.mock.results.map((r) => r.value))).filter((a) => a !== undefined)).toHaveLength(1);
+  });
+
+  it('admits by the route rule on every request: no token 401, a stranger 404, a member 200 until its role is taken away', async () => {
+    const closed = await server.createTenant({ showcase: false });
+    const closedApi = server.api(closed.name);
+    const member = await newServiceAccount(server, closed.organizationId);
+    await assignRole(server, closed.organizationId, { type: 'service-account', id: member.id }, 'contributor', closed.id);
+    const token = await member.token();
+    const other = await server.createTenant({ showcase: false });
+    const stranger = await newServiceAccount(server, other.organizationId);
+    await assignRole(server, other.organizationId, { type: 'service-account', id: stranger.id }, 'reader', other.id);
+    const strangerToken = await stranger.token();
+
+    for (const kind of KINDS) {
+      const id = `urn:hot:closed:${kind.collection}`;
+      await create(closedApi, kind, id, auth(token));
+      const url = `${closedApi}/${kind.collection}/${b64(id)}`;
+      const first = await answer(url, auth(token));
+      expect(first.status).toBe(200);
+      spy();
+      expect(await answer(url, auth(token))).toEqual(first);
+      expect(routeReads[kind.collection]).not.toHaveBeenCalled();
+
+      const anonymous = await answer(url);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toBe('Bearer realm="asset-platform"');
+      expect(JSON.parse(anonymous.body).messages[0].code).toBe('401');
+      expect((await answer(url, auth(strangerToken))).status).toBe(404);
+      expect((await answer(url, auth('not.a.token'))).status).toBe(401);
+      // No answer of these came from the cache.
+      expect(hotReads[kind.collection].mock.calls.length).toBe(1);
+      vi.restoreAllMocks();
+    }
+
+    await server.dataSource.manager.delete(RoleAssignmentEntity, { principalId: member.id });
+    for (const kind of KINDS) {
+      const refused = await answer(`${closedApi}/${kind.collection}/${b64(`urn:hot:closed:${kind.collection}`)}`, auth(token));
+      expect(refused.status).toBe(404);
+      expect(JSON.parse(refused.body).messages[0].text).toBe(`Tenant '${closed.name}' not found.`);
+    }
+  });
+});
