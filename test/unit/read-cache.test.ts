@@ -71,10 +71,33 @@ describe('ReadCache', () => {
     const big = ReadCache.key('shells', 't', 'big');
     cache.fill(big, 'true', cache.token(), read('x'.repeat(1_300)));
     expect(cache.get(big, 'true')).toBeUndefined();
-    // Replacing an answer counts its new size only.
-    const before = cache.size;
+    // Replacing an answer counts its new size only, and evicts nothing.
+    const [before, count] = [cache.size, cache.count];
     cache.fill(keys[9], 'true', cache.token(), read('x'.repeat(1_000)));
-    expect(cache.size).toBe(before);
+    expect([cache.size, cache.count]).toEqual([before, count]);
+  });
+
+  it('counts an answer filled again (two reads that missed at once) once: its size stays, however often', () => {
+    // A size that grew with every refill would, past the bound, evict everything and then spin on the one entry left.
+    const { cache } = cacheOf(20_000);
+    const a = ReadCache.key('shells', 't', 'a');
+    const b = ReadCache.key('shells', 't', 'b');
+    cache.fill(a, 'true', cache.token(), read('x'.repeat(1_000)));
+    cache.fill(a, 'NOT has_blobs', cache.token(), read('y'.repeat(500)));
+    cache.fill(b, 'true', cache.token(), read('z'.repeat(1_000)));
+    const size = cache.size;
+    for (let i = 0; i < 1_000; i++) {
+      cache.fill(a, 'true', cache.token(), read('x'.repeat(1_000)));
+      cache.fill(a, 'NOT has_blobs', cache.token(), read('y'.repeat(500)));
+    }
+    expect([cache.size, cache.count]).toEqual([size, 2]);
+    expect(cache.get(b, 'true')?.text).toBe('z'.repeat(1_000));
+    // A bigger answer for the same read counts the difference.
+    cache.fill(a, 'true', cache.token(), read('x'.repeat(1_100)));
+    expect(cache.size).toBe(size + 200);
+    cache.invalidate(a);
+    cache.invalidate(b);
+    expect(cache.size).toBe(0);
   });
 
   it('evicts among entries that were all read since they came in: each gets one second chance, in order', () => {

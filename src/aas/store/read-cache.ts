@@ -101,9 +101,10 @@ export class ReadCache {
     if (added > this.options.maxBytes / 8) return;
     let entry = this.entries.get(key);
     if (entry) {
+      // Taken out whole (its old answer of this variant with it), then counted again with the new answer.
+      this.bytes -= entry.size;
       const old = entry.reads.get(variant);
       if (old) entry.size -= 2 * (old.text?.length ?? 0) + ENTRY_OVERHEAD;
-      this.bytes -= entry.size;
       this.entries.delete(key);
     } else entry = { reads: new Map(), size: 0, filledAt: this.now(), used: false };
     entry.reads.set(variant, read);
@@ -112,8 +113,9 @@ export class ReadCache {
     this.bytes += entry.size;
     // Least recently used out first, as a second-chance (clock) list: entries are in order of filling or of their
     // last second chance; the first one goes unless it was read since (or is the one just filled, which the others
-    // make room for), in which case it moves to the back, unmarked. The new answer is at most an eighth of the bound.
-    while (this.bytes > this.options.maxBytes) {
+    // make room for), in which case it moves to the back, unmarked. The new answer is at most an eighth of the bound,
+    // so it never stands alone over it; were the count ever wrong, the loop stops there rather than spin.
+    while (this.bytes > this.options.maxBytes && this.entries.size > 1) {
       const [oldest, first] = this.entries.entries().next().value!;
       this.entries.delete(oldest);
       if (first.used || oldest === key) {
