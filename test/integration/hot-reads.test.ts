@@ -6,8 +6,9 @@ import { newServiceAccount } from '../support/identity';
 import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
 
 /**
- * Hot reads (issue 13, rest-facade/hot-reads.ts): a cached GET by id is answered before routing and GraphQL, with the
- * same bytes and headers as the route, for callers the route admits, and only then; everything else reaches the route.
+ * Hot reads (issue 13, rest-facade/hot-reads.ts): a cached GET by id or list page is answered before routing and
+ * GraphQL, with the same bytes and headers as the route, for callers the route admits, and only then; everything else
+ * reaches the route.
  */
 
 const submodel = (id: string) => ({
@@ -19,9 +20,9 @@ const submodel = (id: string) => ({
 const conceptDescription = (id: string) => ({ modelType: 'ConceptDescription', id, idShort: 'Hot' });
 
 const KINDS = [
-  { collection: 'shells', service: 'shells', doc: (id: string) => sampleShell(id) },
-  { collection: 'submodels', service: 'submodels', doc: submodel },
-  { collection: 'concept-descriptions', service: 'conceptDescriptions', doc: conceptDescription },
+  { collection: 'shells', service: 'shells', list: 'listText', doc: (id: string) => sampleShell(id) },
+  { collection: 'submodels', service: 'submodels', list: 'list', doc: submodel },
+  { collection: 'concept-descriptions', service: 'conceptDescriptions', list: 'list', doc: conceptDescription },
 ] as const;
 
 type Read = MockInstance<() => Promise<unknown>>;
@@ -39,9 +40,10 @@ describe('hot reads', () => {
   let server: TestServer;
   let tenant: TenantEntity;
   let api: string;
-  /** Calls of the routes' reads (GraphQL) and of the hot path's, per kind. */
+  /** Calls of the routes' reads (GraphQL) and of the hot path's, per kind; and of the routes' list reads. */
   let routeReads: Record<string, Read>;
   let hotReads: Record<string, Read>;
+  let routeLists: Record<string, Read>;
 
   beforeAll(async () => {
     server = await startTestServer(inject('databaseUrl'));
@@ -55,6 +57,7 @@ describe('hot reads', () => {
     const services = server.services as unknown as Record<string, Record<'getText' | 'cachedText', () => Promise<unknown>>>;
     routeReads = Object.fromEntries(KINDS.map((k) => [k.collection, vi.spyOn(services[k.service], 'getText')]));
     hotReads = Object.fromEntries(KINDS.map((k) => [k.collection, vi.spyOn(services[k.service], 'cachedText')]));
+    routeLists = Object.fromEntries(KINDS.map((k) => [k.collection, vi.spyOn(services[k.service] as unknown as Record<string, () => Promise<unknown>>, k.list)]));
   };
 
   const create = async (base: string, kind: (typeof KINDS)[number], id: string, headers: Record<string, string> = {}) => {
@@ -83,6 +86,51 @@ describe('hot reads', () => {
     const after = await answer(url);
     expect(JSON.parse(after.body).idShort).toBe('Changed');
     expect(after.headers.etag).not.toBe(fromRoute.headers.etag);
+  });
+
+  it.each(KINDS)('answers a cached list of $collection with the bytes and headers of the route; any write of one drops it', async (kind) => {
+    const own = server.api((await server.createTenant({ showcase: true })).name);
+    const ids = [1, 2, 3].map((n) => `urn:hot:list:${kind.collection}:${n}`);
+    for (const id of ids) await create(own, kind, id);
+    spy();
+    const urls = [`${own}/${kind.collection}`, `${own}/${kind.collection}?limit=2`, `${own}/${kind.collection}?idShort=${kind.doc(ids[0]).idShort}&limit=1`];
+    for (const url of urls) {
+      const fromRoute = await answer(url);
+      expect(fromRoute.status, fromRoute.body).toBe(200);
+      const calls = routeLists[kind.collection].mock.calls.length;
+      expect(calls).toBeGreaterThan(0);
+      const fromCache = await answer(url);
+      // Served by the hot path: the route's list did not run again, and the answer is the route's to the byte.
+      expect(routeLists[kind.collection]).toHaveBeenCalledTimes(calls);
+      expect(fromCache).toEqual(fromRoute);
+    }
+    const second = JSON.parse((await answer(urls[1])).body);
+    expect(second.result.map((doc: { id: string }) => doc.id)).toEqual(ids.slice(0, 2));
+    // The next page by its cursor: a query string of its own, cached as well.
+    const next = `${urls[1]}&cursor=${second.paging_metadata.cursor}`;
+    expect(JSON.parse((await answer(next)).body).result.map((doc: { id: string }) => doc.id)).toEqual([ids[2]]);
+    const calls = routeLists[kind.collection].mock.calls.length;
+    expect(JSON.parse((await answer(next)).body).result.map((doc: { id: string }) => doc.id)).toEqual([ids[2]]);
+    expect(routeLists[kind.collection]).toHaveBeenCalledTimes(calls);
+
+    // A write of the third drops every cached page of the collection in the tenant, also the first page's, which does not list it.
+    const put = await fetch(`${own}/${kind.collection}/${b64(ids[2])}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...kind.doc(ids[2]), idShort: 'Changed' }),
+    });
+    expect(put.status, await put.text()).toBe(204);
+    const pages = await Promise.all([answer(urls[0]), answer(urls[1]), answer(next)]);
+    expect(routeLists[kind.collection]).toHaveBeenCalledTimes(calls + 3);
+    expect(JSON.parse(pages[0].body).result.map((doc: { idShort: string }) => doc.idShort)).toEqual([kind.doc(ids[0]).idShort, kind.doc(ids[1]).idShort, 'Changed']);
+    expect(JSON.parse(pages[2].body).result.map((doc: { idShort: string }) => doc.idShort)).toEqual(['Changed']);
+    // A bad query string is the route's 400 each time, never kept.
+    for (let n = 0; n < 2; n++) expect((await answer(`${own}/${kind.collection}?limit=-1`)).status).toBe(400);
+    // A write through a larger path (a new one, then its deletion) drops the pages too.
+    await create(own, kind, 'urn:hot:list:late');
+    expect(JSON.parse((await answer(urls[0])).body).result).toHaveLength(4);
+    expect((await fetch(`${own}/${kind.collection}/${b64('urn:hot:list:late')}`, { method: 'DELETE' })).status).toBe(204);
+    expect(JSON.parse((await answer(urls[0])).body).result).toHaveLength(3);
   });
 
   it('leaves to the route: query parameters, other methods, malformed or unknown ids, a path below the document, escapes', async () => {
@@ -144,6 +192,18 @@ describe('hot reads', () => {
       expect((await answer(url, auth('not.a.token'))).status).toBe(401);
       // No answer of these came from the cache.
       expect(hotReads[kind.collection].mock.calls.length).toBe(1);
+
+      // The list likewise: cached for the member, refused to the others.
+      const listUrl = `${closedApi}/${kind.collection}`;
+      const listed = await answer(listUrl, auth(token));
+      expect(listed.status).toBe(200);
+      expect(JSON.parse(listed.body).result.map((doc: { id: string }) => doc.id)).toEqual([id]);
+      const calls = routeLists[kind.collection].mock.calls.length;
+      expect(await answer(listUrl, auth(token))).toEqual(listed);
+      expect(routeLists[kind.collection]).toHaveBeenCalledTimes(calls);
+      expect((await answer(listUrl)).status).toBe(401);
+      expect((await answer(listUrl, auth(strangerToken))).status).toBe(404);
+      expect((await answer(listUrl, auth('not.a.token'))).status).toBe(401);
       vi.restoreAllMocks();
     }
 
@@ -152,6 +212,7 @@ describe('hot reads', () => {
       const refused = await answer(`${closedApi}/${kind.collection}/${b64(`urn:hot:closed:${kind.collection}`)}`, auth(token));
       expect(refused.status).toBe(404);
       expect(JSON.parse(refused.body).messages[0].text).toBe(`Tenant '${closed.name}' not found.`);
+      expect((await answer(`${closedApi}/${kind.collection}`, auth(token))).status).toBe(404);
     }
   });
 });

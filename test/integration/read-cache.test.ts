@@ -105,25 +105,30 @@ describe('read cache, in one process', () => {
     expect((await read(`${api}/shells/${b64(aas)}`)).body.submodels ?? []).toEqual([]);
   });
 
-  it('answers GET /shells with cached texts only where their entity tag is the row’s: a change that bumps the version is listed at once', async () => {
+  it('answers GET /shells from whole cached pages, dropped by a write of any shell of the tenant; a page read again takes cached texts only where their entity tag is the row’s', async () => {
     const other = await server.createTenant();
     const list = server.api(other.name);
     const ids = [0, 1, 2].map((n) => `urn:cache:list:${n}`);
     for (const id of ids) expect((await send('POST', `${list}/shells`, sampleShell(id, { idShort: 'Listed' }))).status).toBe(201);
-    const page = async (query = '') => (await json(fetch(`${list}/shells${query}`))) as { paging_metadata: { cursor?: string }; result: { id: string; idShort: string }[] };
+    const page = async (query = '', base = list) => (await json(fetch(`${base}/shells${query}`))) as { paging_metadata: { cursor?: string }; result: { id: string; idShort: string }[] };
     const uncached = await page();
     expect(uncached.result.map((s) => s.id)).toEqual(ids);
     // Now cached (the list filled it); the cached list answers the same, and GET by id agrees with it.
     expect(await page()).toEqual(uncached);
     expect((await read(`${list}/shells/${b64(ids[1])}`)).body).toEqual(uncached.result[1]);
-    // Behind the server's back, without a new version: the cache answers, as GET by id does.
+    // Behind the server's back, with a new version (as another replica's write leaves the row before its notification
+    // arrives): the cached page answers, as GET by id does.
     await behindTheBack(server, 'shells', other, ids[1], 'Behind');
-    expect((await page()).result[1].idShort).toBe('Listed');
-    // With a new version (as another replica's write leaves the row): the list reads that row again, whatever the cache holds.
     await server.dataSource.query(`UPDATE shells SET version = version + 1 WHERE tenant_id = $1 AND id = $2`, [other.id, ids[1]]);
-    expect((await page()).result.map((s) => s.idShort)).toEqual(['Listed', 'Behind', 'Listed']);
-    // Writes through the API, a filter and paging, on top.
+    expect((await page()).result[1].idShort).toBe('Listed');
+    // A write in another tenant leaves this tenant's pages alone.
+    expect((await send('POST', `${api}/shells`, sampleShell('urn:cache:list:elsewhere'))).status).toBe(201);
+    expect((await page()).result[1].idShort).toBe('Listed');
+    // A write of another shell of the tenant drops the page. Read again, it takes the cached text of the first and
+    // the third (their tags are their rows'), and reads the second, whose row has a new version, from the database.
     expect((await send('PUT', `${list}/shells/${b64(ids[2])}`, sampleShell(ids[2], { idShort: 'Put' }))).status).toBe(204);
+    expect((await page()).result.map((s) => s.idShort)).toEqual(['Listed', 'Behind', 'Put']);
+    // A filter and paging, on top.
     const first = await page('?limit=2');
     expect(first.result.map((s) => s.idShort)).toEqual(['Listed', 'Behind']);
     const rest = await page(`?limit=2&cursor=${first.paging_metadata.cursor}`);
@@ -131,6 +136,19 @@ describe('read cache, in one process', () => {
     expect((await page('?idShort=Put')).result.map((s) => s.id)).toEqual([ids[2]]);
     expect((await send('DELETE', `${list}/shells/${b64(ids[0])}`)).status).toBe(204);
     expect((await page()).result.map((s) => s.id)).toEqual(ids.slice(1));
+    expect((await page('?limit=2')).result.map((s) => s.id)).toEqual(ids.slice(1));
+  });
+
+  it('drops a cached list of submodels on an element value write', async () => {
+    const other = await server.createTenant();
+    const list = server.api(other.name);
+    expect((await send('POST', `${list}/submodels`, submodel('urn:cache:list:sm', 'v1'))).status).toBe(201);
+    const values = async () => ((await json(fetch(`${list}/submodels`))) as { result: { submodelElements: { value: string }[] }[] }).result.map((sm) => sm.submodelElements[0].value);
+    expect(await values()).toEqual(['v1']);
+    await server.dataSource.query(`UPDATE submodels SET version = version + 1 WHERE tenant_id = $1`, [other.id]);
+    expect(await values()).toEqual(['v1']);
+    expect((await send('PATCH', `${list}/submodels/${b64('urn:cache:list:sm')}/submodel-elements/P/$value`, 'v2')).status).toBe(204);
+    expect(await values()).toEqual(['v2']);
   });
 
   it('keeps tenants apart: the same id in two tenants answers each its own document', async () => {
@@ -195,6 +213,14 @@ describe.skipIf(!process.env.DATABASE_URL)('read cache across replicas: two serv
     expect((await read(onB)).body.idShort).toBe('V1');
     expect((await send('PUT', `${on(a.url)}/shells/${b64(id)}`, sampleShell(id, { idShort: 'V2' }))).status).toBe(204);
     const shellMs = await within(onB, (body) => body.idShort === 'V2', BOUND_MS);
+    // The list page on B, cached as well, likewise.
+    const listOnB = `${on(b.url)}/shells`;
+    const idShortIn = (body: any) => body.result.find((s: { id: string }) => s.id === id)?.idShort;
+    expect(idShortIn((await read(listOnB)).body)).toBe('V2');
+    await behindTheBack(a, 'shells', tenant, id, 'Behind');
+    expect(idShortIn((await read(listOnB)).body)).toBe('V2');
+    expect((await send('PUT', `${on(a.url)}/shells/${b64(id)}`, sampleShell(id, { idShort: 'V3' }))).status).toBe(204);
+    const listMs = await within(listOnB, (body) => idShortIn(body) === 'V3', BOUND_MS);
 
     const sm = 'urn:cache:replicas:sm';
     const smOnB = `${on(b.url)}/submodels/${b64(sm)}`;
@@ -202,7 +228,7 @@ describe.skipIf(!process.env.DATABASE_URL)('read cache across replicas: two serv
     expect((await read(smOnB)).body.submodelElements[0].value).toBe('v1');
     expect((await send('PATCH', `${on(a.url)}/submodels/${b64(sm)}/submodel-elements/P/$value`, 'v2')).status).toBe(204);
     const elementMs = await within(smOnB, (body) => body.submodelElements[0].value === 'v2', BOUND_MS);
-    console.log(`another process saw the write after: shell ${shellMs} ms, element value ${elementMs} ms (polled every 10 ms)`);
+    console.log(`another process saw the write after: shell ${shellMs} ms, list ${listMs} ms, element value ${elementMs} ms (polled every 10 ms)`);
   }, 60_000);
 
   it('serves nothing cached while its LISTEN connection is lost, and caches again once it listens again', async () => {

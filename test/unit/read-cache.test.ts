@@ -140,6 +140,66 @@ describe('ReadCache', () => {
     expect(cache.get(a, 'true')?.text).toBe('v2');
   });
 
+  it('keeps list pages per scope (a table in a tenant): any invalidation in the scope drops them all, none elsewhere does', () => {
+    const { cache } = cacheOf();
+    const shells = ReadCache.scope('shells', 't1');
+    cache.fillPage(shells, 'limit=2', cache.token(), read('[1,2]', ''));
+    cache.fillPage(shells, '', cache.token(), read('[1,2,3]', ''));
+    cache.fillPage(ReadCache.scope('shells', 't2'), '', cache.token(), read('[t2]', ''));
+    cache.fillPage(ReadCache.scope('submodels', 't1'), '', cache.token(), read('[sm]', ''));
+    expect(cache.getPage(shells, 'limit=2')?.text).toBe('[1,2]');
+    expect(cache.getPage(shells, 'limit=3')).toBeUndefined();
+    // An identifiable of the same id in the same table but another tenant, or in another table: the page stays.
+    cache.invalidate(ReadCache.key('shells', 't2', 'urn:x'));
+    cache.invalidate(ReadCache.key('submodels', 't1', 'urn:x'));
+    expect(cache.getPage(shells, '')?.text).toBe('[1,2,3]');
+    expect(cache.getPage(ReadCache.scope('shells', 't2'), '')).toBeUndefined();
+    expect(cache.getPage(ReadCache.scope('submodels', 't1'), '')).toBeUndefined();
+    // Any shell of t1, listed on those pages or not: both go, and their bytes with them.
+    const before = cache.size;
+    cache.invalidate(ReadCache.key('shells', 't1', 'urn:not-listed'));
+    expect(cache.getPage(shells, '')).toBeUndefined();
+    expect(cache.getPage(shells, 'limit=2')).toBeUndefined();
+    expect(cache.size).toBeLessThan(before);
+    expect(cache.count).toBe(0);
+  });
+
+  it('neither serves nor fills a page while an identifiable of its scope is being written, nor one read before an invalidation', () => {
+    const { cache } = cacheOf();
+    const scope = ReadCache.scope('shells', 't');
+    const key = ReadCache.key('shells', 't', 'a');
+    cache.fillPage(scope, '', cache.token(), read('[old]', ''));
+    cache.pending(key);
+    expect(cache.getPage(scope, '')).toBeUndefined();
+    cache.fillPage(scope, '', cache.token(), read('[during]', ''));
+    expect(cache.getPage(scope, '')).toBeUndefined();
+    // A second write of the scope overlaps the first: still pending after the first ends.
+    cache.pending(ReadCache.key('shells', 't', 'b'));
+    cache.settled(key);
+    cache.fillPage(scope, '', cache.token(), read('[during]', ''));
+    expect(cache.getPage(scope, '')).toBeUndefined();
+    const token = cache.token();
+    cache.settled(ReadCache.key('shells', 't', 'b'));
+    cache.fillPage(scope, '', token, read('[raced]', ''));
+    expect(cache.getPage(scope, '')).toBeUndefined();
+    cache.fillPage(scope, '', cache.token(), read('[after]', ''));
+    expect(cache.getPage(scope, '')?.text).toBe('[after]');
+  });
+
+  it('evicts pages like any answer and forgets them in their scope; serves them for their time to live at most', () => {
+    const { cache, advance } = cacheOf(10_000, 1_000);
+    const scope = ReadCache.scope('shells', 't');
+    for (let n = 0; n < 100; n++) cache.fillPage(scope, `cursor=${n}`, cache.token(), read('x'.repeat(400), ''));
+    expect(cache.size).toBeLessThanOrEqual(10_000);
+    expect(cache.getPage(scope, 'cursor=99')?.text).toHaveLength(400);
+    expect(cache.getPage(scope, 'cursor=0')).toBeUndefined();
+    // The scope's set holds only the pages still held, not every page ever filled.
+    const held = (cache as unknown as { scopePages: Map<string, Set<string>> }).scopePages.get(scope)!;
+    expect(held.size).toBe(cache.count);
+    advance(1_001);
+    expect(cache.getPage(scope, 'cursor=99')).toBeUndefined();
+  });
+
   it('is off with a size of 0', () => {
     const cache = new ReadCache({ maxBytes: 0, ttlMs: 60_000 });
     const a = ReadCache.key('shells', 't', 'a');

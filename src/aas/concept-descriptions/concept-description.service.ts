@@ -5,7 +5,7 @@ import { JsonObject, verifyDocument } from '../model/parse';
 import { referenceKey } from '../model/reference-keys';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';
-import type { WriteOptions } from '../store/identifiable-store';
+import type { ListAnswers, WriteOptions } from '../store/identifiable-store';
 import { ConceptDescriptionEntity } from './concept-description.entity';
 
 /** Absent and null both mean "no condition"; the references are canonical keys (`model/reference-keys`). */
@@ -62,6 +62,11 @@ export class ConceptDescriptionService {
   /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */
   cachedText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string } | undefined> {
     return this.store.cachedText(tenant, id);
+  }
+
+  /** Whole list answers (`GET` of the collection) cached per query string, for the façade's hot reads. */
+  listAnswers(tenant: TenantEntity): ListAnswers | undefined {
+    return this.store.listAnswers(tenant);
   }
 
   /** Concept descriptions by id, for DataLoaders. */

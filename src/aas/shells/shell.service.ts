@@ -5,7 +5,7 @@ import { JsonObject, parseAssetInformation, parseReference, parseShell, verifyDo
 import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page, pageOfList } from '../store/identifiable-store';
-import type { WriteOptions } from '../store/identifiable-store';
+import type { ListAnswers, WriteOptions } from '../store/identifiable-store';
 import { ShellEntity } from './shell.entity';
 
 export type { Page } from '../store/identifiable-store';
@@ -151,6 +151,11 @@ export class ShellService {
   /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */
   cachedText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string } | undefined> {
     return this.store.cachedText(tenant, id);
+  }
+
+  /** Whole list answers (`GET` of the collection) cached per query string, for the façade's hot reads. */
+  listAnswers(tenant: TenantEntity): ListAnswers | undefined {
+    return this.store.listAnswers(tenant);
   }
 
   /** Shells by id, for DataLoaders. */

@@ -317,6 +317,25 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     return { etag: hit.etag, text: hit.text };
   }
 
+  /**
+   * The cache of whole list answers of this kind in `tenant` (the façade's hot reads of `GET /shells` and the like),
+   * keyed by what selects the page; undefined with the read cache off. A page goes whenever any identifiable of
+   * this kind in the tenant is written, so it is exactly as stale as a GET by id (README, "Read cache").
+   */
+  listAnswers(tenant: TenantEntity): ListAnswers | undefined {
+    const cache = this.sync?.cache;
+    if (!cache?.on) return undefined;
+    const scope = ReadCache.scope(this.spec.table, tenant.id);
+    return {
+      get: async (query) => {
+        const hit = cache.getPage(scope, query);
+        return hit?.text == null ? undefined : ((await this.charged(hit))?.text ?? undefined);
+      },
+      token: () => cache.token(),
+      fill: (query, token, text) => cache.fillPage(scope, query, token, { etag: '', text, docBytes: text.length }),
+    };
+  }
+
   /** A cached answer, charged to the read budget as the database read would be. */
   private async charged(hit: CachedRead | undefined): Promise<{ etag: string; text: string | null } | undefined> {
     if (!hit) return undefined;
@@ -606,4 +625,13 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       rethrowClientError(err);
     }
   }
+}
+
+/** Whole list answers of one kind of identifiable in one tenant (`IdentifiableStore.listAnswers`). */
+export interface ListAnswers {
+  /** The answer held for `query`, charged to the read budget as its reads were. */
+  get(query: string): Promise<string | undefined>;
+  /** Taken before the page is read; `fill` with it stores nothing if anything was written since. */
+  token(): number;
+  fill(query: string, token: number, text: string): void;
 }

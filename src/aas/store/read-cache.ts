@@ -31,6 +31,9 @@ export interface ReadCacheOptions {
 /** Bytes counted for one entry beside its texts (keys, maps, tags). */
 const ENTRY_OVERHEAD = 256;
 
+/** Page entries' keys begin so: no table is named so (identifiable keys begin with their table). */
+const PAGE = 'page ';
+
 /**
  * The serialized answers of identifiable reads (shells, submodels, concept descriptions), per tenant, bounded in
  * bytes (least recently used first out), filled on read and invalidated by the write path.
@@ -45,6 +48,10 @@ const ENTRY_OVERHEAD = 256;
 export class ReadCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pendingKeys = new Map<string, number>();
+  /** The cached list pages of each scope (a table in a tenant), by their entry keys. */
+  private readonly scopePages = new Map<string, Set<string>>();
+  /** Scopes with a key written in a transaction still open (`pending`), and how many such writes. */
+  private readonly pendingScopes = new Map<string, number>();
   private bytes = 0;
   private generation = 0;
   private enabled: boolean;
@@ -58,6 +65,11 @@ export class ReadCache {
   /** The key of an identifiable: its table, its tenant and a SHA-256 of its id (ids run to 2,000 characters). */
   static key(table: string, tenantId: string, id: string): string {
     return `${table}:${tenantId}:${hash('sha256', id, 'base64')}`;
+  }
+
+  /** The scope of lists an identifiable key belongs to: its table in its tenant. */
+  static scope(table: string, tenantId: string): string {
+    return `${table}:${tenantId}`;
   }
 
   get on(): boolean {
@@ -87,6 +99,28 @@ export class ReadCache {
     // Marked only: moving the entry to the back on every read cost a page of 100 cached shells 5% of its CPU.
     entry.used = true;
     return read;
+  }
+
+  /**
+   * A list page of `scope` (the whole answer, e.g. the JSON text of `GET /shells?limit=100`), by what selects it
+   * (`query`, the request's query string); undefined while one of the scope's identifiables is being written.
+   */
+  getPage(scope: string, query: string): CachedRead | undefined {
+    return this.pendingScopes.has(scope) ? undefined : this.get(PAGE + scope + '?' + query, '');
+  }
+
+  /**
+   * Stores a list page of `scope` read since `token`. It is dropped when any identifiable of the scope is
+   * invalidated (written here or, through `invalidate`, on another replica), so it is as fresh as a GET by id.
+   */
+  fillPage(scope: string, query: string, token: number, read: CachedRead): void {
+    if (this.pendingScopes.has(scope)) return;
+    const key = PAGE + scope + '?' + query;
+    this.fill(key, '', token, read);
+    if (!this.entries.has(key)) return;
+    let pages = this.scopePages.get(scope);
+    if (!pages) this.scopePages.set(scope, (pages = new Set()));
+    pages.add(key);
   }
 
   /** Taken before a read of the database; `fill` with it stores the answer only if nothing was invalidated since. */
@@ -121,7 +155,10 @@ export class ReadCache {
       if (first.used || oldest === key) {
         first.used = false;
         this.entries.set(oldest, first);
-      } else this.bytes -= first.size;
+      } else {
+        this.bytes -= first.size;
+        this.forgetPage(oldest);
+      }
     }
   }
 
@@ -130,11 +167,20 @@ export class ReadCache {
     this.generation++;
     const entry = this.entries.get(key);
     if (entry) this.drop(key, entry);
+    const pages = this.scopePages.get(scopeOf(key));
+    if (!pages) return;
+    this.scopePages.delete(scopeOf(key));
+    for (const page of pages) {
+      const held = this.entries.get(page);
+      if (held) this.drop(page, held);
+    }
   }
 
   /** `key` is being written in a transaction still open: not served or filled until `settled`. */
   pending(key: string): void {
     this.pendingKeys.set(key, (this.pendingKeys.get(key) ?? 0) + 1);
+    const scope = scopeOf(key);
+    this.pendingScopes.set(scope, (this.pendingScopes.get(scope) ?? 0) + 1);
     this.invalidate(key);
   }
 
@@ -143,6 +189,10 @@ export class ReadCache {
     const left = (this.pendingKeys.get(key) ?? 1) - 1;
     if (left > 0) this.pendingKeys.set(key, left);
     else this.pendingKeys.delete(key);
+    const scope = scopeOf(key);
+    const writes = (this.pendingScopes.get(scope) ?? 1) - 1;
+    if (writes > 0) this.pendingScopes.set(scope, writes);
+    else this.pendingScopes.delete(scope);
     this.invalidate(key);
   }
 
@@ -161,11 +211,28 @@ export class ReadCache {
   clear(): void {
     this.generation++;
     this.entries.clear();
+    this.scopePages.clear();
     this.bytes = 0;
   }
 
   private drop(key: string, entry: Entry): void {
     this.entries.delete(key);
     this.bytes -= entry.size;
+    this.forgetPage(key);
   }
+
+  /** An evicted or dropped page leaves its scope's set (which would otherwise grow with every page ever filled). */
+  private forgetPage(key: string): void {
+    if (!key.startsWith(PAGE)) return;
+    const scope = key.slice(PAGE.length, key.indexOf('?'));
+    const pages = this.scopePages.get(scope);
+    if (!pages) return;
+    pages.delete(key);
+    if (!pages.size) this.scopePages.delete(scope);
+  }
+}
+
+/** The scope of an identifiable key: everything before its id's hash (`ReadCache.key`; the hash has no colon). */
+function scopeOf(key: string): string {
+  return key.slice(0, key.lastIndexOf(':'));
 }

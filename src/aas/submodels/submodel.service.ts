@@ -8,7 +8,7 @@ import { IdentifiableTextFilter, identifiableTextConditions } from '../query/tex
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page, assertLimit, originOf, pageOfList } from '../store/identifiable-store';
-import type { WriteOptions } from '../store/identifiable-store';
+import type { ListAnswers, WriteOptions } from '../store/identifiable-store';
 import {
   Level,
   Located,
@@ -181,6 +181,11 @@ export class SubmodelService {
    */
   cachedText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string } | undefined> {
     return this.store.cachedText(tenant, id, WITHOUT_BLOBS);
+  }
+
+  /** Whole list answers (`GET` of the collection) cached per query string, for the façade's hot reads. */
+  listAnswers(tenant: TenantEntity): ListAnswers | undefined {
+    return this.store.listAnswers(tenant);
   }
 
   /** Submodels by id, for DataLoaders. */
