@@ -76,23 +76,25 @@ export class SessionQueue {
     this.running = true;
     try {
       for (let item = this.next(); item; item = this.next()) {
-        const chunks: Uint8Array[] = [];
-        let bytes = 0;
+        // PGlite hands over each flush of its send buffer (8 KB) as a view of its memory, which the next flush
+        // overwrites: each is copied as it comes, and the answer goes to the connection in one write once it is
+        // complete (and, by execProtocolRawStream, synced to disk), its status read from the copy.
+        const chunks: Buffer[] = [];
+        const deliver = (): Buffer => {
+          const output = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+          if (output.length > 0) item!.onData(output);
+          return output;
+        };
         try {
           await this.db.runExclusive(() =>
-            this.db.execProtocolRawStream(item!.message, {
-              onRawData: (data) => {
-                bytes += data.length;
-                chunks.push(data);
-                item!.onData(data);
-              },
-            }),
+            this.db.execProtocolRawStream(item!.message, { onRawData: (data) => chunks.push(Buffer.from(data)) }),
           );
-          const status = lastReadyStatus(Buffer.concat(chunks));
+          const output = deliver();
           // Until the session is idle again (mid extended-query, or in a transaction) it stays this connection's.
-          this.owner = status === IDLE ? undefined : item.handlerId;
-          item.resolve(bytes);
+          this.owner = lastReadyStatus(output) === IDLE ? undefined : item.handlerId;
+          item.resolve(output.length);
         } catch (err) {
+          deliver();
           this.owner = this.db.isInTransaction() ? item.handlerId : undefined;
           item.reject(err);
         }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -88,6 +89,29 @@ describe('embedded PostgreSQL under concurrency', () => {
     try {
       expect((await other.query('SELECT count(*)::int AS n FROM left_open')).rows[0].n).toBe(0);
     } finally {
+      await other.end();
+    }
+  });
+
+  it('frees the session after an answer longer than PGlite’s send buffer, and delivers it whole', async () => {
+    // PGlite hands over each 8 KB flush as a view of its memory, which the next flush overwrites: read after the
+    // answer was done, the views made the status unreadable, and the session stayed with an idle connection.
+    const reader = new Client({ connectionString: db.url });
+    const other = new Client({ connectionString: db.url });
+    await reader.connect();
+    await other.connect();
+    try {
+      const { rows } = await reader.query(`SELECT n, repeat(md5(n::text), 10) AS text FROM generate_series(1, 3000) AS n`);
+      expect(rows).toHaveLength(3000);
+      expect(rows[2999]).toEqual({ n: 3000, text: createHash('md5').update('3000').digest('hex').repeat(10) });
+      // The reader now sits idle: another connection must get the session.
+      const answered = await Promise.race([
+        other.query('SELECT 1 AS one').then((res) => res.rows[0].one as number),
+        new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5_000)),
+      ]);
+      expect(answered).toBe(1);
+    } finally {
+      await reader.end();
       await other.end();
     }
   });
