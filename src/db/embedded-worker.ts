@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
+import { EmbeddedConnection } from './embedded-connection';
 import { SessionQueue } from './session-queue';
 
 /**
@@ -10,8 +10,8 @@ import { SessionQueue } from './session-queue';
  * synchronously on the thread that owns it, so in the server's thread a 50 MB insert would stop every other
  * request for a second or more. Here it serves its unix socket, and the server's thread only speaks the protocol.
  *
- * Connections are served by pglite-socket's protocol handler, but share PGlite's one session through our
- * SessionQueue instead of pglite-socket's own server queue (see there for why).
+ * Each connection is an EmbeddedConnection (see there), and they share PGlite's one session through our
+ * SessionQueue (see there for why not pglite-socket's own server queue).
  */
 export interface EmbeddedWorkerData {
   dataDir: string;
@@ -24,21 +24,15 @@ export type EmbeddedWorkerMessage = { ready: true } | { error: string } | { stop
 async function serve({ dataDir, socketPath, maxConnections }: EmbeddedWorkerData): Promise<() => Promise<void>> {
   const db = await PGlite.create({ dataDir });
   const queue = new SessionQueue(db);
-  const handlers = new Set<PGLiteSocketHandler>();
+  const connections = new Set<EmbeddedConnection>();
+  let nextId = 0;
   const server = net.createServer((socket) => {
-    if (handlers.size >= maxConnections) {
+    if (connections.size >= maxConnections) {
       socket.end();
       return;
     }
-    const handler = new PGLiteSocketHandler({ queryQueue: queue as never, closeOnDetach: true });
-    handlers.add(handler);
-    const forget = () => handlers.delete(handler);
-    handler.addEventListener('close', forget);
-    handler.addEventListener('error', forget);
-    handler.attach(socket).catch(() => {
-      forget();
-      socket.destroy();
-    });
+    const connection: EmbeddedConnection = new EmbeddedConnection(++nextId, socket, queue, () => connections.delete(connection));
+    connections.add(connection);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -47,7 +41,7 @@ async function serve({ dataDir, socketPath, maxConnections }: EmbeddedWorkerData
   fs.chmodSync(socketPath, 0o600);
   return async () => {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    await Promise.all([...handlers].map((h) => h.detach(true)));
+    await Promise.all([...connections].map((c) => c.close()));
     await closed;
     await db.close();
   };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Pool } from 'pg';
@@ -8,6 +9,7 @@ import pino from 'pino';
 import { createDataSource, runMigrations } from '../../src/db/data-source';
 import { EmbeddedDatabase, startEmbeddedDatabase } from '../../src/db/embedded';
 import { scheduleAnalyze } from '../../src/db/maintenance';
+import { completeMessages } from '../../src/db/embedded-connection';
 import { lastReadyStatus } from '../../src/db/session-queue';
 import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
 
@@ -116,6 +118,65 @@ describe('embedded PostgreSQL under concurrency', () => {
     }
   });
 
+  it('declines SSL, and answers messages however the client’s writes cut them, in order', async () => {
+    const socket = net.connect(db.socketPath);
+    const received: Buffer[] = [];
+    socket.on('data', (data) => received.push(data));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(untyped(80877103)); // SSLRequest
+    // The start-up and three statements (one of them failing), sent a byte at a time, then Terminate.
+    const bytes = Buffer.concat([
+      untyped(196608, Buffer.from('user\0postgres\0database\0postgres\0\0')),
+      typed('Q', 'BEGIN\0'),
+      typed('Q', 'SELECT nope\0'),
+      typed('Q', "SELECT 'second'\0"),
+    ]);
+    for (const byte of bytes) socket.write(Buffer.from([byte]));
+    await until(() => messagesOf(Buffer.concat(received).subarray(1)).filter((m) => m.type === 'Z').length === 4);
+    const all = Buffer.concat(received);
+    expect(all.subarray(0, 1).toString()).toBe('N');
+    const messages = messagesOf(all.subarray(1));
+    // The failed statement ended the transaction's use ('E' status); the next statement is refused, not lost.
+    expect(messages.filter((m) => m.type === 'Z').map((m) => m.body.toString())).toEqual(['I', 'T', 'E', 'E']);
+    expect(messages.filter((m) => m.type === 'E')).toHaveLength(2);
+    socket.write(typed('X', ''));
+    await ended;
+    // Terminate inside a transaction gave the session back: another connection gets it at once.
+    const other = new Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      expect((await other.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('closes a connection whose start-up is malformed, and serves the others', async () => {
+    const socket = net.connect(db.socketPath);
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write(Buffer.from([0, 0, 0, 5, 1, 2, 3, 4]));
+    await closed;
+    const other = new Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      expect((await other.query('SELECT 2 AS two')).rows[0].two).toBe(2);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('takes the complete messages of a read, up to Terminate', () => {
+    const q = typed('Q', 'SELECT 1\0');
+    const s = typed('S', '');
+    expect(completeMessages(Buffer.concat([q, s]))).toEqual({ messages: Buffer.concat([q, s]), terminate: false, rest: Buffer.alloc(0) });
+    const partial = completeMessages(Buffer.concat([q, s.subarray(0, 3)]));
+    expect([partial.messages, partial.rest, partial.terminate]).toEqual([q, s.subarray(0, 3), false]);
+    expect(completeMessages(Buffer.concat([q, typed('X', ''), s]))).toEqual({ messages: q, terminate: true, rest: Buffer.alloc(0) });
+    expect(() => completeMessages(Buffer.from([0x51, 0, 0, 0, 2]))).toThrow(/malformed/);
+  });
+
   it('reads the transaction status from ReadyForQuery', () => {
     const z = (status: string) => Buffer.from([0x5a, 0, 0, 0, 5, status.charCodeAt(0)]);
     const complete = Buffer.from([0x43, 0, 0, 0, 10, ...Buffer.from('BEGIN'), 0]);
@@ -181,3 +242,39 @@ describe('the server on the embedded PostgreSQL under concurrent clients', () =>
     expect(outcomes.flat().filter((s) => s !== '201,200,204')).toEqual([]);
   });
 });
+
+/** A typed protocol message: its type byte, an int32 length that counts itself, the body. */
+function typed(type: string, body: string): Buffer {
+  const bytes = Buffer.from(body);
+  const header = Buffer.alloc(5);
+  header.write(type, 0);
+  header.writeInt32BE(4 + bytes.length, 1);
+  return Buffer.concat([header, bytes]);
+}
+
+/** A start-up phase message: length, request code, body. */
+function untyped(code: number, body = Buffer.alloc(0)): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeInt32BE(8 + body.length, 0);
+  header.writeInt32BE(code, 4);
+  return Buffer.concat([header, body]);
+}
+
+function messagesOf(bytes: Buffer): { type: string; body: Buffer }[] {
+  const messages: { type: string; body: Buffer }[] = [];
+  for (let offset = 0; offset + 5 <= bytes.length; ) {
+    const length = bytes.readInt32BE(offset + 1);
+    if (offset + 1 + length > bytes.length) break;
+    messages.push({ type: String.fromCharCode(bytes[offset]), body: bytes.subarray(offset + 5, offset + 1 + length) });
+    offset += 1 + length;
+  }
+  return messages;
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
