@@ -48,10 +48,6 @@ export class SessionQueue {
     });
   }
 
-  getQueueLength(): number {
-    return this.pending.length;
-  }
-
   clearQueueForHandler(handlerId: number): void {
     for (let i = this.pending.length - 1; i >= 0; i--) {
       if (this.pending[i].handlerId === handlerId) this.pending.splice(i, 1)[0].reject(new Error('connection closed'));
