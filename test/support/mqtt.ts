@@ -26,7 +26,11 @@ export async function startBroker(): Promise<Broker> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mosquitto-'));
   const conf = path.join(dir, 'mosquitto.conf');
-  fs.writeFileSync(conf, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence true', `persistence_location ${dir}/`, 'log_dest none', ''].join('\n'));
+  // `user`: started as root, Mosquitto otherwise becomes the user `mosquitto`, which cannot write this directory
+  // (0700, ours): it then saved nothing, so a subscriber's session, and what the broker held for it, did not survive
+  // a restart. As any other user it stays that user, and the line changes nothing.
+  const settings = [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence true', `persistence_location ${dir}/`, `user ${os.userInfo().username}`];
+  fs.writeFileSync(conf, [...settings, 'log_dest none', ''].join('\n'));
   let child: ChildProcess | undefined;
   const broker: Broker = {
     url: `mqtt://127.0.0.1:${port}`,
@@ -46,6 +50,7 @@ export async function startBroker(): Promise<Broker> {
         c.once('exit', resolve);
         c.kill('SIGTERM');
       });
+      if (!fs.existsSync(path.join(dir, 'mosquitto.db'))) throw new Error(`mosquitto saved no sessions in ${dir} when it stopped`);
     },
     async remove() {
       await broker.stop();
