@@ -4,7 +4,7 @@ interface Pending {
   handlerId: number;
   message: Uint8Array;
   onData: (data: Uint8Array) => void;
-  resolve: (bytes: number) => void;
+  resolve: () => void;
   reject: (err: unknown) => void;
 }
 
@@ -41,7 +41,7 @@ export class SessionQueue {
 
   constructor(private readonly db: PGlite) {}
 
-  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ handlerId, message, onData, resolve, reject });
       void this.run();
@@ -88,7 +88,7 @@ export class SessionQueue {
           const output = deliver();
           // Until the session is idle again (mid extended-query, or in a transaction) it stays this connection's.
           this.owner = lastReadyStatus(output) === IDLE ? undefined : item.handlerId;
-          item.resolve(output.length);
+          item.resolve();
         } catch (err) {
           deliver();
           this.owner = this.db.isInTransaction() ? item.handlerId : undefined;

@@ -96,18 +96,14 @@ describe('embedded PostgreSQL under concurrency', () => {
     const received: Buffer[] = [];
     socket.on('data', (data) => received.push(data));
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    socket.write(untyped(196608, Buffer.from('user\0postgres\0database\0postgres\0\0')));
+    socket.write(startup());
     await until(() => messagesOf(Buffer.concat(received)).some((m) => m.type === 'Z'));
     // The transaction opens with the statement that is still running when the client goes. PGlite runs it to its end
     // before the database thread sees the close; by then the session is this connection's, and must come back.
     socket.write(typed('Q', 'BEGIN; INSERT INTO left_running VALUES (1); SELECT count(*) FROM generate_series(1, 2000000)\0'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     socket.destroy();
-    const answered = await Promise.race([
-      firstValue('SELECT count(*)::int FROM left_running'),
-      new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5_000)),
-    ]);
-    expect(answered).toBe(0);
+    expect(await within5s(firstValue('SELECT count(*)::int FROM left_running'))).toBe(0);
   });
 
   it('frees the session after an answer longer than PGlite’s send buffer, and delivers it whole', async () => {
@@ -122,11 +118,7 @@ describe('embedded PostgreSQL under concurrency', () => {
       expect(rows).toHaveLength(3000);
       expect(rows[2999]).toEqual({ n: 3000, text: createHash('md5').update('3000').digest('hex').repeat(10) });
       // The reader now sits idle: another connection must get the session.
-      const answered = await Promise.race([
-        other.query('SELECT 1 AS one').then((res) => res.rows[0].one as number),
-        new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5_000)),
-      ]);
-      expect(answered).toBe(1);
+      expect(await within5s(other.query('SELECT 1 AS one').then((res) => res.rows[0].one as number))).toBe(1);
     } finally {
       await reader.end();
       await other.end();
@@ -142,7 +134,7 @@ describe('embedded PostgreSQL under concurrency', () => {
     socket.write(untyped(80877103)); // SSLRequest
     // The start-up and three statements (one of them failing), sent a byte at a time, then Terminate.
     const bytes = Buffer.concat([
-      untyped(196608, Buffer.from('user\0postgres\0database\0postgres\0\0')),
+      startup(),
       typed('Q', 'BEGIN\0'),
       typed('Q', 'SELECT nope\0'),
       typed('Q', "SELECT 'second'\0"),
@@ -264,6 +256,16 @@ function typed(type: string, body: string): Buffer {
   header.write(type, 0);
   header.writeInt32BE(4 + bytes.length, 1);
   return Buffer.concat([header, bytes]);
+}
+
+/** What `answer` resolves to, or 'still waiting after 5 s'. */
+function within5s<T>(answer: Promise<T>): Promise<T | string> {
+  return Promise.race([answer, new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5_000))]);
+}
+
+/** The start-up message of protocol 3.0 for the user and database `postgres`. */
+function startup(): Buffer {
+  return untyped(196608, Buffer.from('user\0postgres\0database\0postgres\0\0'));
 }
 
 /** A start-up phase message: length, request code, body. */

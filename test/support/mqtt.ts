@@ -29,8 +29,8 @@ export async function startBroker(): Promise<Broker> {
   // `user`: started as root, Mosquitto otherwise becomes the user `mosquitto`, which cannot write this directory
   // (0700, ours): it then saved nothing, so a subscriber's session, and what the broker held for it, did not survive
   // a restart. As any other user it stays that user, and the line changes nothing.
-  const settings = [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence true', `persistence_location ${dir}/`, `user ${os.userInfo().username}`];
-  fs.writeFileSync(conf, [...settings, 'log_dest none', ''].join('\n'));
+  const settings = [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence true', `persistence_location ${dir}/`, `user ${os.userInfo().username}`, 'log_dest none'];
+  fs.writeFileSync(conf, [...settings, ''].join('\n'));
   let child: ChildProcess | undefined;
   const broker: Broker = {
     url: `mqtt://127.0.0.1:${port}`,
