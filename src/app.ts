@@ -20,6 +20,7 @@ import { registryRefusals } from '../rest-facade/registry';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { hotReads } from '../rest-facade/hot-reads';
 import { routesBySegment } from '../rest-facade/segment-dispatch';
+import { ClientAddresses } from './common/client-address';
 import { resultOf } from './common/result';
 import { Config } from './config';
 import { CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
@@ -39,6 +40,8 @@ export interface AppDeps {
   services: Services;
   dataSource: DataSource;
   log: Logger;
+  /** Who the client of a request is (TRUST_PROXY). */
+  clients: ClientAddresses;
 }
 
 export interface App {
@@ -87,14 +90,17 @@ function reasonOf(body: unknown): string | undefined {
 
 /** Koa composition: request id and logging, errors as AAS Result objects, health, GraphQL, the REST facade. */
 export async function createApp(deps: AppDeps): Promise<App> {
-  const { config, schema, services, log } = deps;
-  const koa = new Koa({ proxy: true });
+  const { config, schema, services, log, clients } = deps;
+  // Koa believes X-Forwarded-Proto and -Host only with TRUST_PROXY, and then only from a trusted proxy (below).
+  const koa = new Koa({ proxy: clients.trustsProxies });
   // What reaches Koa's own error event is a connection that failed mid-request (the client went away, or sent
   // bytes the parser refused): the client's doing, logged quietly instead of Koa's print to stderr.
   koa.on('error', (err: Error) => log.debug({ err }, 'connection failed during a request'));
 
   koa.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
+    clients.dropUntrusted(ctx.req);
+    ctx.request.ip = clients.of(ctx.req);
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
@@ -104,7 +110,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const line: Record<string, unknown> = { method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(ms * 10) / 10 };
+      const line: Record<string, unknown> = { method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(ms * 10) / 10, client: ctx.ip };
       // Why a client was refused, on which tenant and as whom, so an operator can answer "why do I get 401/403?".
       if (ctx.status >= 400 && ctx.status < 500) Object.assign(line, refusal(ctx));
       ctx.state.log.info(line, 'request');

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 
 /** Every setting of the server, read once from the environment, typed and validated. */
 export interface Config {
@@ -33,6 +34,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Open connections allowed from one client address; 0: no limit. */
   maxConnectionsPerClient: number;
+  /** Which peers' `X-Forwarded-*` headers are believed (`TRUST_PROXY`); off by default (src/common/client-address.ts). */
+  trustProxy: TrustProxy;
   logLevel: string;
   /** Grace period for in-flight requests on SIGINT/SIGTERM. */
   shutdownTimeoutMs: number;
@@ -68,6 +71,13 @@ export interface EventsConfig {
   /** How long delivered events stay in the outbox before they are pruned (`EVENTS_RETENTION_SECONDS`). */
   retentionSeconds: number;
 }
+
+/**
+ * `false`: no forwarded header is believed. `hops`: this many proxies stand in front of the server (the peer of
+ * every connection is one). `addresses`: the proxies' addresses or CIDR ranges (or proxy-addr's names
+ * `loopback`, `linklocal`, `uniquelocal`); only peers among them are believed.
+ */
+export type TrustProxy = false | { hops: number } | { addresses: string[] };
 
 export interface FilesConfig {
   /** Largest file one upload may carry, in bytes (`FILE_UPLOAD_LIMIT`); larger uploads get 413 and store nothing. */
@@ -146,6 +156,31 @@ function url(name: string, raw: string): string {
   } catch {
     throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
   }
+}
+
+const TRUST_PROXY_HELP = 'the number of proxies in front of the server (1, 2, ...) or their addresses (10.0.0.7, 10.0.0.0/8, loopback, ...)';
+
+/** TRUST_PROXY: off (the default), a hop count, or a comma list of proxy addresses and CIDR ranges. */
+function trustProxy(raw: string | undefined): TrustProxy {
+  const value = (raw ?? '').trim();
+  if (value === '' || /^(off|false|0)$/i.test(value)) return false;
+  // Believing any peer would let every client choose its own address (and others'): the proxies must be named.
+  if (/^(on|true|yes)$/i.test(value)) throw new ConfigError(`TRUST_PROXY=${value} would believe X-Forwarded-For from anyone; give ${TRUST_PROXY_HELP}`);
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 100) throw new ConfigError(`TRUST_PROXY must be a hop count in 1..100 or proxy addresses, got "${raw}"`);
+    return { hops };
+  }
+  const addresses = value.split(',').map((a) => a.trim());
+  for (const address of addresses) {
+    try {
+      if (address === '') throw new Error('empty');
+      proxyaddr.compile(address);
+    } catch {
+      throw new ConfigError(`TRUST_PROXY: "${address}" is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal; give ${TRUST_PROXY_HELP}`);
+    }
+  }
+  return { addresses };
 }
 
 /** CORS_ORIGINS: `*`, or comma-separated origins (`scheme://host[:port]`, no path), each normalized. */
@@ -253,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs,
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, headersTimeoutMs, 3_600_000),
     maxConnectionsPerClient: int(env, 'MAX_CONNECTIONS_PER_CLIENT', 128, 0, 1_000_000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     auth: {

@@ -19,6 +19,7 @@ import { OutboxPublisher } from './events/publisher';
 import { serveSubscriptions } from './events/subscriptions';
 import { PushTargetService } from './push/push-target.service';
 import { PUSH_WORKER_DEFAULTS, PushWorker } from './push/push.worker';
+import { ClientAddresses } from './common/client-address';
 import { resultOf } from './common/result';
 import { AccessService } from './auth/access';
 import { IdentityService } from './auth/identity/identity.service';
@@ -95,7 +96,8 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const accounts = new AccountService(dataSource, config);
   const serviceAccounts = new ServiceAccountService(dataSource, config);
   // The built-in identity service: its signing keys are created on the first start, loaded on every start.
-  const identity = new IdentityService(config, dataSource, accounts, log);
+  const clients = new ClientAddresses(config.trustProxy);
+  const identity = new IdentityService(config, dataSource, accounts, log, clients);
   await identity.start();
   const blobs = createBlobStore(config.files.store, dataSource);
   const files = new FileService(dataSource, blobs, log);
@@ -181,18 +183,15 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   pushWorker?.start();
 
   const schema = await buildAppSchema();
-  const app = await createApp({ config, schema, services, dataSource, log });
-  const server = http.createServer(
-    {
-      // A real client sends its headers at once and its body at network speed; one that trickles them holds a
-      // connection, so both have deadlines (checked every second), and one address holds a bounded number of connections.
-      headersTimeout: config.headersTimeoutMs,
-      requestTimeout: config.requestTimeoutMs,
-      connectionsCheckingInterval: 1_000,
-    },
-    app.koa.callback(),
-  );
-  limitConnectionsPerClient(server, config.maxConnectionsPerClient, log);
+  const app = await createApp({ config, schema, services, dataSource, log, clients });
+  const server = http.createServer({
+    // A real client sends its headers at once and its body at network speed; one that trickles them holds a
+    // connection, so both have deadlines (checked every second), and one address holds a bounded number of connections.
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: 1_000,
+  });
+  server.on('request', limitConnectionsPerClient(server, config.maxConnectionsPerClient, clients, log, app.koa.callback()));
   const subscriptions = serveSubscriptions(server, schema, services, log);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {
@@ -273,25 +272,50 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logg
   );
 }
 
-/** Closes a new connection at once when its address already holds `max` open connections (0: no limit). */
-function limitConnectionsPerClient(server: http.Server, max: number, log: Logger): void {
-  if (max === 0) return;
+/**
+ * What one client address may hold open (MAX_CONNECTIONS_PER_CLIENT; 0: no limit), the address being the one
+ * `clients` tells: a direct client's connections, counted as they open (one beyond the cap is closed at once); a
+ * trusted proxy's connections carry many clients' requests, so behind it each client's requests in flight count
+ * instead (one beyond the cap is answered 429). Returns the request handler to serve through it.
+ */
+function limitConnectionsPerClient(server: http.Server, max: number, clients: ClientAddresses, log: Logger, handler: http.RequestListener): http.RequestListener {
+  if (max === 0) return handler;
   const open = new Map<string, number>();
+  const take = (address: string): boolean => {
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > max) return false;
+    open.set(address, count);
+    return true;
+  };
+  const release = (address: string) => {
+    const left = (open.get(address) ?? 1) - 1;
+    if (left > 0) open.set(address, left);
+    else open.delete(address);
+  };
   server.on('connection', (socket) => {
     const address = socket.remoteAddress ?? '';
-    const count = (open.get(address) ?? 0) + 1;
-    if (count > max) {
+    if (clients.isProxy(address)) return;
+    if (!take(address)) {
       log.warn({ address, max }, 'connection refused: too many open connections from this address (MAX_CONNECTIONS_PER_CLIENT)');
       socket.destroy();
       return;
     }
-    open.set(address, count);
-    socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left > 0) open.set(address, left);
-      else open.delete(address);
-    });
+    socket.once('close', () => release(address));
   });
+  return (req, res) => {
+    if (!clients.isProxy(req.socket.remoteAddress)) return handler(req, res);
+    const address = clients.of(req);
+    if (!take(address)) {
+      const requestId = randomUUID();
+      const text = `Too many open requests from this client address (at most ${max}); retry when one has finished.`;
+      log.warn({ requestId, address, max }, 'request refused: too many open requests from this client address behind a proxy (MAX_CONNECTIONS_PER_CLIENT)');
+      res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '1', 'X-Request-Id': requestId });
+      res.end(JSON.stringify(resultOf(429, [text], requestId)));
+      return;
+    }
+    res.once('close', () => release(address));
+    return handler(req, res);
+  };
 }
 
 if (require.main === module) {

@@ -52,6 +52,22 @@ describe('config', () => {
     }
   });
 
+  it('believes no forwarded header unless TRUST_PROXY gives a hop count or the proxies\' addresses', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    for (const off of ['', 'off', 'false', 'FALSE', '0']) expect(loadConfig({ TRUST_PROXY: off }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toEqual({ hops: 1 });
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 });
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.7, 10.1.0.0/16,loopback, fd00::/8' }).trustProxy).toEqual({ addresses: ['10.0.0.7', '10.1.0.0/16', 'loopback', 'fd00::/8'] });
+  });
+
+  it('refuses a TRUST_PROXY that would believe anyone or is no address, naming the variable', () => {
+    for (const anyone of ['true', 'on', 'yes', 'TRUE']) expect(() => loadConfig({ TRUST_PROXY: anyone })).toThrow(/TRUST_PROXY.*from anyone/);
+    for (const bad of ['proxy.example', '10.0.0.300', '10.0.0.0/33', '10.0.0.7,', '-1', '1.5', '101', 'all']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(ConfigError);
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+    }
+  });
+
   it('parses sizes', () => {
     expect(parseSize('64mb')).toBe(64 * 1024 * 1024);
     expect(parseSize('10KB')).toBe(10240);

@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import type { Configuration, KoaContextWithOIDC, Provider } from 'oidc-provider';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import type { ClientAddresses } from '../../common/client-address';
 import type { Config } from '../../config';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import { DATABASE_UNAVAILABLE } from '../../graphql/errors';
@@ -78,6 +79,8 @@ export class IdentityService {
     private readonly dataSource: DataSource,
     private readonly accounts: AccountService,
     private readonly log: Logger,
+    /** Who the client of a request is (TRUST_PROXY): the failure limits count per client address. */
+    private readonly clientAddresses: ClientAddresses,
   ) {
     this.issuer = `${config.manageUrl}${MOUNT_PATH}`;
     // Below a path prefix of MANAGE_URL (a proxy that strips it), browsers see the provider at that prefix.
@@ -226,7 +229,9 @@ export class IdentityService {
   private build(): void {
     const { Provider, errors } = this.module!;
     const provider = new Provider(this.issuer, this.configuration());
-    provider.proxy = true;
+    // Its endpoint URLs follow X-Forwarded-Proto and -Host only with TRUST_PROXY (and the app drops those headers
+    // from anyone but a trusted proxy before they get here).
+    provider.proxy = this.clientAddresses.trustsProxies;
     // The 429 of a client id that failed too often: OAuth JSON (oidc-provider's error handler writes it), Retry-After.
     const tooMany = (retryAfter: number) => {
       Provider.ctx?.set('Retry-After', String(retryAfter));
@@ -264,7 +269,8 @@ export class IdentityService {
   private tokenEndpointGuard(tooMany: (retryAfter: number) => Error): Koa.Middleware {
     return async (ctx, next) => {
       if (ctx.path !== '/token' || ctx.method !== 'POST') return next();
-      const address = addressKey(ctx.ip);
+      // The provider's own ctx.ip would be the leftmost X-Forwarded-For, which the client chooses.
+      const address = addressKey(this.clientAddresses.of(ctx.req));
       const wait = this.limiter.retryAfter(address);
       if (wait > 0) {
         const err = tooMany(wait) as Error & { error: string; error_description: string };
