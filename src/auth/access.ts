@@ -70,31 +70,44 @@ export class OrganizationAccess {
 
 /**
  * Role resolution from the database: the role assignments naming a principal, directly or through its groups,
- * plus what trusted external issuers grant in its token. One indexed query per principal; the request context
- * memoizes it, so a request pays it at most once.
+ * plus what trusted external issuers grant in its token. One indexed query per principal, which also tells whether
+ * the principal still exists; the request context memoizes it, so a request pays it at most once.
  */
 export class AccessService {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Every effective role of the principal, in every organization (or in one). */
-  async rolesOf(principal: Principal, organizationId?: string): Promise<EffectiveRole[]> {
+  /**
+   * Every effective role of the principal, in every organization (or in one); null when the principal of the token
+   * no longer exists: a deleted service account or identity account, or a user removed from its last organization
+   * since the token was issued (its `tokens_revoked_at`, to the second of `iat`: a token of that very second is
+   * refused too). Federated principals live at their issuer: they are never null.
+   */
+  async rolesOf(principal: Principal, organizationId?: string): Promise<EffectiveRole[] | null> {
     if (principal.kind === 'federated') {
       return (principal.grants ?? [])
         .filter((g) => organizationId === undefined || g.organizationId === organizationId)
         .flatMap((g) => g.roles.map((role) => ({ role, organizationId: g.organizationId, tenantId: g.tenantId, source: 'federation' as const, trustId: g.trustId })));
     }
-    const rows: AssignmentRow[] = await this.dataSource.query(
-      `SELECT ra.id, ra.organization_id, ra.tenant_id, ra.role, ra.principal_type, g.id AS group_id, g.name AS group_name
-         FROM role_assignments ra
-         LEFT JOIN user_groups g ON ra.principal_type = 'group' AND g.id = ra.principal_id
-        WHERE ($3::uuid IS NULL OR ra.organization_id = $3::uuid)
-          AND ((ra.principal_type = $1 AND ra.principal_id = $2::uuid)
-            OR (ra.principal_type = 'group' AND ra.principal_id IN
-                 (SELECT group_id FROM group_members WHERE principal_type = $1 AND principal_id = $2::uuid)))
-        ORDER BY ra.seq`,
-      [principal.kind, principal.subject, organizationId ?? null],
+    const rows: (Partial<AssignmentRow> & { live: boolean })[] = await this.dataSource.query(
+      `WITH principal AS (
+         SELECT CASE WHEN $1 = 'service-account' THEN EXISTS (SELECT 1 FROM service_accounts WHERE id = $2::uuid)
+                ELSE EXISTS (SELECT 1 FROM accounts WHERE id = $2::uuid
+                               AND (tokens_revoked_at IS NULL OR $4::bigint > floor(extract(epoch FROM tokens_revoked_at))))
+                END AS live)
+       SELECT principal.live, r.* FROM principal LEFT JOIN LATERAL (
+         SELECT ra.seq, ra.id, ra.organization_id, ra.tenant_id, ra.role, ra.principal_type, g.id AS group_id, g.name AS group_name
+           FROM role_assignments ra
+           LEFT JOIN user_groups g ON ra.principal_type = 'group' AND g.id = ra.principal_id
+          WHERE ($3::uuid IS NULL OR ra.organization_id = $3::uuid)
+            AND ((ra.principal_type = $1 AND ra.principal_id = $2::uuid)
+              OR (ra.principal_type = 'group' AND ra.principal_id IN
+                   (SELECT group_id FROM group_members WHERE principal_type = $1 AND principal_id = $2::uuid)))
+       ) r ON principal.live
+       ORDER BY r.seq`,
+      [principal.kind, principal.subject, organizationId ?? null, principal.issuedAt ?? 0],
     );
-    return rows.map((row) => ({
+    if (!rows[0]?.live) return null;
+    return rows.filter((row): row is AssignmentRow & { live: boolean } => row.id != null).map((row) => ({
       role: row.role,
       organizationId: row.organization_id,
       tenantId: row.tenant_id,

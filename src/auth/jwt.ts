@@ -96,7 +96,7 @@ export function createTokenVerifier(config: AuthConfig, builtIn: BuiltInIssuer |
         const kind = payload[PRINCIPAL_TYPE_CLAIM];
         if (kind !== 'user' && kind !== 'service-account') throw new TokenError(`token has no ${PRINCIPAL_TYPE_CLAIM} claim`);
         if (!isUuid(payload.sub)) throw new TokenError('token subject is not an account of this identity service');
-        return { kind, subject: payload.sub, issuer };
+        return { kind, subject: payload.sub, issuer, issuedAt: typeof payload.iat === 'number' ? payload.iat : 0 };
       }
       const trusted = await trusts.byIssuer(issuer);
       if (trusted.length === 0) throw new TokenError(`issuer ${issuer} is not trusted here`);

@@ -21,6 +21,11 @@ export interface Principal {
   kind: PrincipalKind;
   subject: string;
   issuer: string;
+  /**
+   * When the built-in identity service issued the token (`iat`, seconds): a user's tokens from before its removal
+   * from its last organization no longer count.
+   */
+  issuedAt?: number;
   /** Federated callers only: the roles each trusting organization or tenant grants from the token's claims. */
   grants?: FederatedGrant[];
 }

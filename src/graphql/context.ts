@@ -93,7 +93,8 @@ export interface Context {
   requestId: string;
   /**
    * The caller, from the bearer token: verified on first use and only then, so showcase tenants never pay
-   * for (or fail on) token verification. Rejects with UNAUTHENTICATED for an invalid token.
+   * for (or fail on) token verification. Rejects with UNAUTHENTICATED for an invalid token, and for a token whose
+   * principal no longer exists (checked with its roles, in the same query).
    */
   principal(): Promise<Principal | null>;
   /**
@@ -113,14 +114,25 @@ export interface Context {
   subject?: string;
 }
 
+/** The 401 of a valid token whose principal is gone (deleted, or removed from its last organization since). */
+const NO_PRINCIPAL = 'The bearer token is no longer valid: its account or service account does not exist any more, or was removed from its organizations.';
+
 export function createContext(
   services: Services,
   requestId: string,
   log: Logger,
   authorization: string | undefined,
 ): Context {
-  let principal: Promise<Principal | null> | undefined;
-  let roles: Promise<EffectiveRole[]> | undefined;
+  // The token's principal and its roles come together: the query of the roles also tells whether it still exists.
+  let caller: Promise<{ principal: Principal; roles: EffectiveRole[] } | null> | undefined;
+  const callerOf = () =>
+    (caller ??= verifyAuthorization(services, log, authorization).then(async (verified) => {
+      if (!verified) return null;
+      context.subject = verified.subject;
+      const roles = await services.access.rolesOf(verified);
+      if (!roles) throw unauthenticated(NO_PRINCIPAL);
+      return { principal: verified, roles };
+    }));
   const context: Context = {
     requestId,
     log,
@@ -128,17 +140,8 @@ export function createContext(
     authorizedTenants: new Map(),
     tenantsAsked: new Set(),
     loaders: new Loaders(services),
-    principal() {
-      principal ??= verifyAuthorization(services, log, authorization).then((verified) => {
-        context.subject = verified?.subject;
-        return verified;
-      });
-      return principal;
-    },
-    roles() {
-      roles ??= context.principal().then((p) => (p ? services.access.rolesOf(p) : []));
-      return roles;
-    },
+    principal: () => callerOf().then((c) => c?.principal ?? null),
+    roles: () => callerOf().then((c) => c?.roles ?? []),
   };
   return context;
 }

@@ -21,6 +21,10 @@ export class AccountEntity {
   @Column({ name: 'must_change_password', type: 'boolean', default: false })
   mustChangePassword: boolean;
 
+  /** When the account was removed from its last organization: the access tokens issued until then no longer count. */
+  @Column({ name: 'tokens_revoked_at', type: 'timestamptz', nullable: true, select: false })
+  tokensRevokedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

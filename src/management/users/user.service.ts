@@ -78,6 +78,11 @@ export class UserService {
       if (!removed.affected) throw notFound(`User '${userId}' not found in this organization.`);
       await removePrincipalFrom(manager, organizationId, 'user', userId);
       await assertOwnerRemains(manager, organizationId);
+      // Out of its last organization, the user's tokens end (it may log in again, as a newcomer does).
+      await manager.query(
+        'UPDATE accounts SET tokens_revoked_at = clock_timestamp() WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM organization_users WHERE account_id = $1)',
+        [userId],
+      );
     });
   }
 
