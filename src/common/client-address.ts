@@ -2,6 +2,26 @@ import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { TrustProxy } from '../config';
 
+/** Addresses whose trust is remembered at most (the proxies, and the clients behind them seen lately). */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * proxy-addr's match of an address against the trusted ranges parses it each time (a few microseconds); a request
+ * asks about the same two or three addresses several times, and a server sees the same addresses again and again.
+ */
+function remembered(matches: (address: string, hop: number) => boolean): (address: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (address) => {
+    let trusted = known.get(address);
+    if (trusted === undefined) {
+      trusted = matches(address, 0);
+      if (known.size >= MAX_REMEMBERED) known.clear();
+      known.set(address, trusted);
+    }
+    return trusted;
+  };
+}
+
 /** The headers a proxy sets about the client's request: believed from trusted proxies only. */
 const FORWARDED_HEADERS = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
 
@@ -21,7 +41,7 @@ export class ClientAddresses {
     this.trustsProxies = setting !== false;
     if (setting === false) this.trust = () => false;
     else if ('hops' in setting) this.trust = (_address, hop) => hop < setting.hops;
-    else this.trust = proxyaddr.compile(setting.addresses);
+    else this.trust = remembered(proxyaddr.compile(setting.addresses));
   }
 
   /** Whether a connection from `peer` comes from a trusted proxy (which relays other clients' requests). */

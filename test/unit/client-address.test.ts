@@ -39,5 +39,8 @@ describe('the client address', () => {
     clients.dropUntrusted(direct);
     expect(direct.headers).toEqual({});
     expect(clients.of(request(undefined))).toBe('');
+    // Asked again (the answers are remembered), the same.
+    expect(clients.of(request('10.0.0.1', { 'x-forwarded-for': 'forged, 198.51.100.7, 10.0.0.2' }))).toBe('198.51.100.7');
+    expect(clients.of(request('192.0.2.1', { 'x-forwarded-for': '10.0.0.5' }))).toBe('192.0.2.1');
   });
 });
