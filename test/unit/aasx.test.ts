@@ -13,8 +13,8 @@ import { type AasxPackage, readAasxPackage } from '../../src/aas/aasx/reader';
 import { assignPartNames, writeAasxPackage } from '../../src/aas/aasx/writer';
 import { isAasV2Xml } from '../../src/aas/aasx/xml';
 import { CONTENT_TYPES, DEFLATE_END, ENVIRONMENT, NS, buildZip, deflatedMebibyteOfZeros, minimalPackage, rels, zerosBomb, zipOf } from '../support/aasx-package';
+import { AASX_DIR as TESTDATA } from '../support/testdata';
 
-const TESTDATA = path.resolve(__dirname, '../../../shared/testdata/aasx');
 const REAL_PACKAGES = fs.readdirSync(TESTDATA).filter((name) => name.endsWith('.aasx'));
 
 /** Reads everything a package has, so that errors raised only while inflating surface too. */
