@@ -201,7 +201,8 @@ export function generateSchemaTable(xsdText: string, modelTypes: Set<string>): s
   return lines.join('\n');
 }
 
-export const DEFAULT_XSD = path.resolve(__dirname, '../../shared/spec/aas-metamodel-v3.0/AAS.xsd');
+/** The schema the repository carries (test/fixtures/aas-metamodel-v3.0, with its licence). */
+export const DEFAULT_XSD = path.resolve(__dirname, '../test/fixtures/aas-metamodel-v3.0/AAS.xsd');
 
 export function jsonizationSource(): string {
   const main = require.resolve('@aas-core-works/aas-core3.0-typescript');

@@ -9,6 +9,7 @@ import { CONSOLE_CLIENT_ID } from '../../src/auth/identity/identity.service';
 import { clientCredentialsToken, userLogin } from '../support/identity';
 import { b64, json, sampleShell } from '../support/server';
 import { ROOT, ServerProcess, killAll, startServerProcess, stopServerProcess } from '../support/server-process';
+import { hasTools } from '../support/system-tools';
 
 /**
  * Provisioning by script (README): docker/provision.sh against the real server process on a fresh embedded
@@ -71,7 +72,7 @@ async function graphql(url: string, token: string, query: string, variables: Rec
 
 const passwordLines = (proc: ServerProcess) => proc.lines().filter((line) => 'oneTimePassword' in line);
 
-describe('docker/provision.sh against a server on its first start', () => {
+describe.skipIf(!hasTools('curl', 'jq'))('docker/provision.sh against a server on its first start', () => {
   const BOOTSTRAP_CLIENT_ID = randomUUID();
   const BOOTSTRAP_CLIENT_SECRET = randomBytes(32).toString('base64url');
   let server: ServerProcess;
@@ -263,8 +264,7 @@ describe('docker/compose.yaml', () => {
     expect(example).toMatch(/^BOOTSTRAP_CLIENT_SECRET=$/m);
   });
 
-  const dockerCompose = spawnSync('docker', ['compose', 'version']).status === 0;
-  it.skipIf(!dockerCompose)('is valid for docker compose, and refused without the bootstrap client', () => {
+  it.skipIf(!hasTools('docker compose'))('is valid for docker compose, and refused without the bootstrap client', () => {
     const env = { ...process.env, BOOTSTRAP_CLIENT_ID: randomUUID(), BOOTSTRAP_CLIENT_SECRET: randomBytes(32).toString('base64url') };
     expect(spawnSync('docker', ['compose', '-f', COMPOSE, 'config', '-q'], { env, encoding: 'utf8' }).status).toBe(0);
     const { BOOTSTRAP_CLIENT_SECRET: _, ...without } = env;

@@ -6,8 +6,8 @@ import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { NS, type RawEntry, minimalPackage, rels, zerosBomb, zipOf } from '../support/aasx-package';
 import { sendFile } from '../support/file-suite';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
+import { AASX_DIR as PACKAGES } from '../support/testdata';
 
-const PACKAGES = path.resolve(__dirname, '../../../shared/testdata/aasx');
 let server: TestServer;
 
 beforeAll(async () => {

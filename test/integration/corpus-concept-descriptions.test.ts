@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { absentAnswer, bodyOf, brief, categories, expectedItems, notAResult, requireCorpus, send, unexpectedOnlyItems } from '../support/corpus';
+import { absentAnswer, bodyOf, brief, categories, expectedItems, notAResult, send, unexpectedOnlyItems } from '../support/corpus';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /**
@@ -50,7 +50,6 @@ let server: TestServer;
 const freshTenantApi = async () => server.api((await server.createTenant({ prefix: 'corpus-cd' })).name);
 
 beforeAll(async () => {
-  requireCorpus();
   server = await startTestServer(inject('databaseUrl'));
 });
 afterAll(() => server?.close());

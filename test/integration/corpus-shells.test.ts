@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { bodyOf, brief, categories, expectedItems, requireCorpus, unexpectedOnlyItems } from '../support/corpus';
+import { bodyOf, brief, categories, expectedItems, unexpectedOnlyItems } from '../support/corpus';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /**
@@ -64,7 +64,6 @@ let server: TestServer;
 const freshTenantApi = async () => server.api((await server.createTenant({ prefix: 'corpus' })).name);
 
 beforeAll(async () => {
-  requireCorpus();
   server = await startTestServer(inject('databaseUrl'));
 });
 afterAll(() => server?.close());

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { absentAnswer, bodyOf, brief, categories, expectedItems, notAResult, requireCorpus, send, unexpectedOnlyItems } from '../support/corpus';
+import { absentAnswer, bodyOf, brief, categories, expectedItems, notAResult, send, unexpectedOnlyItems } from '../support/corpus';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /**
@@ -119,7 +119,6 @@ async function inWorkerTenants<T>(cases: T[], check: (api: string, item: T) => P
 }
 
 beforeAll(async () => {
-  requireCorpus();
   server = await startTestServer(inject('databaseUrl'));
 });
 afterAll(() => server?.close());

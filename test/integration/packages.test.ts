@@ -5,11 +5,11 @@ import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { assignRole } from '../support/grants';
 import { newServiceAccount } from '../support/identity';
 import { TestServer, b64, json, startTestServer } from '../support/server';
+import { AASX_DIR as DATA } from '../support/testdata';
 
 /** The AASX File Server: packages stored per tenant, their shells read from the packages themselves. */
 
-const DATA = path.resolve(__dirname, '../../../shared/testdata/aasx');
-const packages = fs.existsSync(DATA) ? fs.readdirSync(DATA).filter((f) => f.endsWith('.aasx')).sort() : [];
+const packages = fs.readdirSync(DATA).filter((f) => f.endsWith('.aasx')).sort();
 
 let server: TestServer;
 let tenant: TenantEntity;

@@ -1,17 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { corpusDir } from './testdata';
 
-/** The aas-core3.0-testgen corpus (JSON, contained in environments), from `../shared` beside the repository. */
-export const CORPUS = path.resolve(__dirname, '../../../shared/testdata/aas-core3.0-testgen/Json/ContainedInEnvironment');
+/** The aas-core3.0-testgen corpus: JSON, contained in environments. */
+const CORPUS = path.join(corpusDir(), 'Json/ContainedInEnvironment');
 
 type Json = Record<string, unknown>;
-
-/** Fails clearly when the corpus is not checked out beside the repository. */
-export function requireCorpus(): void {
-  if (!fs.existsSync(CORPUS)) {
-    throw new Error(`The aas-core3.0-testgen corpus is missing at ${CORPUS} (CI checks it out beside the repository).`);
-  }
-}
 
 function jsonFilesUnder(dir: string): string[] {
   return fs

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedDatabase } from '../../src/db/embedded';
+import { missingTools, skipNotice } from './system-tools';
+import { corpusDir } from './testdata';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -11,10 +13,16 @@ declare module 'vitest' {
 }
 
 /**
+ * The aas-core3.0-testgen corpus is unpacked before any test file runs (test/support/testdata.ts), and the run says
+ * in one line which tests it skips for want of a program outside npm (test/support/system-tools.ts).
  * Tests run against the PostgreSQL server in DATABASE_URL, or else against one embedded PostgreSQL (PGlite)
  * started here for the whole run. Test files isolate their data by tenant, so they share one database.
  */
 export default async function setup(project: TestProject) {
+  // Unpacked here, once, before the test files that read it start in parallel.
+  corpusDir();
+  const missing = missingTools();
+  if (missing.length) process.stderr.write(`${skipNotice(missing)}\n`);
   if (process.env.DATABASE_URL) {
     project.provide('databaseUrl', process.env.DATABASE_URL);
     return;

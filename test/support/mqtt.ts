@@ -1,74 +1,60 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { Aedes } from 'aedes';
 import mqtt, { MqttClient } from 'mqtt';
 import { freePort } from './free-port';
 
 /**
- * A Mosquitto broker of a test's own (Debian's `mosquitto`, on a free loopback port, anonymous), which the test may
- * stop and start again. It keeps sessions on disk across restarts (persistence), as a production broker would, so
- * a subscriber with a persistent session misses nothing published while it reconnects.
+ * An MQTT 5 broker of a test's own (Aedes, in this process, on a free loopback port, anonymous), which the test may
+ * stop and start again. Its sessions outlive a stop, as a production broker's on disk do: a stop closes the listener
+ * and every connection, but the broker and its session store stay, so a subscriber with a persistent session misses
+ * nothing published while it reconnects.
  */
 export interface Broker {
   url: string;
   port: number;
   start(): Promise<void>;
-  /** SIGTERM: Mosquitto saves its sessions and exits. */
+  /** Closes the listener and every client connection, as a broker going down does; the sessions stay. */
   stop(): Promise<void>;
-  /** Stops it and removes its directory. */
+  /** Stops it and ends its sessions. */
   remove(): Promise<void>;
 }
 
 export async function startBroker(): Promise<Broker> {
   const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mosquitto-'));
-  const conf = path.join(dir, 'mosquitto.conf');
-  // `user`: started as root, Mosquitto otherwise becomes the user `mosquitto`, which cannot write this directory
-  // (0700, ours): it then saved nothing, so a subscriber's session, and what the broker held for it, did not survive
-  // a restart. As any other user it stays that user, and the line changes nothing.
-  const settings = [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence true', `persistence_location ${dir}/`, `user ${os.userInfo().username}`, 'log_dest none'];
-  fs.writeFileSync(conf, [...settings, ''].join('\n'));
-  let child: ChildProcess | undefined;
+  const aedes = await Aedes.createBroker();
+  let server: net.Server | undefined;
+  const connections = new Set<net.Socket>();
   const broker: Broker = {
     url: `mqtt://127.0.0.1:${port}`,
     port,
     async start() {
-      child = spawn('mosquitto', ['-c', conf], { stdio: 'ignore', env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` } });
-      const deadline = Date.now() + 10_000;
-      while (!(await listening(port))) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`mosquitto did not start on ${port}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const listener = net.createServer((socket) => {
+        connections.add(socket);
+        socket.once('close', () => connections.delete(socket));
+        aedes.handle(socket);
+      });
+      await new Promise<void>((resolve, reject) => {
+        listener.once('error', reject);
+        listener.listen(port, '127.0.0.1', () => resolve());
+      });
+      server = listener;
     },
     async stop() {
-      const c = child;
-      if (!c || c.exitCode !== null) return;
-      await new Promise((resolve) => {
-        c.once('exit', resolve);
-        c.kill('SIGTERM');
-      });
-      if (!fs.existsSync(path.join(dir, 'mosquitto.db'))) throw new Error(`mosquitto saved no sessions in ${dir} when it stopped`);
+      const listener = server;
+      if (!listener) return;
+      server = undefined;
+      const closed = new Promise((resolve) => listener.close(resolve));
+      for (const socket of connections) socket.destroy();
+      await closed;
     },
     async remove() {
       await broker.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
     },
   };
   await broker.start();
   return broker;
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
 }
 
 /** A received event: the topic, the gunzipped CloudEvents envelope, the message's size and MQTT 5 properties. */

@@ -11,6 +11,7 @@ import {
   submodelValue,
 } from '../../src/aas/submodels/value-only';
 import { AppError } from '../../src/graphql/errors';
+import { corpusDir } from '../support/testdata';
 
 const WITH = { withBlobValue: true };
 const WITHOUT = { withBlobValue: false };
@@ -549,7 +550,7 @@ describe('outputs share nothing with inputs', () => {
 // ---------------------------------------------------------------------------------------------------------------
 // The conformance corpus: every submodel of every Expected environment round-trips, as does each of its elements.
 
-const CORPUS = path.resolve(__dirname, '../../../shared/testdata/aas-core3.0-testgen/Json');
+const CORPUS = path.join(corpusDir(), 'Json');
 
 function jsonFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

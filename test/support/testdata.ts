@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as tar from 'tar';
+
+/**
+ * The test data the repository carries, with their licences beside them (test/fixtures/<name>/NOTICE.md). Tests
+ * read them only through these names.
+ */
+const FIXTURES = path.resolve(__dirname, '../fixtures');
+
+/** Real AASX packages from other tools (IDTA templates, BaSyx examples). */
+export const AASX_DIR = path.join(FIXTURES, 'aasx');
+
+const CORPUS_ARCHIVE = path.join(FIXTURES, 'aas-core3.0-testgen/corpus.tar.gz');
+
+/**
+ * The aas-core3.0-testgen corpus unpacked (its `Json/` and `Xml/` trees): the archive is unpacked once into the
+ * system's temporary directory, in a folder named by the archive's hash, and every later call (every test file,
+ * every run with the same archive) finds it there. The vitest globalSetup calls it first, so test files running in
+ * parallel do not unpack it each; a folder is only ever complete, as it is renamed into place when done.
+ */
+export function corpusDir(): string {
+  const hash = createHash('sha256').update(fs.readFileSync(CORPUS_ARCHIVE)).digest('hex').slice(0, 16);
+  const dir = path.join(os.tmpdir(), `aas-core3.0-testgen-${hash}`);
+  if (fs.existsSync(dir)) return dir;
+  const partial = fs.mkdtempSync(`${dir}.partial-`);
+  try {
+    tar.x({ file: CORPUS_ARCHIVE, cwd: partial, sync: true, strict: true });
+    fs.renameSync(partial, dir);
+  } catch (error) {
+    fs.rmSync(partial, { recursive: true, force: true });
+    // Another process renamed its copy into place first: that one is as good.
+    if (!fs.existsSync(dir)) throw error;
+  }
+  return dir;
+}
