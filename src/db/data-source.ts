@@ -1,8 +1,20 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { migrations } from '../../migrations';
+import { AnswerBounds, answerWatchedClient } from './answer-watch';
 import { entities } from './entities';
 
-export function createDataSource(url: string, poolSize: number): DataSource {
+/** The longest one statement may run on the server (statement_timeout); a query of the query language sets its own. */
+export const STATEMENT_TIMEOUT_MS = 60_000;
+/** Idle time before TCP keep-alive probes a connection (a peer gone without a word, when the network says so). */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/**
+ * The TypeORM data source on `url`. With `bounds` (a PostgreSQL server), no wait for the database is unbounded: a
+ * connection from the pool or a new one within `connectTimeoutMs`, and a statement without an answer is watched
+ * (answer-watch.ts). Without (the embedded database, in this process behind a unix socket), none applies: waiting
+ * there is queueing for its one engine, and no network can fall silent.
+ */
+export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
@@ -13,7 +25,16 @@ export function createDataSource(url: string, poolSize: number): DataSource {
     installExtensions: false,
     poolSize,
     // Identifiables are large jsonb documents; a statement that runs away is a bug, not a workload.
-    extra: { statement_timeout: 60_000, application_name: 'asset-platform' },
+    extra: {
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      application_name: 'asset-platform',
+      ...(bounds && {
+        connectionTimeoutMillis: bounds.connectTimeoutMs,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+        Client: answerWatchedClient({ connectionString: url, application_name: 'asset-platform' }, bounds),
+      }),
+    },
   });
 }
 
