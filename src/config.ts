@@ -21,12 +21,12 @@ export interface Config {
   dataDir: string;
   dbPoolSize: number;
   /**
-   * How long to wait for a database connection (`DB_CONNECT_TIMEOUT_MS`): a free one from the pool, or a new one
-   * connected; beyond it the request answers 503.
+   * How long to wait for a connection to a database reached over TCP (`DB_CONNECT_TIMEOUT_MS`): a free one from the
+   * pool, or a new one connected; beyond it the request answers 503.
    */
   dbConnectTimeoutMs: number;
   /**
-   * How long a connection of a PostgreSQL server may stay silent with a statement under way (`DB_ANSWER_TIMEOUT_MS`)
+   * How long a connection to a database reached over TCP may stay silent with a statement under way (`DB_ANSWER_TIMEOUT_MS`)
    * before the database is checked on a new connection: when that check fails too, the statement fails (503) and its
    * connection is dropped. Also the heartbeat of the LISTEN connections. See README, "When the database does not answer".
    */

@@ -78,7 +78,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       'embedded PostgreSQL (PGlite) started on a unix socket only this user can reach; DATA_DIR is locked by this process. Set DATABASE_URL to use a PostgreSQL server',
     );
   }
-  // A PostgreSQL server may fall silent (a network partition): every wait for it is bounded. The watch on a silent
+  // A PostgreSQL server across a network may fall silent (a partition): every wait for it is bounded. The watch on a silent
   // statement gives up on a connection when the database answers no other either, or after the longest a statement
   // may run on the server: by then any statement has ended, answered or cancelled.
   const listenBounds = { heartbeatMs: config.dbAnswerTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs };

@@ -82,20 +82,23 @@ export class LivenessCheck {
  * has had no answer for `answerTimeoutMs` asks the liveness check whether the database answers at all. If it does
  * not, the connection is dropped with a DatabaseSilentError, which fails its statements (503) and takes it out of
  * the pool; if it does, the statement is merely long (a large import, a lock wait, a migration) and keeps running,
- * up to `longestStatementMs` of silence. Waiting for an answer costs nothing per row: a timer per busy connection,
- * re-armed while statements complete.
+ * up to `longestStatementMs` of silence. Waiting for an answer costs nothing per row: a clock reading per statement
+ * and at most one timer per connection every `answerTimeoutMs`.
  */
 export function answerWatchedClient(config: ClientConfig, bounds: AnswerBounds): typeof Client {
   const liveness = new LivenessCheck(config, bounds.connectTimeoutMs);
   return class AnswerWatchedClient extends Client {
-    /** ReadyForQuery messages so far: each one ends a statement. */
-    private answered = 0;
+    /** Since when the connection has waited for an answer: its last answer, or the statement sent when it was idle. */
+    private since = 0;
     private watch?: NodeJS.Timeout;
+    /** A liveness check is under way for this connection: it looks again when that ends. */
+    private checking = false;
     private ended = false;
 
     constructor(clientConfig?: string | ClientConfig) {
       super(clientConfig);
-      this.internals.connection.on('readyForQuery', () => this.answered++);
+      // A ReadyForQuery message ends each statement.
+      this.internals.connection.on('readyForQuery', () => (this.since = performance.now()));
       this.on('end', () => {
         this.ended = true;
         clearTimeout(this.watch);
@@ -108,32 +111,32 @@ export function answerWatchedClient(config: ClientConfig, bounds: AnswerBounds):
 
     // Every form of query() (promise, callback, submittable) comes through here.
     override query(...args: unknown[]): never {
+      if (this.internals.readyForQuery) this.since = performance.now();
       const result = (super.query as (...a: unknown[]) => never)(...args);
-      if (!this.watch) this.arm(this.answered, performance.now());
+      if (!this.watch && !this.checking) this.arm(bounds.answerTimeoutMs);
       return result;
     }
 
-    /** Looks again in `answerTimeoutMs`: still busy with no statement ended since `mark`, silent since `since`. */
-    private arm(mark: number, since: number): void {
+    private arm(ms: number): void {
       if (this.ended) return;
-      this.watch = setTimeout(() => void this.look(mark, since), bounds.answerTimeoutMs);
+      this.watch = setTimeout(() => void this.look(), ms);
       this.watch.unref();
     }
 
-    private async look(mark: number, since: number): Promise<void> {
-      if (this.answered !== mark || this.internals.readyForQuery) return this.rewatch();
-      const silentMs = performance.now() - since;
-      if (silentMs >= bounds.longestStatementMs) return this.drop(silentMs);
-      const up = await liveness.answers();
-      if (this.answered !== mark || this.internals.readyForQuery) return this.rewatch();
-      if (up) this.arm(mark, since);
-      else this.drop(performance.now() - since);
-    }
-
-    /** Statements ended since the last look: watched afresh if one is under way. */
-    private rewatch(): void {
+    /** Idle: the watch ends. Silent for less than the answer timeout: looks again when it is up. Else the check. */
+    private async look(): Promise<void> {
       this.watch = undefined;
-      if (!this.internals.readyForQuery) this.arm(this.answered, performance.now());
+      if (this.internals.readyForQuery) return;
+      const since = this.since;
+      const silentMs = performance.now() - since;
+      if (silentMs < bounds.answerTimeoutMs) return this.arm(bounds.answerTimeoutMs - silentMs);
+      if (silentMs >= bounds.longestStatementMs) return this.drop(silentMs);
+      this.checking = true;
+      const up = await liveness.answers();
+      this.checking = false;
+      if (this.since !== since) return this.look(); // answered meanwhile
+      if (up) this.arm(bounds.answerTimeoutMs);
+      else this.drop(performance.now() - since);
     }
 
     private drop(silentMs: number): void {

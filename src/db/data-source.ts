@@ -9,12 +9,14 @@ export const STATEMENT_TIMEOUT_MS = 60_000;
 const KEEPALIVE_DELAY_MS = 10_000;
 
 /**
- * The TypeORM data source on `url`. With `bounds` (a PostgreSQL server), no wait for the database is unbounded: a
+ * The TypeORM data source on `url`. With `bounds`, no wait for a database reached over TCP is unbounded: a
  * connection from the pool or a new one within `connectTimeoutMs`, and a statement without an answer is watched
- * (answer-watch.ts). Without (the embedded database, in this process behind a unix socket), none applies: waiting
- * there is queueing for its one engine, and no network can fall silent.
+ * (answer-watch.ts). Over a unix socket (the embedded database, a server on the same host) none applies: no network
+ * can fall silent there, and for the embedded database a slow answer means its one engine is busy, which a
+ * liveness check could not tell from silence.
  */
 export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds): DataSource {
+  if (overUnixSocket(url)) bounds = undefined;
   return new DataSource({
     type: 'postgres',
     url,
@@ -36,6 +38,12 @@ export function createDataSource(url: string, poolSize: number, bounds?: AnswerB
       }),
     },
   });
+}
+
+/** Whether a connection string names a unix socket directory (`?host=/dir`, or `postgres://%2Fdir/db`). */
+export function overUnixSocket(url: string): boolean {
+  const parsed = new URL(url);
+  return (parsed.searchParams.get('host') ?? decodeURIComponent(parsed.hostname)).startsWith('/');
 }
 
 /** Lock key for migrations, so replicas (and parallel test workers) starting at once migrate one at a time. */
