@@ -10,7 +10,7 @@ export interface ListenerOptions {
   purpose: string;
   log: Logger;
   /**
-   * How often the connection is asked for a heartbeat (`SELECT 1`), and how long its answer may take: a connection
+   * How often the connection is asked for a heartbeat (the LISTEN again), and how long its answer may take: a connection
    * that says nothing for that long is lost, even with nothing closed (a network gone silent).
    */
   heartbeatMs: number;
@@ -89,7 +89,8 @@ export class NotificationListener {
     this.heartbeat = setInterval(() => {
       if (waiting) return lost(new Error(`no answer to a heartbeat within ${heartbeatMs} ms`));
       waiting = true;
-      client.query('SELECT 1').then(
+      // LISTEN again, a no-op: the connection stays recognizable in pg_stat_activity by its last statement.
+      client.query(`LISTEN ${channel}`).then(
         () => (waiting = false),
         () => undefined,
       );

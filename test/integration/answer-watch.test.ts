@@ -66,6 +66,23 @@ describe('the watch on statements without an answer', () => {
       await relay.stop();
     }
   }, 20_000);
+
+  it('closes its pool (a shutdown) within the bounds while the database is silent under a statement', async () => {
+    const relay = databaseRelay(inject('databaseUrl'));
+    const dataSource = await createDataSource(await relay.start(), 2, bounds).initialize();
+    try {
+      await dataSource.query('SELECT 1');
+      relay.silence();
+      const statement = dataSource.query('SELECT 1').catch((err: unknown) => err);
+      const closing = await timed(Promise.race([dataSource.destroy(), new Promise((resolve) => setTimeout(resolve, 10_000, 'still closing'))]));
+      expect(closing.value).toBeUndefined();
+      expect(closing.ms).toBeLessThan(bounds.answerTimeoutMs + bounds.connectTimeoutMs + 1_000);
+      expect(isDatabaseUnavailable(await statement)).toBe(true);
+    } finally {
+      relay.resume();
+      await relay.stop();
+    }
+  }, 20_000);
 });
 
 describe('a LISTEN connection', () => {
