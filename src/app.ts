@@ -160,6 +160,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     } catch (err) {
       ctx.state.log.warn({ err }, 'readiness: database unreachable');
       ctx.status = 503;
+      ctx.set('Retry-After', String(RETRY_AFTER_S));
       ctx.body = { status: 'DOWN', database: 'DOWN' };
     }
   });

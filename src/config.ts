@@ -21,6 +21,17 @@ export interface Config {
   databaseUrl?: string;
   dataDir: string;
   dbPoolSize: number;
+  /**
+   * How long to wait for a connection to a database reached over TCP (`DB_CONNECT_TIMEOUT_MS`): a free one from the
+   * pool, or a new one connected; beyond it the request answers 503.
+   */
+  dbConnectTimeoutMs: number;
+  /**
+   * How long a connection to a database reached over TCP may stay silent with a statement under way (`DB_ANSWER_TIMEOUT_MS`)
+   * before the database is checked on a new connection: when that check fails too, the statement fails (503) and its
+   * connection is dropped. Also the heartbeat of the LISTEN connections. See README, "When the database does not answer".
+   */
+  dbAnswerTimeoutMs: number;
   /** Largest request body accepted, in bytes (after decompression). */
   bodyLimitBytes: number;
   /** Most bytes of stored documents one request may read and answer (REST and GraphQL alike). */
@@ -277,6 +288,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     dbPoolSize: int(env, 'DB_POOL_SIZE', databaseUrl ? 10 : 4, 1, 200),
+    dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+    dbAnswerTimeoutMs: int(env, 'DB_ANSWER_TIMEOUT_MS', 5_000, 100, 600_000),
     bodyLimitBytes,
     responseLimitBytes,
     queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5_000, 10, 600_000),

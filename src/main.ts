@@ -25,7 +25,7 @@ import { AccessService } from './auth/access';
 import { IdentityService } from './auth/identity/identity.service';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
-import { createDataSource, runMigrations } from './db/data-source';
+import { STATEMENT_TIMEOUT_MS, createDataSource, runMigrations } from './db/data-source';
 import { DataDirError } from './db/data-dir-lock';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
 import { scheduleAnalyze } from './db/maintenance';
@@ -79,7 +79,21 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       'embedded PostgreSQL (PGlite) started on a unix socket only this user can reach; DATA_DIR is locked by this process. Set DATABASE_URL to use a PostgreSQL server',
     );
   }
-  const dataSource = createDataSource(databaseUrl, config.dbPoolSize);
+  // A PostgreSQL server across a network may fall silent (a partition): every wait for it is bounded. The watch on a silent
+  // statement gives up on a connection when the database answers no other either, or after the longest a statement
+  // may run on the server: by then any statement has ended, answered or cancelled.
+  const listenBounds = { heartbeatMs: config.dbAnswerTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs };
+  const dataSource = createDataSource(
+    databaseUrl,
+    config.dbPoolSize,
+    embedded
+      ? undefined
+      : {
+          connectTimeoutMs: config.dbConnectTimeoutMs,
+          answerTimeoutMs: config.dbAnswerTimeoutMs,
+          longestStatementMs: Math.max(STATEMENT_TIMEOUT_MS, config.queryTimeoutMs) + config.dbAnswerTimeoutMs,
+        },
+  );
   await dataSource.initialize();
   const applied = await runMigrations(dataSource);
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
@@ -87,7 +101,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
 
   // The read cache of shells, submodels and concept descriptions; other replicas' writes reach it by NOTIFY (the
   // embedded database has no other replicas).
-  const cacheSync = new CacheSync(new ReadCache(config.readCache), dataSource, { listenUrl: embedded ? undefined : databaseUrl, log });
+  const cacheSync = new CacheSync(new ReadCache(config.readCache), dataSource, { listenUrl: embedded ? undefined : databaseUrl, log, ...listenBounds });
   await cacheSync.start();
   const shells = new ShellService(dataSource, cacheSync);
   const submodels = new SubmodelService(dataSource, shells, cacheSync);
@@ -172,6 +186,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     retentionMs: config.events.retentionSeconds * 1_000,
     // Other replicas announce what they delivered by NOTIFY; the embedded database has no other replicas.
     listenUrl: embedded ? undefined : databaseUrl,
+    listenBounds,
     log,
   });
   await publisher.start();

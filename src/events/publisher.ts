@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource, EntityManager } from 'typeorm';
+import { NotificationListener } from '../db/listener';
 import { ChangeEvent, DeliveredHook, EventEntityType, MAX_MESSAGE_BYTES, messageOf, topicOf } from './change-event';
 import type { ChangeHub } from './hub';
 import type { Transport } from './mqtt-transport';
@@ -28,6 +28,8 @@ export interface PublisherOptions {
   retentionMs: number;
   /** PostgreSQL connection string for LISTEN (events other replicas delivered); absent on the embedded database. */
   listenUrl?: string;
+  /** The LISTEN connection's heartbeat and connect timeout (DB_ANSWER_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS). */
+  listenBounds: { heartbeatMs: number; connectTimeoutMs: number };
   maxMessageBytes?: number;
   log: Logger;
 }
@@ -78,7 +80,7 @@ export class OutboxPublisher {
   private dirty = false;
   private failures = 0;
   private lastPrune = 0;
-  private listener?: Client;
+  private listener?: NotificationListener;
   private readonly onWritten = () => {
     this.dirty = true;
     this.wake?.();
@@ -94,9 +96,17 @@ export class OutboxPublisher {
     this.stopped = false;
     const { listenUrl } = this.options;
     if (listenUrl) {
+      this.listener = new NotificationListener({
+        url: listenUrl,
+        channel: DELIVERED_CHANNEL,
+        purpose: 'change events of other replicas (missed meanwhile)',
+        log: this.options.log,
+        ...this.options.listenBounds,
+        onNotification: (payload) => this.announced(payload),
+      });
       // A replica that does not deliver listens only once it has a subscriber: no connection held for nothing.
-      if (this.options.deliver) await this.listen(listenUrl);
-      else this.hub.onFirstListener(() => void this.listen(listenUrl).catch((err: unknown) => this.options.log.warn({ err: (err as Error).message }, 'could not LISTEN for delivered events')));
+      if (this.options.deliver) await this.listener.start();
+      else this.hub.onFirstListener(() => void this.listener?.start());
     }
     if (!this.options.deliver) return;
     outboxWrites.on('written', this.onWritten);
@@ -108,7 +118,7 @@ export class OutboxPublisher {
     outboxWrites.off('written', this.onWritten);
     this.wake?.();
     await this.loop;
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.stop();
     await this.options.transport?.close();
   }
 
@@ -238,22 +248,14 @@ export class OutboxPublisher {
   }
 
   /** Events other replicas delivered reach this process's hub: announced by NOTIFY, read by id (still retained). */
-  private async listen(url: string): Promise<void> {
-    if (this.listener || this.stopped) return;
-    const client = new Client({ connectionString: url });
-    this.listener = client;
-    client.on('error', (err) => this.options.log.warn({ err: err.message }, 'the LISTEN connection for delivered events failed'));
-    await client.connect();
-    client.on('notification', (message) => {
-      if (message.channel !== DELIVERED_CHANNEL || !message.payload || this.hub.size === 0) return;
-      const { replica, seqs } = JSON.parse(message.payload) as { replica: string; seqs: string[] };
-      if (replica === this.replica) return;
-      this.delivered(seqs).then(
-        (events) => this.hub.emit(events),
-        (err: unknown) => this.options.log.warn({ err: (err as Error).message }, 'could not read events another replica delivered'),
-      );
-    });
-    await client.query(`LISTEN ${DELIVERED_CHANNEL}`);
+  private announced(payload: string): void {
+    if (this.hub.size === 0) return;
+    const { replica, seqs } = JSON.parse(payload) as { replica: string; seqs: string[] };
+    if (replica === this.replica) return;
+    this.delivered(seqs).then(
+      (events) => this.hub.emit(events),
+      (err: unknown) => this.options.log.warn({ err: (err as Error).message }, 'could not read events another replica delivered'),
+    );
   }
 
   private async delivered(seqs: string[]): Promise<ChangeEvent[]> {

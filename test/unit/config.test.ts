@@ -33,6 +33,14 @@ describe('config', () => {
     expect(() => loadConfig({ READ_CACHE_TTL_SECONDS: '0' })).toThrow(/READ_CACHE_TTL_SECONDS/);
   });
 
+  it('waits at most 5 s for a database connection and 5 s for an answer before checking, unless DB_CONNECT_TIMEOUT_MS and DB_ANSWER_TIMEOUT_MS say otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ dbConnectTimeoutMs: 5_000, dbAnswerTimeoutMs: 5_000 });
+    expect(loadConfig({ DB_CONNECT_TIMEOUT_MS: '1500', DB_ANSWER_TIMEOUT_MS: '20000' })).toMatchObject({ dbConnectTimeoutMs: 1_500, dbAnswerTimeoutMs: 20_000 });
+    for (const [name, value] of [['DB_CONNECT_TIMEOUT_MS', '0'], ['DB_CONNECT_TIMEOUT_MS', '5s'], ['DB_ANSWER_TIMEOUT_MS', '99'], ['DB_ANSWER_TIMEOUT_MS', '600001']]) {
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name} must be an integer in 100..600000`));
+    }
+  });
+
   it('limits failed authentications to 5 a minute unless AUTH_FAILURE_LIMIT says otherwise', () => {
     expect(loadConfig({}).auth.failureLimit).toBe(5);
     expect(loadConfig({ AUTH_FAILURE_LIMIT: '50' }).auth.failureLimit).toBe(50);
