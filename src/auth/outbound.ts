@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -121,6 +122,8 @@ export async function outboundProblem(value: string, field: string, setting: str
 /** `localhost` and its subdomains, loopback by definition (RFC 6761) whatever a resolver says. */
 const isLocalhost = (host: string) => /(^|\.)localhost\.?$/i.test(host);
 
+const refused = (message: string) => Object.assign(new Error(message), { code: 'EPRIVATEADDRESS' });
+
 /** A DNS lookup that fails for names resolving to an address that is not public, so no connection to it starts. */
 export const publicLookup: net.LookupFunction = (hostname, options, callback) => {
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
@@ -129,30 +132,60 @@ export const publicLookup: net.LookupFunction = (hostname, options, callback) =>
     const blocked = list.find((a) => !classifyAddress(a.address).public);
     if (blocked || list.length === 0) {
       const why = blocked ? `${blocked.address}, ${describeAddressClass(classifyAddress(blocked.address))}` : 'nothing';
-      const refused = Object.assign(new Error(`${hostname} resolves to ${why}: not a public address`), { code: 'EPRIVATEADDRESS' });
-      return (callback as (e: Error | null) => void)(refused);
+      return (callback as (e: Error | null) => void)(refused(`${hostname} resolves to ${why}: not a public address`));
     }
     if ((options as dns.LookupOptions).all) return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, list);
     return (callback as (e: null, a: string, f: number) => void)(null, list[0].address, list[0].family);
   });
 };
 
+/** Why the server may not connect to a host by its name alone (a literal address that is not public, `localhost`). */
+function hostRefusal(hostname: string): Error | undefined {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  if (net.isIP(host)) {
+    const c = classifyAddress(host);
+    return c.public ? undefined : refused(`${host} is ${describeAddressClass(c)}, not a public address`);
+  }
+  return isLocalhost(host) ? refused(`${host} is not a public address`) : undefined;
+}
+
+type ConnectCallback = (err: Error | null, stream: Duplex) => void;
+
+/** A connection, or the callback told at once why not (literal addresses are connected to without a lookup). */
+function connectUnlessRefused(options: http.ClientRequestArgs, callback: ConnectCallback | undefined, connect: () => Duplex | null | undefined) {
+  const refusal = hostRefusal(String(options.host ?? options.hostname ?? ''));
+  if (!refusal) return connect();
+  callback?.(refusal, undefined as unknown as Duplex);
+  return undefined;
+}
+
+/**
+ * Agents that connect to public addresses only: names through {@link publicLookup}, literal addresses checked as
+ * each connection is made, whatever URL (or redirect) led there.
+ */
+class PublicHttpAgent extends http.Agent {
+  override createConnection(options: http.ClientRequestArgs, callback?: ConnectCallback) {
+    return connectUnlessRefused(options, callback, () => super.createConnection(options, callback));
+  }
+}
+
+class PublicHttpsAgent extends https.Agent {
+  override createConnection(options: https.RequestOptions, callback?: ConnectCallback) {
+    return connectUnlessRefused(options, callback, () => super.createConnection(options, callback));
+  }
+}
+
 const agents = {
-  'http:': new http.Agent({ lookup: publicLookup, keepAlive: true }),
-  'https:': new https.Agent({ lookup: publicLookup, keepAlive: true }),
+  'http:': new PublicHttpAgent({ lookup: publicLookup, keepAlive: true }),
+  'https:': new PublicHttpsAgent({ lookup: publicLookup, keepAlive: true }),
 };
 
 /**
- * The agent for fetching a URL on users' behalf, or an error when the URL itself names an address that is not
- * public (a literal IP is connected to without a lookup, so the agent alone would not see it).
+ * The agent for fetching a URL on users' behalf, or an error at once when the URL itself names an address that is
+ * not public.
  */
 export function publicAgentFor(value: string): http.Agent | https.Agent | Error {
   const url = new URL(value);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return new Error(`${url.protocol} is not fetched`);
-  const host = hostOf(url);
-  if (net.isIP(host)) {
-    const c = classifyAddress(host);
-    if (!c.public) return Object.assign(new Error(`${host} is ${describeAddressClass(c)}, not a public address`), { code: 'EPRIVATEADDRESS' });
-  } else if (isLocalhost(host)) return Object.assign(new Error(`${host} is not a public address`), { code: 'EPRIVATEADDRESS' });
-  return agents[url.protocol];
+  return hostRefusal(url.hostname) ?? agents[url.protocol];
 }

@@ -151,6 +151,22 @@ describe('connections made on users\' behalf', () => {
     expect(target.reached()).toBe(false);
   });
 
+  it('the agents refuse a literal address that is not public as they connect, whatever URL led there', async () => {
+    const target = await loopbackServer();
+    try {
+      const agent = publicAgentFor('http://example.com/') as http.Agent;
+      for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::127.0.0.1]', '[2002:7f00:1::]']) {
+        const failure = await new Promise<NodeJS.ErrnoException>((resolve) =>
+          http.get(`http://${host}:${target.port}/`, { agent }, () => resolve(new Error('answered'))).on('error', resolve),
+        );
+        expect(failure.code, host).toBe('EPRIVATEADDRESS');
+      }
+      expect(target.reached()).toBe(false);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('the lookup refuses names that resolve to embedded loopback forms too', async () => {
     resolveAs({ 'six.test': '2002:7f00:1::', 'compat.test': '::7f00:1', 'public.test': '8.8.8.8' });
     for (const name of ['six.test', 'compat.test']) {
