@@ -71,8 +71,8 @@ export function classifyAddress(text: string): AddressClass {
     return { public: range === 'unicast', range };
   }
   const classes = embedded.map((e) => ({ range: e.address.range(), embedded: { form: e.form, address: e.address.toString() } }));
-  const refused = classes.find((c) => c.range !== 'unicast');
-  return refused ? { public: false, ...refused } : { public: true, ...classes[0] };
+  const deciding = classes.find((c) => c.range !== 'unicast');
+  return deciding ? { public: false, ...deciding } : { public: true, ...classes[0] };
 }
 
 const RANGE_WORDS: Record<string, string> = {
@@ -90,7 +90,20 @@ export function describeAddressClass(c: AddressClass): string {
   return c.embedded ? `${words} (the ${c.embedded.form} form of ${c.embedded.address})` : words;
 }
 
-const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+/** A URL's host name without the brackets of an IPv6 address. */
+const hostOf = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1');
+
+/** `localhost` and its subdomains, loopback by definition (RFC 6761) whatever a resolver says. */
+const isLocalhost = (host: string) => /(^|\.)localhost\.?$/i.test(host);
+
+/** What is wrong with a host by its name alone (a literal address that is not public, `localhost`), or undefined. */
+function nameProblem(host: string): string | undefined {
+  if (net.isIP(host)) {
+    const c = classifyAddress(host);
+    return c.public ? undefined : `'${host}' is ${describeAddressClass(c)}`;
+  }
+  return isLocalhost(host) ? `'${host}' is a loopback name` : undefined;
+}
 
 /**
  * Why a URL may not be fetched, or undefined when it may: https only, and a host that is no address the server
@@ -99,13 +112,11 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 export async function outboundProblem(value: string, field: string, setting: string): Promise<string | undefined> {
   const url = new URL(value);
   if (url.protocol !== 'https:') return `${field} must be an https URL (${setting}=true allows http and private addresses).`;
-  const host = hostOf(url);
+  const host = hostOf(url.hostname);
   const refusal = (what: string) => `${field}: ${what}; the server connects to public addresses only (${setting}=true allows others).`;
-  if (net.isIP(host)) {
-    const c = classifyAddress(host);
-    return c.public ? undefined : refusal(`'${host}' is ${describeAddressClass(c)}`);
-  }
-  if (isLocalhost(host)) return refusal(`'${host}' is a loopback name`);
+  const problem = nameProblem(host);
+  if (problem) return refusal(problem);
+  if (net.isIP(host)) return undefined;
   let addresses: string[];
   try {
     addresses = (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
@@ -118,9 +129,6 @@ export async function outboundProblem(value: string, field: string, setting: str
   }
   return undefined;
 }
-
-/** `localhost` and its subdomains, loopback by definition (RFC 6761) whatever a resolver says. */
-const isLocalhost = (host: string) => /(^|\.)localhost\.?$/i.test(host);
 
 const refused = (message: string) => Object.assign(new Error(message), { code: 'EPRIVATEADDRESS' });
 
@@ -139,14 +147,10 @@ export const publicLookup: net.LookupFunction = (hostname, options, callback) =>
   });
 };
 
-/** Why the server may not connect to a host by its name alone (a literal address that is not public, `localhost`). */
+/** Why the server may not connect to a host by its name alone, as the error a connection fails with. */
 function hostRefusal(hostname: string): Error | undefined {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1');
-  if (net.isIP(host)) {
-    const c = classifyAddress(host);
-    return c.public ? undefined : refused(`${host} is ${describeAddressClass(c)}, not a public address`);
-  }
-  return isLocalhost(host) ? refused(`${host} is not a public address`) : undefined;
+  const problem = nameProblem(hostOf(hostname));
+  return problem ? refused(`${problem}: not a public address`) : undefined;
 }
 
 type ConnectCallback = (err: Error | null, stream: Duplex) => void;
