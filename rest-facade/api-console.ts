@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Router, { RouterContext } from '@koa/router';
+import { NO_FRAMING } from '../src/common/security-headers';
 import { StaticAsset, serveAssets } from './static-assets';
 
 /**
@@ -115,7 +116,7 @@ export function createApiConsoleRouter(options: ApiConsoleOptions): Router {
     }),
   );
   const connect = [...new Set(["'self'", new URL(options.manageUrl).origin, ...options.connectSources])].join(' ');
-  const csp = `default-src 'self'; connect-src ${connect}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; form-action 'self'`;
+  const csp = `default-src 'self'; connect-src ${connect}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; form-action 'self'; ${NO_FRAMING}`;
   const sendHtml = (ctx: RouterContext, body: string) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Content-Security-Policy', csp);

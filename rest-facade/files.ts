@@ -5,6 +5,7 @@ import { GraphQLSchema } from 'graphql';
 import type { Context as KoaContext, Middleware } from 'koa';
 import { decodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
+import { setDownloadHeaders } from './download';
 import { OperationExecutor, facadeErrorOf } from './executor';
 import { FacadeError, badParam } from './facade-error';
 import { Query, cursorParam, limitParam, single } from './params';
@@ -105,9 +106,6 @@ export function createFileRouter(options: FileRoutesOptions): Router {
       ETag: file.etag,
       'Accept-Ranges': 'bytes',
       'Cache-Control': 'private, no-cache',
-      // Stored content is the uploader's: a browser must neither sniff nor run it on this origin.
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; sandbox",
     });
     if (noneMatch(ctx.get('if-none-match'), file.etag)) {
       ctx.status = 304;
@@ -119,8 +117,7 @@ export function createFileRouter(options: FileRoutesOptions): Router {
       ctx.set('Content-Range', `bytes */${file.size}`);
       throw new FacadeError(416, `The range '${ctx.get('range')}' lies outside the file's ${file.size} bytes.`);
     }
-    ctx.set('Content-Disposition', contentDisposition(file.fileName));
-    ctx.type = file.contentType;
+    setDownloadHeaders(ctx, file.contentType, file.fileName);
     if (range) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
     ctx.status = range ? 206 : 200;
     const length = range ? range.end - range.start + 1 : file.size;
@@ -296,16 +293,6 @@ export function parseRange(header: string, size: number): { start: number; end: 
   if (m[2] !== '' && Number(m[2]) < start) return undefined;
   if (start >= size) return 'unsatisfiable';
   return { start, end };
-}
-
-/**
- * `attachment` with the name, as ASCII fallback and as RFC 8187 UTF-8: a name with a character outside Latin-1
- * (`€`) cannot go into a header as it is (Node refuses it: a 500). For every download of a named file.
- */
-export function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 export interface UploadedFile {

@@ -6,7 +6,8 @@ import type { Context as KoaContext, Middleware } from 'koa';
 import { encodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
 import { facadeErrorOf } from './executor';
-import { contentDisposition, receiveUpload } from './files';
+import { setDownloadHeaders } from './download';
+import { receiveUpload } from './files';
 import { Query, base64Param, cursorParam, idParam, limitParam } from './params';
 import { DEFAULT_LIMIT } from '../src/common/cursor';
 import { TenantAccess } from './streamed';
@@ -93,8 +94,7 @@ export function packageRoutes(access: TenantAccess, contextOf: (ctx: KoaContext)
         throw facadeErrorOf(err, context);
       }
       ctx.status = 200;
-      ctx.type = download.contentType;
-      ctx.set('Content-Disposition', contentDisposition(download.fileName));
+      setDownloadHeaders(ctx, download.contentType, download.fileName);
       ctx.set('X-FileName', encodeURIComponent(download.fileName));
       ctx.set('ETag', download.etag);
       download.stream.on('error', (err) => context.log.warn({ err }, 'download cut short'));

@@ -22,6 +22,7 @@ import { hotReads } from '../rest-facade/hot-reads';
 import { routesBySegment } from '../rest-facade/segment-dispatch';
 import { ClientAddresses } from './common/client-address';
 import { resultOf } from './common/result';
+import { BASELINE_HEADERS } from './common/security-headers';
 import { Config } from './config';
 import { CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
 import { admitToTenant } from './auth/policy';
@@ -106,6 +107,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ctx.state.requestId = requestId;
     ctx.state.log = log.child({ requestId });
     ctx.set('X-Request-Id', requestId);
+    // Before everything else, so that the identity service's answers and every error carry them too.
+    ctx.set(BASELINE_HEADERS);
     try {
       await next();
     } finally {

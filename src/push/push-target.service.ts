@@ -263,8 +263,8 @@ export class PushTargetService {
     else if (url.username || url.password) problems.push(`'${field}' must not carry credentials (give them in their own fields).`);
     else if (url.search || url.hash) problems.push(`'${field}' must have no query or fragment.`);
     else if (!this.options.privateNetworks) {
-      const problem = await outboundProblem(value, `'${field}'`);
-      if (problem) problems.push(problem.replace('FEDERATION_PRIVATE_NETWORKS', 'PUSH_PRIVATE_NETWORKS'));
+      const problem = await outboundProblem(value, `'${field}'`, 'PUSH_PRIVATE_NETWORKS');
+      if (problem) problems.push(problem);
     }
   }
 }

@@ -338,11 +338,26 @@ describe('push targets: registration', () => {
     try {
       const t = await strict.createTenant();
       const url = `${strict.url}/tenants/${t.name}/sphere/api/v1.0/push-targets`;
-      for (const body of [{ kind: 'aasx-server', url: 'http://127.0.0.1/x' }, { kind: 'aasx-server', url: 'https://127.0.0.1/x' }, s3Target({ endpoint: 'https://169.254.169.254/' })]) {
+      for (const body of [
+        { kind: 'aasx-server', url: 'http://127.0.0.1/x' },
+        { kind: 'aasx-server', url: 'https://127.0.0.1/x' },
+        s3Target({ endpoint: 'https://169.254.169.254/' }),
+        // IPv6 forms that embed a loopback, private or link-local IPv4 address, and IPv6 ranges of their own
+        { kind: 'aasx-server', url: 'https://[::127.0.0.1]/x' },
+        { kind: 'aasx-server', url: 'https://[2002:7f00:1::]/x' },
+        { kind: 'aasx-server', url: 'https://[64:ff9b::a00:1]/x' },
+        { kind: 'aasx-server', url: 'https://[2001:0:808:808::80ff:fffe]/x' },
+        s3Target({ endpoint: 'https://[::ffff:169.254.169.254]/' }),
+        s3Target({ endpoint: 'https://[2002:a9fe:a9fe::]/' }),
+        s3Target({ endpoint: 'https://[fd00:ec2::254]/' }),
+      ]) {
         const res = await post(url, body);
         expect(res.status, JSON.stringify(body)).toBe(400);
-        expectResult(await json(res));
+        const result = await json(res);
+        expectResult(result);
+        expect(result.messages[0].text, JSON.stringify(body)).toMatch(/PUSH_PRIVATE_NETWORKS=true allows/);
       }
+      expect((await json(fetch(url))).result).toEqual([]);
     } finally {
       await strict.close();
     }

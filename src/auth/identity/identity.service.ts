@@ -17,7 +17,7 @@ import { FailureLimiter } from './failure-limiter';
 import { INTERACTION_PATH, MOUNT_PATH, interactionHandler } from './interactions';
 import { SIGNING_ALGORITHM, SigningKeyStore } from './key-store';
 import { OidcProviderModule, loadOidcProvider } from './load-provider';
-import { errorPage } from './login-page';
+import { PAGE_CSP, errorPage } from './login-page';
 
 /** How often every replica re-reads the signing keys (another replica may have rotated them). */
 export const KEY_REFRESH_MS = 60_000;
@@ -380,6 +380,8 @@ export class IdentityService {
         (client.redirectUris ?? []).some((uri) => new URL(uri).origin === origin),
       renderError: async (ctx: Koa.Context, out: { error?: string; error_description?: string }) => {
         ctx.type = 'text/html; charset=utf-8';
+        // The policy of our login pages (no script, no framing), which this page is one of.
+        ctx.set('Content-Security-Policy', PAGE_CSP);
         ctx.body = errorPage('Login not possible', `${out.error_description ?? out.error ?? 'The request is not valid.'}`);
       },
     };

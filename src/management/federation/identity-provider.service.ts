@@ -39,7 +39,7 @@ export class IdentityProviderService {
   /** 400 when the server would not fetch the JWKS URL (see auth/outbound.ts). */
   private async checkReachable(jwksUri: string | null | undefined): Promise<void> {
     if (this.privateNetworks || typeof jwksUri !== 'string') return;
-    rejectProblems([await outboundProblem(jwksUri, 'jwksUri')]);
+    rejectProblems([await outboundProblem(jwksUri, 'jwksUri', 'FEDERATION_PRIVATE_NETWORKS')]);
   }
 
   list(organizationId: string, limit: number, cursor: string | null): Promise<Page<IdentityTrustEntity>> {
