@@ -318,7 +318,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(
     createApiConsoleRouter({
       manageUrl: config.manageUrl,
-      tenantApiUrlTemplate: tenantApiUrlOf('__TENANT__'),
+      publicUrl: config.publicUrl,
+      tenantApiPathTemplate: `tenants/__TENANT__/api/${API_VERSION}`,
       login: services.identity.loginFor(CONSOLE_CLIENT_ID),
       connectSources: consoleConnectSources(config),
     }).routes(),

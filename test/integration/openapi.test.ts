@@ -422,7 +422,8 @@ describe('REST API console', () => {
     const boot = await (await get('/console/console.js')).text();
     expect(boot).toContain('"clientId":"console"');
     expect(boot).toContain(`"redirectUri":"${server.url}/console/oauth2-redirect.html"`);
-    expect(boot).toContain(`"managementDocument":"${server.url}/api/v1/openapi.json"`);
+    // The documents come from the page's own origin, whatever host name it was opened at.
+    expect(boot).toContain('"managementDocument":"api/v1/openapi.json"');
     expect(boot).toContain('usePkceWithAuthorizationCodeGrant: true');
     expect(boot).toContain('validatorUrl: null');
 
@@ -439,7 +440,8 @@ describe('REST API console', () => {
     let config: Doc;
     const bundle = Object.assign((c: Doc) => ((config = c), { initOAuth: () => undefined }), { presets: { apis: {} }, plugins: { DownloadUrl: {} } });
     vm.runInNewContext(boot, {
-      location: { search: '?tenant=acme,acme/reg-a' },
+      location: { search: '?tenant=acme,acme/reg-a', href: `${server.url}/console?tenant=acme,acme/reg-a` },
+      URL,
       URLSearchParams,
       document: { getElementById: () => element },
       window: {},
@@ -447,12 +449,45 @@ describe('REST API console', () => {
       SwaggerUIStandalonePreset: {},
     });
     expect(config.urls).toEqual([
-      { name: 'AAS API of tenant acme', url: `${server.url}/tenants/acme/api/v3.0/openapi.json` },
-      { name: 'Registry instance reg-a of tenant acme', url: `${server.url}/tenants/acme/reg-a/api/v3.0/openapi.json` },
-      { name: 'Management API', url: `${server.url}/api/v1/openapi.json` },
+      { name: 'AAS API of tenant acme', url: 'tenants/acme/api/v3.0/openapi.json' },
+      { name: 'Registry instance reg-a of tenant acme', url: 'tenants/acme/reg-a/api/v3.0/openapi.json' },
+      { name: 'Management API', url: 'api/v1/openapi.json' },
     ]);
-    // The instance document is served at that URL.
-    expect((await get('/tenants/acme/reg-a/api/v3.0/openapi.json')).status).toBe(200);
+    // Each is served at that URL, relative to the console's.
+    for (const { url } of config.urls as { url: string }[]) expect((await get(new URL(url, `${server.url}/console`).pathname)).status, url).toBe(200);
+  });
+
+  it('works behind any host name: documents from its own origin, requests to the canonical URLs sent there too', async () => {
+    // Opened at a host name PUBLIC_URL does not name (a proxy's, a container's): every URL the page loads is relative.
+    const host = 'assets.internal.example:8443';
+    const other = `http://${host}`;
+    const { port } = new URL(server.url);
+    const page = await hostGet(port, host, '/console');
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain(server.url);
+    const { body: boot } = await hostGet(port, host, '/console/console.js');
+    let config!: Doc;
+    const bundle = Object.assign((c: Doc) => ((config = c), { initOAuth: () => undefined }), { presets: { apis: {} }, plugins: { DownloadUrl: {} } });
+    vm.runInNewContext(boot, {
+      location: { search: '?tenant=acme', href: `${other}/console?tenant=acme` },
+      URL,
+      URLSearchParams,
+      document: { getElementById: () => ({ value: '', textContent: '' }) },
+      window: {},
+      SwaggerUIBundle: bundle,
+      SwaggerUIStandalonePreset: {},
+    });
+    const documents = (config.urls as { url: string }[]).map(({ url }) => new URL(url, `${other}/console`).href);
+    expect(documents).toEqual([`${other}/tenants/acme/api/v3.0/openapi.json`, `${other}/api/v1/openapi.json`]);
+    // The server answers them under that host name too.
+    for (const url of documents) expect((await hostGet(port, host, new URL(url).pathname)).status, url).toBe(200);
+    // "Try it out" calls the documents' servers (the canonical URLs): the console sends them to its own origin,
+    // but leaves the identity service's endpoints alone.
+    const intercept = config.requestInterceptor as (r: { url: string }) => { url: string };
+    expect(intercept({ url: `${server.url}/tenants/acme/api/v3.0/shells?limit=1` }).url).toBe(`${other}/tenants/acme/api/v3.0/shells?limit=1`);
+    expect(intercept({ url: `${server.url}/api/v1/organizations` }).url).toBe(`${other}/api/v1/organizations`);
+    expect(intercept({ url: `${server.url}/oidc/token` }).url).toBe(`${server.url}/oidc/token`);
+    expect(intercept({ url: 'https://elsewhere.example/api/v3.0/shells' }).url).toBe('https://elsewhere.example/api/v3.0/shells');
   });
 });
 
