@@ -179,14 +179,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
     defaultTenantApiUrl: tenantApiUrlOf('default'),
     defaultTenantApiPath: `tenants/default/api/${API_VERSION}`,
   });
-  koa.use(
-    createFrontDoorRouter({
-      name: PACKAGE.name,
-      version: PACKAGE.version,
-      entryPoints: links,
-      showcaseTenants: (limit) => services.tenants.showcaseNames(limit),
-    }).routes(),
-  );
+  const frontDoor = createFrontDoorRouter({
+    name: PACKAGE.name,
+    version: PACKAGE.version,
+    entryPoints: links,
+    showcaseTenants: (limit) => services.tenants.showcaseNames(limit),
+  });
+  koa.use(frontDoor.routes());
+  koa.use(frontDoor.allowedMethods());
   koa.use(createConsoleRouter(services.identity.loginFor(GRAPHIQL_CLIENT_ID)).routes());
 
   const apollo = new ApolloServer<Context>({
