@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { createApiConsoleRouter } from '../rest-facade/api-console';
 import { createConsoleRouter } from '../rest-facade/console';
+import { createFrontDoorRouter } from '../rest-facade/front-door';
 import { FacadeError } from '../rest-facade/facade-error';
 import { createFileRouter } from '../rest-facade/files';
 import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../rest-facade/management-api';
@@ -24,6 +25,8 @@ import { ClientAddresses } from './common/client-address';
 import { resultOf } from './common/result';
 import { BASELINE_HEADERS } from './common/security-headers';
 import { Config } from './config';
+import { EntryPoint, entryPoints } from './common/entry-points';
+import { PACKAGE } from './common/package-info';
 import { CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
 import { admitToTenant } from './auth/policy';
 import { Context, Services, createContext } from './graphql/context';
@@ -48,6 +51,8 @@ export interface AppDeps {
 export interface App {
   koa: Koa;
   apollo: ApolloServer<Context>;
+  /** What the front door links to, and the start banner names. */
+  entryPoints: EntryPoint[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -177,6 +182,21 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }),
   );
   koa.use(health.routes());
+  const tenantApiUrlOf = (tenant: string) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`;
+  const links = entryPoints({
+    publicUrl: config.publicUrl,
+    manageUrl: config.manageUrl,
+    defaultTenantApiUrl: tenantApiUrlOf('default'),
+    defaultTenantApiPath: `tenants/default/api/${API_VERSION}`,
+  });
+  const frontDoor = createFrontDoorRouter({
+    name: PACKAGE.name,
+    version: PACKAGE.version,
+    entryPoints: links,
+    showcaseTenants: (limit) => services.tenants.showcaseNames(limit),
+  });
+  koa.use(frontDoor.routes());
+  koa.use(frontDoor.allowedMethods());
   koa.use(createConsoleRouter(services.identity.loginFor(GRAPHIQL_CLIENT_ID)).routes());
 
   const apollo = new ApolloServer<Context>({
@@ -271,7 +291,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     return graphql(ctx, next);
   });
 
-  const tenantApiUrlOf = (tenant: string) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`;
   const tenantApi = createTenantApiRouter({
     schema,
     contextOf,
@@ -309,7 +328,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(
     createApiConsoleRouter({
       manageUrl: config.manageUrl,
-      tenantApiUrlTemplate: tenantApiUrlOf('__TENANT__'),
+      publicUrl: config.publicUrl,
+      tenantApiPathTemplate: `tenants/__TENANT__/api/${API_VERSION}`,
       login: services.identity.loginFor(CONSOLE_CLIENT_ID),
       connectSources: consoleConnectSources(config),
     }).routes(),
@@ -325,7 +345,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   koa.use(managementApi.routes());
   koa.use(managementApi.allowedMethods());
-  return { koa, apollo };
+  return { koa, apollo, entryPoints: links };
 }
 
 /** The request headers cross-origin pages may send, and the response headers they may read. */

@@ -13,6 +13,9 @@ import { CacheSync } from './aas/store/cache-sync';
 import { ReadCache } from './aas/store/read-cache';
 import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
+import { StartSummary, renderBanner } from './banner';
+import { answerCommandLine } from './cli';
+import { PACKAGE } from './common/package-info';
 import { ChangeHub } from './events/hub';
 import { MqttTransport } from './events/mqtt-transport';
 import { OutboxPublisher } from './events/publisher';
@@ -59,6 +62,8 @@ export interface RunningServer {
   url: string;
   dataSource: DataSource;
   services: Services;
+  /** The URLs and facts a person starting it is told (the banner on a terminal). */
+  summary: StartSummary;
   /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), closes the database. */
   close(): Promise<void>;
 }
@@ -166,7 +171,8 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     );
   }
   const defaultTenant = await services.tenants.byName('default');
-  if (defaultTenant?.showcase) {
+  const showcase = Boolean(defaultTenant?.showcase);
+  if (showcase) {
     log.warn(
       { tenant: 'default', url: `${services.tenants.urlOf('default')}/api/v3.0` },
       'tenant "default" is in SHOWCASE MODE: its API needs no token and anyone who can reach this port can read and change its data. Not for production.',
@@ -216,7 +222,19 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
-  log.info({ url, publicUrl: config.publicUrl, graphql: `${config.publicUrl}/graphql`, console: `${config.publicUrl}/graphiql` }, 'listening');
+  const listen = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // Where clients reach it is PUBLIC_URL (the address it listens on may be any interface, or behind a proxy).
+  log.info({ listen, publicUrl: config.publicUrl, ...Object.fromEntries(app.entryPoints.map((e) => [e.key, e.url])) }, 'listening');
+  const summary: StartSummary = {
+    name: PACKAGE.name,
+    version: PACKAGE.version,
+    listen,
+    publicUrl: config.publicUrl,
+    entryPoints: app.entryPoints,
+    database: embedded ? { kind: 'embedded', dataDir: config.dataDir } : { kind: 'postgres', host: new URL(databaseUrl).host || 'a unix socket' },
+    owner: { login: created?.owner.email ?? config.bootstrapOwnerEmail, oneTimePassword: created?.oneTimePassword, loginUrl: `${config.manageUrl}/console` },
+    showcase,
+  };
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -242,7 +260,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       await embedded?.stop();
       log.info('stopped');
     })());
-  return { url, dataSource, services, close };
+  return { url, dataSource, services, summary, close };
 }
 
 /**
@@ -333,7 +351,15 @@ function limitConnectionsPerClient(server: http.Server, max: number, clients: Cl
   };
 }
 
-if (require.main === module) {
+/** `node dist/src/main.js`: answers --help and --version, else reads the configuration and starts the server. */
+function run(): void {
+  const answer = answerCommandLine(process.argv.slice(2));
+  if (answer) {
+    if (answer.stdout) process.stdout.write(answer.stdout);
+    if (answer.stderr) process.stderr.write(answer.stderr);
+    process.exitCode = answer.exitCode;
+    return;
+  }
   let config: Config;
   try {
     config = loadConfig();
@@ -345,6 +371,8 @@ if (require.main === module) {
   const log = createLogger(config);
   start(config, log).then(
     (running) => {
+      // A person at a terminal gets the URLs to open; a log collector gets the `listening` line only.
+      if (process.stdout.isTTY) process.stdout.write(renderBanner(running.summary));
       const stop = (signal: string) => {
         log.info({ signal }, 'signal received');
         running.close().then(
@@ -368,3 +396,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) run();

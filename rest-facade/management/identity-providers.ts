@@ -16,6 +16,7 @@ export const identityProviderRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateIdentityProvider($organizationId: ID!, $input: IdentityProviderInput!) { createIdentityProvider(organizationId: $organizationId, input: $input) { ${PROVIDER} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createIdentityProvider, {
         status: 201,

@@ -12,6 +12,7 @@ export const organizationRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateOrganization($input: OrganizationInput!) { createOrganization(input: $input) { ${ORGANIZATION} } }`,
     variables: (req) => ({ input: req.body }),
+    created: true,
     respond: (data, req) => recordResponse(data.createOrganization, { status: 201, location: `${req.apiUrl}/organizations/${data.createOrganization.id}` }),
   },
   {

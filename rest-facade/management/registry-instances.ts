@@ -23,6 +23,7 @@ export const registryInstanceRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateRegistryInstance($organizationId: ID!, $tenantId: ID!, $input: RegistryInstanceInput!) { createRegistryInstance(organizationId: $organizationId, tenantId: $tenantId, input: $input) { ${INSTANCE} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, tenantId: req.params.tenantId, input: req.body }),
+    created: true,
     respond: (data, req) => {
       const created = data.createRegistryInstance;
       return recordResponse(created, { status: 201, location: `${req.apiUrl}/organizations/${req.params.organizationId}/tenants/${created.tenantId}/registry-instances/${created.id}` });

@@ -32,6 +32,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation Assign($organizationId: ID!, $input: RoleAssignmentInput!) { createRoleAssignment(organizationId: $organizationId, input: $input) { ${ASSIGNMENT} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createRoleAssignment, { status: 201, location: `${req.apiUrl}/organizations/${data.createRoleAssignment.organizationId}/role-assignments/${data.createRoleAssignment.id}` }),
   },
@@ -61,6 +62,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation AssignTenant($organizationId: ID!, $tenantId: ID!, $input: RoleAssignmentInput!) { createTenantRoleAssignment(organizationId: $organizationId, tenantId: $tenantId, input: $input) { ${ASSIGNMENT} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, tenantId: req.params.tenantId, input: req.body }),
+    created: true,
     respond: (data, req) => {
       const a = data.createTenantRoleAssignment;
       return recordResponse(a, { status: 201, location: `${req.apiUrl}/organizations/${a.organizationId}/cloud/${a.tenantId}/role-assignments/${a.id}` });
@@ -107,6 +109,7 @@ export const tenantRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateTenant($organizationId: ID!, $input: TenantInput!) { createTenant(organizationId: $organizationId, input: $input) { ${TENANT} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createTenant, { status: 201, location: `${req.apiUrl}/organizations/${data.createTenant.organizationId}/tenants/${data.createTenant.id}` }),
   },

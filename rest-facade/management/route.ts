@@ -36,6 +36,11 @@ export interface ManagementRouteSpec {
   body?: boolean | 'optional';
   /** Whether the route is served without a bearer token (sign-up). */
   anonymous?: boolean;
+  /**
+   * Whether it answers 201 Created (a new record, member list or secret); the others answer 200, or 204 when the
+   * operation answers a boolean. The OpenAPI document names that status (a test checks it against `respond`).
+   */
+  created?: true;
   variables(req: ManagementRequest): Record<string, unknown>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shape fixed by `operation`
   respond(data: any, req: ManagementRequest): ManagementResponse;

@@ -17,6 +17,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateServiceAccount($organizationId: ID!, $input: ServiceAccountInput!) { createServiceAccount(organizationId: $organizationId, input: $input) { ${SERVICE_ACCOUNT} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createServiceAccount, { status: 201, location: `${req.apiUrl}/organizations/${req.params.organizationId}/service-accounts/${data.createServiceAccount.id}` }),
   },
@@ -77,6 +78,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     body: 'optional',
     operation: `mutation AddServiceAccountSecret($organizationId: ID!, $serviceAccountId: ID!, $input: ServiceAccountSecretInput!) { addServiceAccountSecret(organizationId: $organizationId, serviceAccountId: $serviceAccountId, input: $input) { ${NEW_SECRET} } }`,
     variables: (req) => ({ ...accountOf(req), input: req.body }),
+    created: true,
     respond: (data) => ({ status: 201, body: data.addServiceAccountSecret }),
   },
   {
@@ -97,6 +99,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     body: 'optional',
     operation: `mutation RotateServiceAccountSecret($organizationId: ID!, $serviceAccountId: ID!, $input: ServiceAccountSecretRotation!) { rotateServiceAccountSecret(organizationId: $organizationId, serviceAccountId: $serviceAccountId, input: $input) { ${NEW_SECRET} previousSecret { ${SECRET} } } }`,
     variables: (req) => ({ ...accountOf(req), input: req.body }),
+    created: true,
     respond: (data) => ({ status: 201, body: data.rotateServiceAccountSecret }),
   },
   {

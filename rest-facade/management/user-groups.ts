@@ -16,6 +16,7 @@ export const userGroupRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateUserGroup($organizationId: ID!, $input: UserGroupInput!) { createUserGroup(organizationId: $organizationId, input: $input) { ${GROUP} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createUserGroup, { status: 201, location: `${req.apiUrl}/organizations/${req.params.organizationId}/user-groups/${data.createUserGroup.id}` }),
   },
@@ -76,6 +77,7 @@ export const userGroupRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation AddUserGroupMembers($organizationId: ID!, $groupId: ID!, $input: UserGroupMembersInput!) { addUserGroupMembers(organizationId: $organizationId, groupId: $groupId, input: $input) { ${MEMBER} } }`,
     variables: (req) => ({ ...groupOf(req), input: req.body }),
+    created: true,
     respond: (data) => ({ status: 201, body: { members: data.addUserGroupMembers } }),
   },
   {

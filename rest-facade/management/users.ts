@@ -41,6 +41,7 @@ export const userRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation Invite($organizationId: ID!, $input: InviteUserInput!) { inviteUser(organizationId: $organizationId, input: $input) { ${INVITATION} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.inviteUser, { status: 201, location: `${req.apiUrl}/organizations/${data.inviteUser.organizationId}/invitations/${data.inviteUser.id}` }),
   },
@@ -104,6 +105,7 @@ export const accountRoutes: ManagementRouteSpec[] = [
     anonymous: true,
     operation: `mutation SignUp($input: SignUpInput!) { signUp(input: $input) { ${ACCOUNT} } }`,
     variables: (req) => ({ input: req.body }),
+    created: true,
     respond: (data, req) => recordResponse(data.signUp, { status: 201, location: `${req.apiUrl}/accounts/${data.signUp.id}` }),
   },
   {

@@ -85,12 +85,24 @@ export function managementDocument(
     const answer = derived.answer;
     // A whole list (the roles) is answered in the page shape, without a cursor.
     const answerSchema = answer?.schema.type === 'array' ? { type: 'object', required: ['result', 'paging_metadata'], properties: { result: answer.schema, paging_metadata: { type: 'object' } } } : answer?.schema;
+    // The status the route answers, named (a `2XX` range shows as "Undocumented" in Swagger UI).
     const responses: Json = answer?.boolean
       ? { '204': { description: 'Done; no content.' } }
       : {
-          '2XX': {
-            description: list ? 'Success: a page, `{"result": [...], "paging_metadata": {"cursor": "..."}}` (no cursor on the last page).' : 'Success.',
-            ...(list || answer?.page ? {} : { headers: { ETag: { description: 'The entity tag, for If-Match (updatable records).', schema: { type: 'string' } } } }),
+          [spec.created ? '201' : '200']: {
+            description: list
+              ? 'Success: a page, `{"result": [...], "paging_metadata": {"cursor": "..."}}` (no cursor on the last page).'
+              : spec.created
+                ? 'Created.'
+                : 'Success.',
+            ...(list || answer?.page
+              ? {}
+              : {
+                  headers: {
+                    ETag: { description: 'The entity tag, for If-Match (updatable records).', schema: { type: 'string' } },
+                    ...(spec.created ? { Location: { description: 'The URL of what was created, when it has one.', schema: { type: 'string' } } } : {}),
+                  },
+                }),
             content: { 'application/json': { schema: answerSchema ?? (list ? { $ref: '#/components/schemas/Page' } : {}) } },
           },
         };

@@ -98,6 +98,39 @@ describe('config', () => {
     expect(() => loadConfig({ TOKEN_TTL_SEC: '5' })).toThrow(/TOKEN_TTL_SEC/);
   });
 
+  it('names the variable in every refusal: sizes, URLs of the wrong scheme, hosts, connection strings', () => {
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as Error).message;
+      }
+      throw new Error(`accepted ${JSON.stringify(env)}`);
+    };
+    for (const name of ['BODY_LIMIT', 'RESPONSE_LIMIT', 'READ_CACHE_SIZE']) expect(refusal({ [name]: 'lots' })).toMatch(new RegExp(`^${name}: not a size`));
+    // `localhost:8080` parses as a URL of the scheme "localhost:"; it is not an http(s) URL.
+    expect(refusal({ PUBLIC_URL: 'localhost:8080' })).toMatch(/^PUBLIC_URL must be a http or https URL/);
+    expect(refusal({ PUBLIC_URL: 'ftp://files.example.com' })).toMatch(/^PUBLIC_URL/);
+    expect(refusal({ PUBLIC_URL: 'https://aas.example.com/?x=1' })).toMatch(/^PUBLIC_URL must be a base URL/);
+    expect(refusal({ MANAGE_URL: 'https://user:pw@manage.example.com' })).toMatch(/^MANAGE_URL must be a base URL/);
+    expect(refusal({ S3_ENDPOINT: 'minio:9000', FILE_STORE: 's3', S3_BUCKET: 'files' })).toMatch(/^S3_ENDPOINT/);
+    expect(refusal({ MQTT_URL: 'http://broker:1883' })).toMatch(/^MQTT_URL must be a mqtt or mqtts or ws or wss URL/);
+    // Credentials in a refused URL are not repeated.
+    expect(refusal({ MQTT_URL: 'tcp://user:secret@broker:1883' })).not.toContain('secret');
+    expect(refusal({ HOST: 'not a host' })).toMatch(/^HOST/);
+    expect(refusal({ TENANT_HOST_SUFFIX: '*.example.com' })).toMatch(/^TENANT_HOST_SUFFIX/);
+    const database = refusal({ DATABASE_URL: 'mysql://root:hunter2@db/assets' });
+    expect(database).toMatch(/^DATABASE_URL/);
+    expect(database).not.toContain('hunter2');
+    // What is accepted: the usual forms.
+    expect(loadConfig({ HOST: '::' }).host).toBe('::');
+    expect(loadConfig({ HOST: 'localhost' }).host).toBe('localhost');
+    expect(loadConfig({ MQTT_URL: 'mqtt://mqtt:1883' }).events.mqttUrl).toBe('mqtt://mqtt:1883');
+    expect(loadConfig({ DATABASE_URL: 'postgresql:///assets?host=/var/run/postgresql' }).databaseUrl).toBe('postgresql:///assets?host=/var/run/postgresql');
+    expect(loadConfig({ TENANT_HOST_SUFFIX: 'assets.example.com' }).tenantHostSuffix).toBe('assets.example.com');
+  });
+
   it('keeps files in PostgreSQL up to 512 MB an upload unless FILE_STORE and FILE_UPLOAD_LIMIT say otherwise', () => {
     expect(loadConfig({}).files).toEqual({ uploadLimitBytes: 512 * 1024 ** 2, store: { kind: 'postgres' } });
     expect(loadConfig({ FILE_UPLOAD_LIMIT: '2gb' }).files.uploadLimitBytes).toBe(2 * 1024 ** 3);
