@@ -19,6 +19,8 @@ export class TransportDelivery1795740071316 implements MigrationInterface {
     await q.query('ALTER TABLE outbox ADD COLUMN events boolean NOT NULL DEFAULT true');
     await q.query('ALTER TABLE outbox ADD COLUMN mqtt_published_at timestamptz, ADD COLUMN mqtt_leased_until timestamptz, ADD COLUMN mqtt_leased_by uuid');
     await q.query('UPDATE outbox SET mqtt_published_at = published_at WHERE published_at IS NOT NULL');
+    // As for the core delivery: pending rows in seq order (the oldest first), and by object (no earlier pending row).
+    await q.query('CREATE INDEX outbox_mqtt_unpublished ON outbox (seq) WHERE mqtt_published_at IS NULL AND events');
     await q.query('CREATE INDEX outbox_mqtt_pending_object ON outbox (tenant_id, entity_type, md5(entity_id), seq) WHERE mqtt_published_at IS NULL AND events');
     await q.query('CREATE TABLE event_transports (name text PRIMARY KEY, seen_at timestamptz NOT NULL)');
   }
@@ -26,6 +28,7 @@ export class TransportDelivery1795740071316 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TABLE event_transports');
     await q.query('DROP INDEX outbox_mqtt_pending_object');
+    await q.query('DROP INDEX outbox_mqtt_unpublished');
     await q.query('ALTER TABLE outbox DROP COLUMN mqtt_published_at, DROP COLUMN mqtt_leased_until, DROP COLUMN mqtt_leased_by, DROP COLUMN events');
   }
 }

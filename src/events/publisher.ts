@@ -16,7 +16,7 @@ export interface PublisherOptions {
   deliver: boolean;
   /** Where events go (MQTT); none: this process leaves the MQTT delivery to replicas that have it. */
   transport?: Transport;
-  /** Work done in each delivery transaction (push queues). */
+  /** Work done in each core delivery transaction, for every row (push queues). */
   hooks?: DeliveredHook[];
   /** `{tenant_url}` of a tenant, by name: the events' `source` and the slim events' URLs. */
   tenantUrl: (tenantName: string) => string;
@@ -218,6 +218,7 @@ export class OutboxPublisher {
   /** Waits `ms`, or less when a write is committed in this process (if `wakeOnWrite`) or the publisher stops. */
   private pause(ms: number, wakeOnWrite: boolean): Promise<void> {
     return new Promise((resolve) => {
+      if (this.stopped) return resolve();
       const done = () => {
         clearTimeout(timer);
         this.wakes.delete(wake);

@@ -202,7 +202,7 @@ describe('delivery when the broker is away', () => {
       ).catch(async (err: Error) => {
         // Which events are missing, and where the outbox has them (published? leased?): a failure says why.
         const missing = Array.from({ length: 200 }, (_, i) => `urn:events:down:${i}`).filter((id) => !subjects.has(id));
-        const rows = await replica.dataSource.query('SELECT seq, entity_id, published_at, leased_until, leased_by FROM outbox WHERE entity_id = ANY ($1)', [missing]);
+        const rows = await replica.dataSource.query('SELECT seq, entity_id, mqtt_published_at, mqtt_leased_until, mqtt_leased_by FROM outbox WHERE entity_id = ANY ($1)', [missing]);
         throw new Error(`${err.message}; missing ${JSON.stringify(missing)}; their outbox rows ${JSON.stringify(rows)}`);
       });
       for (let i = 0; i < 200; i++) expect(subjects.has(`urn:events:down:${i}`)).toBe(true);
@@ -269,7 +269,7 @@ describe('replicas with and without MQTT on one database', () => {
         const ids = sub.received.map((r) => String(r.envelope.id));
         expect(ids).toHaveLength(300);
         expect([...ids].sort()).toEqual(committed.map((row) => String(row.seq)).sort());
-        // The replica without MQTT made the other delivery (push queues, subscriptions) of some of them.
+        // Both deliveries (MQTT; push queues and subscriptions, which either replica makes) are marked for all of them.
         const [{ marked }] = await mqtt.dataSource.query('SELECT count(*)::int AS marked FROM outbox WHERE tenant_id = $1 AND published_at IS NOT NULL AND mqtt_published_at IS NOT NULL', [tenant.id]);
         expect(marked).toBe(300);
       } finally {
