@@ -676,7 +676,11 @@ describe('push targets: pushes', () => {
       return page.result?.length ? page.result : undefined;
     });
     expect(listed[0].aasIds).toEqual([id]);
-    const state = await json(fetch(`${targets(source.name)}/${target.id}`));
+    // Recorded by the worker once the sink answered.
+    const state = await until('an empty backlog', async () => {
+      const answer = await json(fetch(`${targets(source.name)}/${target.id}`));
+      return answer.status.backlog === 0 ? answer : undefined;
+    });
     expect(state.status).toMatchObject({ lastError: null, backlog: 0 });
   });
 
