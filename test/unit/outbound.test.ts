@@ -182,10 +182,10 @@ describe('connections made on users\' behalf', () => {
     const target = await loopbackServer();
     resolveAs({ 'files.rebind.test': '127.0.0.1' });
     try {
-      const client = new AasxServerClient({ name: null, url: `http://files.rebind.test:${target.port}/api` }, null, { privateNetworks: false, timeoutMs: 5_000 });
+      const client = new AasxServerClient({ name: null, url: `http://files.rebind.test:${target.port}/api` }, { current: async () => null }, { privateNetworks: false, timeoutMs: 5_000 });
       await expect(client.delete('package')).rejects.toMatchObject({ code: 'EPRIVATEADDRESS' });
       // A literal address is refused without a lookup.
-      const literal = new AasxServerClient({ name: null, url: `http://[::ffff:127.0.0.1]:${target.port}/api` }, null, { privateNetworks: false, timeoutMs: 5_000 });
+      const literal = new AasxServerClient({ name: null, url: `http://[::ffff:127.0.0.1]:${target.port}/api` }, { current: async () => null }, { privateNetworks: false, timeoutMs: 5_000 });
       await expect(literal.delete('package')).rejects.toMatchObject({ code: 'EPRIVATEADDRESS' });
       expect(target.reached()).toBe(false);
     } finally {
