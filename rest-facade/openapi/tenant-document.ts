@@ -76,6 +76,10 @@ const TENANT_EXTRAS: Extras = {
   ...Object.fromEntries(['', '/$metadata', '/$value', '/$reference', '/$path'].map((form) => [`GET /submodels${form}`, SUBMODEL_FILTERS])),
   // This server's own list (V3.0.4 has no such operation): paged, with the modifiers of GET /submodels.
   'GET /shells/{}/submodels': ['Limit', 'Cursor', 'Level', 'Extent'],
+  // A submodel's routes under its shell take the modifiers they take under /submodels, where the AAS Repository's
+  // operations lack one the Submodel Repository's have.
+  'GET /shells/{}/submodels/{}/submodel-elements/$value': ['Extent'],
+  'PUT /shells/{}/submodels/{}/submodel-elements/{}': ['Level'],
   'GET /lookup/shells': ['AssetKind', 'AssetType'],
   'GET /shell-descriptors': ['AssetIds'],
   'GET /shell-descriptors/{}/submodel-descriptors': ['SemanticId'],
