@@ -64,9 +64,11 @@ export function checkQuery(declared: DeclaredQuery, given: Iterable<string>): vo
 }
 
 /**
- * Puts the check in front of every route `router` registers, before anything else the route does (reading its
- * body included): `declaredOf` gives the declared query of a route by method and router path. A route whose
- * operation is not documented fails the start-up: every route is described, and every route is held to it.
+ * Puts the check in front of the handler of every route `router` registers (after what a route does first: which
+ * tenant a host names, a 404 when none, the deprecation headers of a former location, a JSON body; before the
+ * handler runs its operation or reads a streamed body): `declaredOf` gives the declared query of a route by method
+ * and router path. A route whose operation is not documented fails the start-up: every route is described, and
+ * every route is held to it.
  */
 export function guardQueries(router: Router, declaredOf: (method: string, path: string) => DeclaredQuery | undefined): void {
   for (const layer of router.stack) {
@@ -83,6 +85,6 @@ export function guardQueries(router: Router, declaredOf: (method: string, path: 
       if (declared && ctx.querystring) checkQuery(declared, Object.keys(ctx.query));
       return next();
     };
-    layer.stack.unshift(guard as (typeof layer.stack)[number]);
+    layer.stack.splice(layer.stack.length - 1, 0, guard as (typeof layer.stack)[number]);
   }
 }

@@ -112,6 +112,10 @@ describe('unknown query parameters', () => {
     expect((await ok(`${api}/shells/${b64(SHELL)}/submodels?limit=1&level=core&extent=withoutBlobValue`)).result).toHaveLength(1);
     expect((await ok(`${api}/submodels/${b64(SUBMODEL)}?level=core&extent=withBlobValue`)).id).toBe(SUBMODEL);
     await ok(`${tenantUrl}/sphere/api/v1.0/files?attribute.batch=42&limit=5&displayNameStartsWith=x`);
+    // The former location of the files refuses it with its deprecation headers, as its other answers.
+    const former = await fetch(`${api}/files?${UNKNOWN}=1`);
+    expect(former.status).toBe(400);
+    expect(former.headers.get('deprecation')).toMatch(/^@\d+$/);
     // The exploded object parameter takes `attribute.{key}`, not the bare prefix.
     const bare = await send('GET', `${tenantUrl}/sphere/api/v1.0/files?attribute.=1`);
     expect(bare.status).toBe(400);
@@ -156,6 +160,10 @@ describe('unknown query parameters', () => {
         expect(res.status, path).toBe(400);
         expect(messageOf(res.body), path).toContain(`'${UNKNOWN}'`);
       }
+      // A host that names no tenant has no tenant API: 404, whatever the query.
+      const noTenant = await hostGet(port, `127.0.0.1:${port}`, `/api/v3.0/shells?${UNKNOWN}=1`);
+      expect(noTenant.status).toBe(404);
+      expect(messageOf(noTenant.body)).toMatch(/tenant hosts/);
     } finally {
       await hosted.close();
     }
