@@ -57,7 +57,8 @@ export interface OpenApi {
  * documents of the Management API and of a tenant's AAS API, built once at start-up from what the routers
  * serve. They describe and hold no data, so they are served without a token, for any tenant name (which
  * reveals nothing about which tenants exist). Beside the tenant's: `{tenant_url}/api/v3.0/asyncapi.json`, the
- * AsyncAPI 3.0 document of its change events.
+ * AsyncAPI 3.0 document of its change events. With the router: the query parameters each described route's
+ * operation declares, which the routes are held to (query-guard.ts).
  */
 export function createOpenApiRouter(options: OpenApiOptions): OpenApi {
   const managementDoc = managementDocument(servedRoutes(options.managementRouter), options.managementRoutes, options.manageUrl, options.managementBase, options.graphqlSchema);
