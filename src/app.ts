@@ -17,9 +17,11 @@ import { createFileRouter } from '../rest-facade/files';
 import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../rest-facade/management-api';
 import { managementRoutes } from '../rest-facade/management';
 import { createOpenApiRouter } from '../rest-facade/openapi/router';
+import { guardQueries } from '../rest-facade/query-guard';
 import { registryRefusals } from '../rest-facade/registry';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { hotReads } from '../rest-facade/hot-reads';
+import { identifierFallback } from '../rest-facade/identifier-fallback';
 import { routesBySegment } from '../rest-facade/segment-dispatch';
 import { ClientAddresses } from './common/client-address';
 import { resultOf } from './common/result';
@@ -310,21 +312,22 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const managementApi = createManagementApiRouter({ schema, contextOf, manageUrl: config.manageUrl, bodyLimitBytes: config.bodyLimitBytes });
 
   // The OpenAPI documents of both APIs, generated from what their routers registered, and the REST API console.
-  koa.use(
-    createOpenApiRouter({
-      managementRouter: managementApi,
-      managementRoutes,
-      managementBase: MANAGEMENT_API_BASE,
-      tenantRouters: [tenantApi, fileApi],
-      tenantBase: `/api/${API_VERSION}`,
-      manageUrl: config.manageUrl,
-      tenantUrlOf: (tenant) => services.tenants.urlOf(tenant),
-      tenantApiUrlOf,
-      tenantHostSuffix: config.tenantHostSuffix,
-      graphqlSchema: schema,
-      mqttUrl: config.events.mqttUrl,
-    }).routes(),
-  );
+  const openApi = createOpenApiRouter({
+    managementRouter: managementApi,
+    managementRoutes,
+    managementBase: MANAGEMENT_API_BASE,
+    tenantRouters: [tenantApi, fileApi],
+    tenantBase: `/api/${API_VERSION}`,
+    manageUrl: config.manageUrl,
+    tenantUrlOf: (tenant) => services.tenants.urlOf(tenant),
+    tenantApiUrlOf,
+    tenantHostSuffix: config.tenantHostSuffix,
+    graphqlSchema: schema,
+    mqttUrl: config.events.mqttUrl,
+  });
+  // Every route takes the query parameters its operation in those documents declares, and refuses any other.
+  for (const router of [fileApi, tenantApi, managementApi]) guardQueries(router, openApi.declaredQuery);
+  koa.use(openApi.router.routes());
   koa.use(
     createApiConsoleRouter({
       manageUrl: config.manageUrl,
@@ -335,6 +338,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }).routes(),
   );
 
+  // What no route takes because an identifier in it is standard base64 (a '/' splits its segment): 400, saying so.
+  koa.use(identifierFallback([fileApi, tenantApi]));
   koa.use(routesBySegment(fileApi));
   koa.use(fileApi.allowedMethods());
 

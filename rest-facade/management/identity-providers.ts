@@ -1,4 +1,4 @@
-import { ManagementRouteSpec, ifMatchOf, noContent, pagingOf, recordPage, recordResponse } from './route';
+import { ManagementRouteSpec, ifMatchOf, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const TAG = 'Identity providers';
 const PROVIDER = 'id issuer audience jwksUri rolesClaim tenantId createdAt updatedAt etag';
@@ -29,6 +29,7 @@ export const identityProviderRoutes: ManagementRouteSpec[] = [
     summary: "List the organization's identity providers (trusted issuers), paged with limit and cursor. Organization readers.",
     tag: TAG,
     operation: `query IdentityProviders($organizationId: ID!, $limit: Int, $cursor: String) { identityProviders(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${PROVIDER} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.identityProviders),
   },

@@ -1,4 +1,4 @@
-import { ifMatchOf, ManagementRouteSpec, noContent, pagingOf, recordPage, recordResponse } from './route';
+import { ifMatchOf, ManagementRouteSpec, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const ORG = '/organizations/:organizationId';
 const ROLE = 'name scope description';
@@ -42,6 +42,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     summary: 'List the organization-level role assignments.',
     tag: 'Role assignments',
     operation: `query Assignments($organizationId: ID!, $limit: Int, $cursor: String) { roleAssignments(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${ASSIGNMENT} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.roleAssignments),
   },
@@ -74,6 +75,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     summary: 'List the role assignments of one tenant.',
     tag: 'Role assignments',
     operation: `query TenantAssignments($organizationId: ID!, $tenantId: ID!, $limit: Int, $cursor: String) { tenantRoleAssignments(organizationId: $organizationId, tenantId: $tenantId, limit: $limit, cursor: $cursor) { result { ${ASSIGNMENT} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, tenantId: req.params.tenantId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.tenantRoleAssignments),
   },
@@ -98,6 +100,7 @@ export const tenantRoutes: ManagementRouteSpec[] = [
     summary: 'List the tenants of the organization the caller holds a role on (all of them with an organization-wide role).',
     tag: 'Tenants',
     operation: `query Tenants($organizationId: ID!, $limit: Int, $cursor: String) { tenants(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${TENANT} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.tenants),
   },

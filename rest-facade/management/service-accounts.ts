@@ -1,4 +1,4 @@
-import { ManagementRouteSpec, ifMatchOf, noContent, pagingOf, recordPage, recordResponse } from './route';
+import { ManagementRouteSpec, ifMatchOf, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const TAG = 'Service accounts';
 const SERVICE_ACCOUNT = 'id clientId name description tokenUrl createdAt updatedAt etag';
@@ -27,6 +27,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     summary: "List the organization's service accounts (organization readers), paged with limit and cursor.",
     tag: TAG,
     operation: `query ServiceAccounts($organizationId: ID!, $limit: Int, $cursor: String) { serviceAccounts(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${SERVICE_ACCOUNT} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.serviceAccounts),
   },
@@ -87,6 +88,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     summary: "List a service account's secrets: metadata only (hint, description, expiry, active), never a value. Organization readers.",
     tag: TAG,
     operation: `query ServiceAccountSecrets($organizationId: ID!, $serviceAccountId: ID!, $limit: Int, $cursor: String) { serviceAccountSecrets(organizationId: $organizationId, serviceAccountId: $serviceAccountId, limit: $limit, cursor: $cursor) { result { ${SECRET} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ ...accountOf(req), ...pagingOf(req) }),
     respond: (data) => recordPage(data.serviceAccountSecrets),
   },

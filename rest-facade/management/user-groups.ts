@@ -1,4 +1,4 @@
-import { ManagementRouteSpec, ifMatchOf, noContent, pagingOf, recordPage, recordResponse } from './route';
+import { ManagementRouteSpec, ifMatchOf, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const TAG = 'User groups';
 const GROUP = 'id name description createdAt updatedAt etag';
@@ -26,6 +26,7 @@ export const userGroupRoutes: ManagementRouteSpec[] = [
     summary: "List the organization's user groups (organization readers), paged with limit and cursor.",
     tag: TAG,
     operation: `query UserGroups($organizationId: ID!, $limit: Int, $cursor: String) { userGroups(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${GROUP} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.userGroups),
   },
@@ -86,6 +87,7 @@ export const userGroupRoutes: ManagementRouteSpec[] = [
     summary: "List a user group's members (users with email and display name, service accounts with name), paged. Organization readers.",
     tag: TAG,
     operation: `query UserGroupMembers($organizationId: ID!, $groupId: ID!, $limit: Int, $cursor: String) { userGroupMembers(organizationId: $organizationId, groupId: $groupId, limit: $limit, cursor: $cursor) { result { ${MEMBER} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ ...groupOf(req), ...pagingOf(req) }),
     respond: (data) => recordPage(data.userGroupMembers),
   },

@@ -1,4 +1,4 @@
-import { pagingOf, ifMatchOf, ManagementRouteSpec, noContent, recordPage, recordResponse } from './route';
+import { PAGING, pagingOf, INVITATION_STATUS, ifMatchOf, ManagementRouteSpec, noContent, recordPage, recordResponse } from './route';
 import { single } from '../params';
 
 const USER = 'id organizationId email displayName joinedAt';
@@ -12,6 +12,7 @@ export const userRoutes: ManagementRouteSpec[] = [
     summary: 'List the users of the organization (identity accounts that joined it), in the order they joined.',
     tag: 'Users',
     operation: `query Users($organizationId: ID!, $limit: Int, $cursor: String) { organizationUsers(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${USER} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.organizationUsers),
   },
@@ -51,6 +52,7 @@ export const userRoutes: ManagementRouteSpec[] = [
     summary: 'List the invitations of the organization; `status` filters: pending, accepted, expired, revoked.',
     tag: 'Users',
     operation: `query Invitations($organizationId: ID!, $status: InvitationStatus, $limit: Int, $cursor: String) { invitations(organizationId: $organizationId, status: $status, limit: $limit, cursor: $cursor) { result { ${INVITATION} } pagingMetadata { cursor } } }`,
+    query: [INVITATION_STATUS, ...PAGING],
     variables: (req) => ({ organizationId: req.params.organizationId, status: single(req.query, 'status') ?? null, ...pagingOf(req) }),
     respond: (data) => recordPage(data.invitations),
   },
@@ -78,6 +80,7 @@ export const userRoutes: ManagementRouteSpec[] = [
     summary: "List the calling user's invitations; `status` filters as above.",
     tag: 'Users',
     operation: `query MyInvitations($status: InvitationStatus, $limit: Int, $cursor: String) { myInvitations(status: $status, limit: $limit, cursor: $cursor) { result { ${INVITATION} } pagingMetadata { cursor } } }`,
+    query: [INVITATION_STATUS, ...PAGING],
     variables: (req) => ({ status: single(req.query, 'status') ?? null, ...pagingOf(req) }),
     respond: (data) => recordPage(data.myInvitations),
   },
