@@ -1,7 +1,7 @@
 import type Koa from 'koa';
-import { koaBody } from 'koa-body';
 import type { Interaction, Provider } from 'oidc-provider';
 import type { AccountService } from '../../management/accounts/account.service';
+import { BodyError, readBodyBytes } from '../../common/json-body';
 import { FailureLimiter } from './failure-limiter';
 import { PAGE_CSP, changePasswordPage, errorPage, loginPage, signupPage } from './login-page';
 
@@ -25,7 +25,8 @@ export interface InteractionDeps {
   publicPath: string;
 }
 
-const readForm = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
+/** Login forms are a few fields: email, password, a name. */
+const FORM_LIMIT = 16 * 1024;
 
 class PageError extends Error {
   constructor(
@@ -97,11 +98,13 @@ async function details(provider: Provider, ctx: Koa.Context, uid: string): Promi
 
 async function readBody(ctx: Koa.Context): Promise<void> {
   if (!ctx.is('application/x-www-form-urlencoded')) throw new PageError(415, 'Unsupported form', 'The form must be sent as application/x-www-form-urlencoded.');
+  let form: Buffer;
   try {
-    await readForm(ctx, async () => undefined);
-  } catch {
-    throw new PageError(400, 'Bad form', 'The form could not be read.');
+    form = await readBodyBytes(ctx.req, FORM_LIMIT);
+  } catch (err) {
+    throw new PageError(err instanceof BodyError ? err.status : 400, 'Bad form', 'The form could not be read.');
   }
+  ctx.request.body = Object.fromEntries(new URLSearchParams(form.toString('utf8')));
 }
 
 const field = (ctx: Koa.Context, name: string): string => {
