@@ -236,8 +236,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   /**
    * Reads a GraphQL request's JSON body and refuses what would overflow the stack later: variables nested
    * thousands deep (found while the body is read, before it is parsed: `readJsonBody`), or a document whose
-   * brackets nest that deep (graphql-js parses recursively). A body of another media type is left to Apollo, which
-   * refuses it. The body is `{query, variables}` or a batch of them: two levels above the variables' own.
+   * brackets nest that deep (graphql-js parses recursively). The body is `{query, variables}`: the variables' values
+   * start two levels down; batches (a JSON array) are off, so an array is refused at its first byte. A body of another
+   * media type is left to Apollo, which refuses it.
    */
   const readGraphqlRequest = async (ctx: Koa.Context): Promise<void> => {
     if (ctx.method === 'POST' && ctx.is('application/json')) {
@@ -247,7 +248,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         ctx.request.body = await readJsonBody(ctx.req, {
           limit: config.bodyLimitBytes,
           maxDepth: MAX_JSON_DEPTH + 2,
-          shape: 'object-or-array',
+          shape: 'object',
           tooDeep: `The request nests deeper than ${MAX_JSON_DEPTH} levels.`,
         });
       } catch (err) {
@@ -255,9 +256,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
         throw err;
       }
     }
-    const body = ctx.request.body as unknown;
-    const documents = [ctx.query.query, ...(Array.isArray(body) ? body : [body]).map((b) => (b as { query?: unknown } | null)?.query)];
-    if (documents.some((d) => typeof d === 'string' && nestsTooDeep(d))) {
+    const body = ctx.request.body as { query?: unknown } | undefined;
+    if ([ctx.query.query, body?.query].some((d) => typeof d === 'string' && nestsTooDeep(d))) {
       throw new FacadeError(400, `The GraphQL document nests deeper than ${MAX_TEXT_DEPTH} levels.`);
     }
   };

@@ -6,7 +6,8 @@ import { JSONParser } from '@streamparser/json';
 
 /**
  * Request bodies read as they arrive: decompressed under a byte cap, JSON nesting checked byte by byte before
- * anything parses it, and large bodies parsed in small slices between which the event loop serves other requests.
+ * anything parses it, and large bodies parsed in small slices (once all of it has passed) between which the event
+ * loop serves other requests.
  * A body refused on the way (too large, too deep, not the expected shape) stops the decompression at once; what the
  * client still sends is read and dropped, so the answer reaches it on a connection that stays usable.
  */
@@ -67,7 +68,7 @@ function decoderOf(headers: IncomingHttpHeaders): NodeJS.ReadWriteStream | undef
  * than `limit` bytes came out. Whatever ends the reading early (a limit, a refusal by `take`, a broken stream)
  * stops the decoder; the rest of the request is read and dropped.
  */
-export async function readBodyChunks(source: BodySource, limit: number, take: (chunk: Buffer) => void | Promise<void>): Promise<void> {
+export async function readBodyChunks(source: BodySource, limit: number, take: (chunk: Buffer) => void): Promise<void> {
   const decoder = decoderOf(source.headers);
   const declared = Number(source.headers['content-length']);
   // Declared too large and not compressed: refused before a byte is read.
@@ -91,7 +92,7 @@ export async function readBodyChunks(source: BodySource, limit: number, take: (c
     for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > limit) throw new BodyError(413, `The body is larger than ${limit} bytes${decoder ? ' once decompressed' : ''}.`);
-      await take(chunk);
+      take(chunk);
     }
     finished = true;
   } catch (err) {
@@ -116,8 +117,8 @@ const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 /** First bytes of a JSON value that is not an object or array: a string, number, true, false, null. */
 const SCALAR_START = new Set([...'"-0123456789tfn'].map((c) => c.charCodeAt(0)));
 
-/** What a body must be at its top level: any JSON value, an object, or an object or array. */
-export type JsonShape = 'any' | 'object' | 'object-or-array';
+/** What a body must be at its top level: any JSON value, or an object. */
+export type JsonShape = 'any' | 'object';
 
 /**
  * Follows JSON's structure byte by byte, chunk after chunk: bracket depth outside strings (escapes respected) and
@@ -169,69 +170,49 @@ export class JsonStructureScanner {
   }
 
   private checkShape(first: number): void {
-    if (this.shape === 'any' || first === 0x7b || (first === 0x5b && this.shape === 'object-or-array')) return;
-    if (first === 0x5b || SCALAR_START.has(first)) {
-      throw new BodyError(400, this.shape === 'object' ? 'The body must be a JSON object.' : 'The body must be a JSON object or array.');
-    }
+    if (this.shape === 'any' || first === 0x7b) return;
+    if (first === 0x5b || SCALAR_START.has(first)) throw new BodyError(400, 'The body must be a JSON object.');
     throw new BodyError(400, `The body is not valid JSON: unexpected '${String.fromCharCode(first)}' at its start.`);
   }
 }
 
 /**
- * Parses JSON fed in chunks: up to `INLINE_PARSE_BYTES` the chunks are kept and parsed at the end with
- * `JSON.parse`; past that, an incremental parser takes them `PARSE_SLICE_BYTES` at a time, yielding to the event
- * loop between slices, and the bytes are dropped as they are parsed.
+ * Parses a body's chunks once all are in (and checked): up to `INLINE_PARSE_BYTES` at once with `JSON.parse`;
+ * larger ones with an incremental parser, `PARSE_SLICE_BYTES` at a time, yielding to the event loop between
+ * slices and dropping each chunk once it is parsed.
  */
-class ChunkedJsonParser {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  private parser: JSONParser | undefined;
-  private value: unknown;
-  private hasValue = false;
-
-  async write(chunk: Buffer): Promise<void> {
-    if (this.parser) return this.feed(chunk);
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    if (this.size <= INLINE_PARSE_BYTES) return;
-    this.parser = new JSONParser({ paths: ['$'], keepStack: false });
-    this.parser.onValue = ({ value, stack }) => {
-      if (stack.length === 0) {
-        this.value = value;
-        this.hasValue = true;
-      }
-    };
-    const held = Buffer.concat(this.chunks, this.size);
-    this.chunks = [];
-    await this.feed(held[0] === 0xef && held[1] === 0xbb && held[2] === 0xbf ? held.subarray(3) : held);
-  }
-
-  private async feed(bytes: Buffer): Promise<void> {
-    for (let at = 0; at < bytes.length; at += PARSE_SLICE_BYTES) {
-      this.guard(() => this.parser!.write(bytes.subarray(at, at + PARSE_SLICE_BYTES)));
-      await nextTurn();
-    }
-  }
-
-  end(): unknown {
-    const parser = this.parser;
-    if (!parser) {
-      const text = Buffer.concat(this.chunks, this.size).toString('utf8');
-      return this.guard(() => JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown);
-    }
-    if (!parser.isEnded) this.guard(() => parser.end());
-    if (!this.hasValue) throw new BodyError(400, 'The body is not valid JSON: it holds no value.');
-    return this.value;
-  }
-
-  private guard<T>(parse: () => T): T {
+async function parseChunks(chunks: Buffer[], size: number): Promise<unknown> {
+  const guard = <T>(parse: () => T): T => {
     try {
       return parse();
     } catch (err) {
       throw new BodyError(400, `The body is not valid JSON: ${(err as Error).message}`);
     }
+  };
+  if (size <= INLINE_PARSE_BYTES) {
+    const text = Buffer.concat(chunks, size).toString('utf8');
+    return guard(() => JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown);
   }
+  const parser = new JSONParser({ paths: ['$'], keepStack: false });
+  let result: { value: unknown } | undefined;
+  parser.onValue = ({ value, stack }) => {
+    if (stack.length === 0) result = { value };
+  };
+  const first = chunks[0];
+  if (first.length >= 3 && UTF8_BOM.every((b, k) => first[k] === b)) chunks[0] = first.subarray(3);
+  for (let i = 0; i < chunks.length; i++) {
+    const chunk = chunks[i];
+    chunks[i] = EMPTY;
+    for (let at = 0; at < chunk.length; at += PARSE_SLICE_BYTES) {
+      guard(() => parser.write(chunk.subarray(at, at + PARSE_SLICE_BYTES)));
+      await nextTurn();
+    }
+  }
+  if (!parser.isEnded) guard(() => parser.end());
+  if (!result) throw new BodyError(400, 'The body is not valid JSON: it holds no value.');
+  return result.value;
 }
+const EMPTY = Buffer.alloc(0);
 
 export interface JsonBodyOptions {
   /** Most bytes of the body, counted after decompression. */
@@ -245,18 +226,20 @@ export interface JsonBodyOptions {
 }
 
 /**
- * The JSON value of a request body (UTF-8; the caller checks media type and charset), read under `limit` and
- * `maxDepth` as it arrives and parsed without holding the event loop (see `ChunkedJsonParser`). Refusals are
- * BodyErrors, thrown before anything was parsed where the reason shows in the bytes (size, depth, shape).
+ * The JSON value of a request body (UTF-8; the caller checks media type and charset): read under `limit` and
+ * `maxDepth`, checked as it arrives, and parsed only once all of it has passed, without holding the event loop
+ * (see `parseChunks`). Refusals are BodyErrors; size, depth and shape are refused before anything is parsed.
  */
 export async function readJsonBody(source: BodySource, options: JsonBodyOptions): Promise<unknown> {
   const scanner = new JsonStructureScanner(options.maxDepth, options.shape, options.tooDeep);
-  const parser = new ChunkedJsonParser();
+  const chunks: Buffer[] = [];
+  let size = 0;
   await readBodyChunks(source, options.limit, (chunk) => {
     scanner.scan(chunk);
-    return parser.write(chunk);
+    chunks.push(chunk);
+    size += chunk.length;
   });
-  return parser.end();
+  return parseChunks(chunks, size);
 }
 
 /** The raw bytes of a request body, decompressed, under `limit` (a form, for instance). */
