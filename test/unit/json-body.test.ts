@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BodyError, INLINE_PARSE_BYTES, JsonStructureScanner, contentCodingOf, readBodyBytes, readJsonBody } from '../../src/common/json-body';
+import { BodyError, INLINE_PARSE_TOKENS, JsonStructureScanner, contentCodingOf, readBodyBytes, readJsonBody } from '../../src/common/json-body';
 
 const MB = 1024 * 1024;
 
@@ -64,7 +64,7 @@ describe('readJsonBody', () => {
     const text = JSON.stringify(doc);
     expect(await read(text)).toEqual(JSON.parse(text));
     const large = JSON.stringify({ items: Array.from({ length: 20_000 }, (_, i) => ({ i, s: `v${i}`, n: [i, { k: '"[{' }] })) });
-    expect(large.length).toBeGreaterThan(INLINE_PARSE_BYTES);
+    expect(large.split(',').length).toBeGreaterThan(INLINE_PARSE_TOKENS);
     expect(await read(large)).toEqual(JSON.parse(large));
     const proto = (await read(`{"__proto__":{"polluted":true},"x":${large}}`)) as Record<string, unknown>;
     expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
@@ -74,7 +74,7 @@ describe('readJsonBody', () => {
   });
 
   it('refuses malformed JSON with 400, small and large', async () => {
-    const filler = `"${'x'.repeat(INLINE_PARSE_BYTES)}"`;
+    const filler = Array.from({ length: INLINE_PARSE_TOKENS }, () => '{}').join(',');
     for (const bad of ['', ' ', 'garbage', '{} {}', '{"a":', '[1,]', `[${filler},]`, `[${filler}`, `[${filler}] x`, `${filler.slice(0, -1)}`]) {
       const err = await refusal(read(bad));
       expect(err.status).toBe(400);
