@@ -678,7 +678,8 @@ describe('bodies that cost the most to read (BODY_LIMIT 64 MB)', () => {
           const a = await send(heavy.url, probeAgent, 'GET', '/health/live', {}, undefined, CLIENT_TIMEOUT_MS);
           health.probes++;
           if (phase.kind !== 'idle') health.maxMs[phase.kind] = Math.max(health.maxMs[phase.kind], a.ms);
-          if (a.status !== 200 || a.ms >= phase.bound) health.failures.push(`during ${phase.label}: ${a.status < 0 ? a.error : `status ${a.status}`} in ${Math.round(a.ms)} ms`);
+          // The idle phase only lets the fresh server settle: its probes are not judged.
+          if (phase.kind !== 'idle' && (a.status !== 200 || a.ms >= phase.bound)) health.failures.push(`during ${phase.label}: ${a.status < 0 ? a.error : `status ${a.status}`} in ${Math.round(a.ms)} ms`);
           await new Promise((resolve) => setTimeout(resolve, HEALTH_EVERY_MS));
         }
       })();
