@@ -6,7 +6,6 @@ import cors from '@koa/cors';
 import Router from '@koa/router';
 import { GraphQLError, GraphQLSchema } from 'graphql';
 import Koa from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { createApiConsoleRouter } from '../rest-facade/api-console';
@@ -39,6 +38,7 @@ import { stringifyWithin } from './graphql/response-size';
 import { withReadBudget } from './db/read-budget';
 import { isDatabaseUnavailable } from './db/unavailable';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
+import { BodyError, readJsonBody } from './common/json-body';
 
 export interface AppDeps {
   config: Config;
@@ -240,7 +240,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
               }
               const cost = costError(schema, document, operation, request.variables);
               if (cost) throw cost;
-              if (nestsDeeperThan(request.variables, MAX_JSON_DEPTH)) {
+              // A POST body's depth was checked as it was read; GET variables come from the query string.
+              if (request.http?.method !== 'POST' && nestsDeeperThan(request.variables, MAX_JSON_DEPTH)) {
                 throw badGraphqlRequest(`The variables nest deeper than ${MAX_JSON_DEPTH} levels.`);
               }
               const tooLong = stringVariableProblem(schema, operation, request.variables);
@@ -259,25 +260,32 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ],
   });
   await apollo.start();
-  const graphqlBody = koaBody({ json: true, jsonLimit: config.bodyLimitBytes, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST] });
   const graphql = apolloKoa(apollo, contextOf);
   /**
-   * Reads a GraphQL request's body and refuses what would overflow the stack later: variables nested thousands
-   * deep, or a document whose brackets nest that deep (graphql-js parses recursively). A body that cannot be read
-   * (bad gzip, a foreign charset) is the client's fault, as in the REST façade.
+   * Reads a GraphQL request's JSON body and refuses what would overflow the stack later: variables nested
+   * thousands deep (found while the body is read, before it is parsed: `readJsonBody`), or a document whose
+   * brackets nest that deep (graphql-js parses recursively). The body is `{query, variables}`: the variables' values
+   * start two levels down; batches (a JSON array) are off, so an array is refused at its first byte. A body of another
+   * media type is left to Apollo, which refuses it.
    */
   const readGraphqlRequest = async (ctx: Koa.Context): Promise<void> => {
-    try {
-      await graphqlBody(ctx, async () => undefined);
-    } catch (err) {
-      const status = (err as { status?: number }).status;
-      if (status === 413 || status === 415) throw new FacadeError(status, status === 413 ? `The body is larger than ${config.bodyLimitBytes} bytes.` : 'Unsupported content encoding or charset.');
-      throw new FacadeError(400, `The body cannot be read as JSON: ${(err as Error).message}`);
+    if (ctx.method === 'POST' && ctx.is('application/json')) {
+      const charset = ctx.request.charset;
+      if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') throw new FacadeError(415, `JSON bodies must be UTF-8, got charset '${charset}'.`);
+      try {
+        ctx.request.body = await readJsonBody(ctx.req, {
+          limit: config.bodyLimitBytes,
+          maxDepth: MAX_JSON_DEPTH + 2,
+          shape: 'object',
+          tooDeep: `The request nests deeper than ${MAX_JSON_DEPTH} levels.`,
+        });
+      } catch (err) {
+        if (err instanceof BodyError) throw new FacadeError(err.status, err.status === 400 ? `The body cannot be read: ${err.message}` : err.message);
+        throw err;
+      }
     }
-    const body = ctx.request.body as unknown;
-    if (nestsDeeperThan(body, MAX_JSON_DEPTH + 2)) throw new FacadeError(400, `The request nests deeper than ${MAX_JSON_DEPTH} levels.`);
-    const documents = [ctx.query.query, ...(Array.isArray(body) ? body : [body]).map((b) => (b as { query?: unknown } | null)?.query)];
-    if (documents.some((d) => typeof d === 'string' && nestsTooDeep(d))) {
+    const body = ctx.request.body as { query?: unknown } | undefined;
+    if ([ctx.query.query, body?.query].some((d) => typeof d === 'string' && nestsTooDeep(d))) {
       throw new FacadeError(400, `The GraphQL document nests deeper than ${MAX_TEXT_DEPTH} levels.`);
     }
   };

@@ -192,6 +192,29 @@ describe('large and long input', () => {
     expect(graphql.status).toBe(413);
   });
 
+  it('refuses a compressed nesting bomb (60 MB of [) with 400 before parsing it, on GraphQL, tenant routes and the Management API', async () => {
+    const bomb = (prefix: string) => gzipSync(Buffer.concat([Buffer.from(prefix), Buffer.alloc(60 * MB, '[')]), { level: 9 });
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    const graphql = await fetch(`${server.url}/graphql`, { method: 'POST', headers, body: bomb('{"query":"query($v: JSON) { __typename }","variables":{"v":') });
+    await expectResult(graphql, 400, /nests deeper than 128 levels/);
+    await expectResult(await fetch(`${api}/submodels`, { method: 'POST', headers, body: bomb('{"modelType":"Submodel","id":"urn:bomb","submodelElements":') }), 400, /deeper than 128/);
+    await expectResult(await fetch(`${server.url}/api/v1/accounts`, { method: 'POST', headers, body: bomb('{"email":"bomb@example.com","displayName":') }), 400, /deeper than 128/);
+    // A JSON array is no GraphQL request (batches are off): refused at its first byte.
+    await expectResult(await gql(`[${'{},'.repeat(100_000)}{}]`), 400, /must be a JSON object/);
+  });
+
+  it('answers 415 to a compressed body at the identity service, whose endpoints read bodies uncompressed', async () => {
+    const res = await fetch(`${server.url}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' },
+      body: gzipSync('grant_type=client_credentials&client_id=x&client_secret=y'),
+    });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ error: 'invalid_request' });
+    const garbage = await fetch(`${server.url}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'x'.repeat(4096) }, body: 'a=b' });
+    expect(garbage.status).toBe(400);
+  });
+
   it('refuses over-long identifiers, idShortPaths and filters with 400, at once', async () => {
     const huge = 'x'.repeat(1.5 * MB);
     const cases = [

@@ -4,6 +4,7 @@ import type { Configuration, KoaContextWithOIDC, Provider } from 'oidc-provider'
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import type { ClientAddresses } from '../../common/client-address';
+import { BodyError, contentCodingOf } from '../../common/json-body';
 import type { Config } from '../../config';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import { DATABASE_UNAVAILABLE } from '../../graphql/errors';
@@ -143,6 +144,16 @@ export class IdentityService {
           ctx.body = errorPage('Something went wrong', unavailable ? DATABASE_UNAVAILABLE : 'The login could not be completed. Try again shortly.');
           return;
         }
+      }
+      // oidc-provider reads its endpoints' bodies itself (form-encoded, at most 56 KB; no enabled endpoint takes
+      // JSON) without decoding a Content-Encoding: a compressed body is refused here, not read as a garbled form.
+      try {
+        if (contentCodingOf(ctx.req.headers)) throw new BodyError(415, 'The identity service reads no compressed bodies: send them without Content-Encoding.');
+      } catch (err) {
+        if (!(err instanceof BodyError)) throw err;
+        ctx.status = err.status;
+        ctx.body = { error: 'invalid_request', error_description: err.message };
+        return;
       }
       const mounted = this.mounted!;
       const original = ctx.req.url ?? '/';
