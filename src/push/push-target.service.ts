@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { outboundProblem } from '../auth/outbound';
 import { checkLimit, decodeCursor, encodeCursor } from '../common/cursor';
 import type { ChangeEvent, DeliveredHook } from '../events/change-event';
+import { isUuid } from '../common/uuid';
 import { badRequest, notFound } from '../graphql/errors';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 
@@ -92,7 +93,6 @@ const CURSOR_LIST = 'push-targets';
 /** Targets per tenant: each one multiplies the work of every change. */
 export const MAX_TARGETS_PER_TENANT = 20;
 export const LIMITS = { name: 128, url: 2048, bucket: 63, region: 64, prefix: 512, accessKeyId: 256, secret: 1024, token: 4096 };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** S3 bucket naming rules (lower-case letters, digits, dots, hyphens; 3 to 63; starts and ends with a letter or digit). */
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const REGION = /^[A-Za-z0-9-]{1,64}$/;
@@ -141,7 +141,7 @@ export class PushTargetService {
   }
 
   async get(tenant: TenantEntity, id: string): Promise<PushTargetView> {
-    if (!UUID.test(id)) throw targetNotFound(id);
+    if (!isUuid(id)) throw targetNotFound(id);
     const [row]: TargetRow[] = await this.dataSource.query(`${SELECT} WHERE t.tenant_id = $1 AND t.id = $2`, [tenant.id, id]);
     if (!row) throw targetNotFound(id);
     return viewOf(row);
@@ -149,7 +149,7 @@ export class PushTargetService {
 
   /** Deletes a target with its queued pushes; what it pushed stays where it is. */
   async delete(tenant: TenantEntity, id: string): Promise<void> {
-    if (!UUID.test(id)) throw targetNotFound(id);
+    if (!isUuid(id)) throw targetNotFound(id);
     const [, deleted] = (await this.dataSource.query('DELETE FROM push_targets WHERE tenant_id = $1 AND id = $2', [tenant.id, id])) as [unknown[], number];
     if (!deleted) throw targetNotFound(id);
   }
