@@ -10,6 +10,7 @@ import { setDownloadHeaders } from './download';
 import { receiveUpload } from './files';
 import { Query, base64Param, cursorParam, idParam, limitParam } from './params';
 import { DEFAULT_LIMIT } from '../src/common/cursor';
+import { isUuid } from '../src/common/uuid';
 import { TenantAccess } from './streamed';
 
 type PackageUpload = Parameters<Context['services']['packages']['create']>[1];
@@ -29,11 +30,9 @@ export interface PackageRoutes {
   delete: Middleware;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function packageIdOf(ctx: KoaContext): string {
   const raw = (ctx as unknown as { params: Record<string, string> }).params.packageId;
-  return UUID.test(raw) ? raw : idParam('packageId', raw);
+  return isUuid(raw) ? raw : idParam('packageId', raw);
 }
 
 /** The upload in a temporary file, handed to `use`; the file is removed afterwards whatever happens. */

@@ -2,6 +2,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
+import { isUuid } from './common/uuid';
 
 /** Every setting of the server, read once from the environment, typed and validated. */
 export interface Config {
@@ -281,14 +282,12 @@ function tenantHostSuffix(raw: string | undefined): string | undefined {
   return raw;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** BOOTSTRAP_CLIENT_ID (a UUID) and BOOTSTRAP_CLIENT_SECRET (at least 32 characters) come together, or not at all. */
 function provisioningClient(env: NodeJS.ProcessEnv): Config['provisioningClient'] {
   const id = env.BOOTSTRAP_CLIENT_ID || undefined;
   const secret = env.BOOTSTRAP_CLIENT_SECRET || undefined;
   if (!id && !secret) return undefined;
-  if (!id || !UUID.test(id)) throw new ConfigError('BOOTSTRAP_CLIENT_ID must be a UUID, set together with BOOTSTRAP_CLIENT_SECRET');
+  if (!id || !isUuid(id)) throw new ConfigError('BOOTSTRAP_CLIENT_ID must be a UUID, set together with BOOTSTRAP_CLIENT_SECRET');
   if (!secret || secret.length < 32) throw new ConfigError('BOOTSTRAP_CLIENT_SECRET must be at least 32 characters, set together with BOOTSTRAP_CLIENT_ID');
   return { id: id.toLowerCase(), secret };
 }

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { outboundProblem } from '../auth/outbound';
 import { checkLimit, decodeCursor, encodeCursor } from '../common/cursor';
 import type { ChangeEvent, DeliveredHook } from '../events/change-event';
+import { isUuid } from '../common/uuid';
 import { badRequest, notFound } from '../graphql/errors';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 
@@ -121,7 +122,6 @@ const CURSOR_LIST = 'push-targets';
 /** Targets per tenant: each one multiplies the work of every change. */
 export const MAX_TARGETS_PER_TENANT = 20;
 export const LIMITS = { name: 128, url: 2048, bucket: 63, region: 64, prefix: 512, accessKeyId: 256, secret: 1024, token: 4096, clientId: 256, scope: 1024 };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** S3 bucket naming rules (lower-case letters, digits, dots, hyphens; 3 to 63; starts and ends with a letter or digit). */
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const REGION = /^[A-Za-z0-9-]{1,64}$/;
@@ -173,7 +173,7 @@ export class PushTargetService {
   }
 
   async get(tenant: TenantEntity, id: string): Promise<PushTargetView> {
-    if (!UUID.test(id)) throw targetNotFound(id);
+    if (!isUuid(id)) throw targetNotFound(id);
     const [row]: TargetRow[] = await this.dataSource.query(`${SELECT} WHERE t.tenant_id = $1 AND t.id = $2`, [tenant.id, id]);
     if (!row) throw targetNotFound(id);
     return viewOf(row);
@@ -181,7 +181,7 @@ export class PushTargetService {
 
   /** Deletes a target with its queued pushes; what it pushed stays where it is. */
   async delete(tenant: TenantEntity, id: string): Promise<void> {
-    if (!UUID.test(id)) throw targetNotFound(id);
+    if (!isUuid(id)) throw targetNotFound(id);
     const [, deleted] = (await this.dataSource.query('DELETE FROM push_targets WHERE tenant_id = $1 AND id = $2', [tenant.id, id])) as [unknown[], number];
     if (!deleted) throw targetNotFound(id);
   }
@@ -194,7 +194,7 @@ export class PushTargetService {
    * now rather than after the backoff), its last success and error.
    */
   async update(tenant: TenantEntity, id: string, patch: PushTargetInput): Promise<PushTargetView> {
-    if (!UUID.test(id)) throw targetNotFound(id);
+    if (!isUuid(id)) throw targetNotFound(id);
     await this.dataSource.transaction(async (manager) => {
       const [row]: TargetRow[] = await manager.query('SELECT * FROM push_targets WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [tenant.id, id]);
       if (!row) throw targetNotFound(id);

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { outboundProblem } from '../../auth/outbound';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import { notFound } from '../../graphql/errors';
 import { Page, bumpVersion, checkIfMatch, pageBySeq, rejectProblems, textProblem } from '../records';
 import { TenantEntity } from '../tenants/tenant.entity';

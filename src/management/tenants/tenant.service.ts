@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import { Config } from '../../config';
 import { notFound } from '../../graphql/errors';
 import { Page, bumpVersion, checkIfMatch, pageBySeq, rejectProblems, textProblem, uniquely } from '../records';
