@@ -204,7 +204,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const apollo = new ApolloServer<Context>({
     schema,
     introspection: true,
-    // main.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it and re-raise the signal, killing the
+    // server.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it and re-raise the signal, killing the
     // process before in-flight requests finish and the database closes.
     stopOnTerminationSignals: false,
     // What Apollo itself reports (a document it could not cache, an unexpected failure) goes to our log, not stderr.

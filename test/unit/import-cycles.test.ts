@@ -13,7 +13,7 @@ const RULES: IFlattenedRuleSet = {
   forbidden: [
     { name: 'no-cycle', severity: 'error', from: {}, to: { circular: true } },
     {
-      // The identity service is built on the management services (accounts), handed them in main.ts; the other way
+      // The identity service is built on the management services (accounts), handed them in server.ts; the other way
       // round would tie every service to oidc-provider. Resolvers read the GraphQL context, which names it.
       name: 'management-without-identity-service',
       severity: 'error',
