@@ -13,7 +13,8 @@ export const DOWNLOAD_CSP = `default-src 'none'; sandbox; ${NO_FRAMING}`;
  * content on this origin (`X-Content-Type-Options: nosniff`, {@link DOWNLOAD_CSP}).
  */
 export function setDownloadHeaders(ctx: KoaContext, contentType: string, fileName?: string): void {
-  ctx.type = contentType;
+  // As given: `ctx.type` would add a charset to text and JSON types, which is the stored file's to say.
+  ctx.set('Content-Type', contentType);
   if (fileName !== undefined) ctx.set('Content-Disposition', contentDisposition(fileName));
   ctx.set({ 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': DOWNLOAD_CSP });
 }

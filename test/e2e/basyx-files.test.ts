@@ -556,7 +556,7 @@ describe('basyx-typescript-sdk SerializationAPIApi (generated, no client class):
     const blob = await api.generateSerializationByIds({ aasIds: [b64(ids.shell)], submodelIds: [b64(ids.sm)] });
     expect(blob.type).toBe(type);
     const sent = client.wire.at(-1)!;
-    expect(sent.disposition).toMatch(/^attachment; filename=".+\.aasx"$/);
+    expect(sent.disposition).toMatch(/^attachment; filename=".+\.aasx"; filename\*=UTF-8''.+\.aasx$/);
     const entries = await unzip(await bytesOf(blob));
     const own = await unzip(Buffer.from(await (await direct(sent.url, type)).arrayBuffer()));
     expect([...entries.keys()].sort()).toEqual([...own.keys()].sort());

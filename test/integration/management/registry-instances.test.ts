@@ -262,7 +262,7 @@ describe('registry instances (Management API)', () => {
     expect(doc.paths[`${list}/{instanceId}`].delete.parameters.map((p: { name: string }) => p.name)).toContain('If-Match');
     expect(Object.keys(doc.paths[`${list}/{instanceId}`].delete.responses)).toEqual(expect.arrayContaining(['204', '401', '403', '404', '412']));
     expect(Object.keys(doc.paths[list].post.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '404', '409']));
-    const answer = doc.paths[list].post.responses['2XX'].content['application/json'].schema;
+    const answer = doc.paths[list].post.responses['201'].content['application/json'].schema;
     const shown = answer.$ref ? doc.components.schemas[answer.$ref.split('/').pop()] : answer;
     expect(Object.keys(shown.properties).sort()).toEqual(['createdAt', 'id', 'kind', 'name', 'tenantId', 'updatedAt', 'url']);
   });
