@@ -109,6 +109,40 @@ describe('on the database of DATABASE_URL, while the server runs', () => {
     expect(await userToken(server, user.email, chosen)).toBeTruthy();
   });
 
+  it('ends a login that waits for the new password of the former one-time password', async () => {
+    const { user } = await newOrganization(server);
+    const first = await resetPassword({ DATABASE_URL: databaseUrl() }, user.email);
+    // Someone logs in with that one-time password and is asked for a new one; meanwhile the operator resets again.
+    const jar = new CookieJar();
+    const authorize = new URL(`${server.url}/oidc/auth`);
+    authorize.search = new URLSearchParams({
+      client_id: 'console',
+      response_type: 'code',
+      redirect_uri: server.services.identity.clients[0].redirect_uris[0],
+      scope: 'openid api_access',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    }).toString();
+    const opened = await fetch(authorize, { redirect: 'manual' });
+    jar.take(opened);
+    const page = new URL(opened.headers.get('location')!, authorize).toString();
+    const post = async (url: string, form: Record<string, string>) => {
+      const res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+      jar.take(res);
+      return res;
+    };
+    const asked = await post(`${page}/login`, { email: user.email, password: first.password! });
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('name="newPassword"');
+
+    const second = await resetPassword({ DATABASE_URL: databaseUrl() }, user.email);
+    expect(second.code).toBe(0);
+    const refused = await post(`${page}/password`, { newPassword: randomBytes(16).toString('base64url') });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('Login expired');
+    await expect(userToken(server, user.email, second.password!)).rejects.toThrow(/must choose a new password/);
+  });
+
   it('refuses an email no account has, with a message and a non-zero exit, and changes nothing', async () => {
     const { user } = await newOrganization(server);
     const refused = await resetPassword({ DATABASE_URL: databaseUrl() }, `nobody-${randomBytes(4).toString('hex')}@example.com`);
