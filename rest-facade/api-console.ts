@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Router, { RouterContext } from '@koa/router';
+import { NO_FRAMING } from '../src/common/security-headers';
 import { StaticAsset, serveAssets } from './static-assets';
 
 /**
@@ -58,6 +59,17 @@ const REDIRECT_PAGE = (base: string) => `<!doctype html>
 
 // Kept out of the page so the Content-Security-Policy needs no inline script. `__CONFIG__` is replaced below.
 const BOOT = `const config = __CONFIG__;
+// The documents are loaded from this page's own origin (relative URLs), whatever host name it was opened at. They
+// name the canonical URLs (PUBLIC_URL, MANAGE_URL) as their servers; requests to those go to this origin too,
+// where the same server answers, so the console works behind any host name without CORS. The identity service's
+// endpoints (/oidc) are left as they are: the login belongs to MANAGE_URL.
+const here = new URL('.', location.href).href;
+const sameOrigin = (url) => {
+  for (const base of config.canonicalBases) {
+    if (url.startsWith(base + '/') && !url.startsWith(base + '/oidc/')) return here + url.slice(base.length + 1);
+  }
+  return url;
+};
 const params = new URLSearchParams(location.search);
 const tenants = (params.get('tenant') || '').split(',').map((t) => t.trim()).filter(Boolean);
 // 'tenant' is the tenant's AAS API; 'tenant/instance' one of its explicit registry instances ({tenant_url}/{instance}/api/v3.0).
@@ -83,6 +95,10 @@ window.ui = SwaggerUIBundle({
   validatorUrl: null,
   oauth2RedirectUrl: config.redirectUri,
   persistAuthorization: true,
+  requestInterceptor: (request) => {
+    request.url = sameOrigin(request.url);
+    return request;
+  },
 });
 if (config.clientId) {
   window.ui.initOAuth({ clientId: config.clientId, usePkceWithAuthorizationCodeGrant: true, scopes: 'openid api_access' });
@@ -92,8 +108,10 @@ if (config.clientId) {
 export interface ApiConsoleOptions {
   /** `{manage_url}`: the console, its redirect page and the Management API are below it. */
   manageUrl: string;
-  /** A tenant's `{tenant_url}/api/v3.0`, with `__TENANT__` for the name. */
-  tenantApiUrlTemplate: string;
+  /** `{public_url}`: tenants are below it path-based (`tenants/{name}`). */
+  publicUrl: string;
+  /** A tenant's API path-based, relative to the server's base, with `__TENANT__` for the name (`tenants/__TENANT__/api/v3.0`). */
+  tenantApiPathTemplate: string;
   /** The console's OAuth client at the identity service (absent: token pasting only). */
   login?: { clientId: string; redirectUri: string };
   /** Where the page may send requests besides its own origin: the tenant APIs (`https://*.suffix`, say). */
@@ -108,14 +126,16 @@ export function createApiConsoleRouter(options: ApiConsoleOptions): Router {
   const boot = BOOT.replace(
     '__CONFIG__',
     JSON.stringify({
-      managementDocument: `${options.manageUrl}/api/v1/openapi.json`,
-      tenantApiUrl: options.tenantApiUrlTemplate,
+      // Relative to the page (`{base}/console`): below the same base, at whatever host the page was opened.
+      managementDocument: 'api/v1/openapi.json',
+      tenantApiUrl: options.tenantApiPathTemplate,
+      canonicalBases: [...new Set([options.manageUrl, options.publicUrl])],
       clientId: options.login?.clientId ?? null,
       redirectUri: options.login?.redirectUri ?? `${options.manageUrl}/console/oauth2-redirect.html`,
     }),
   );
   const connect = [...new Set(["'self'", new URL(options.manageUrl).origin, ...options.connectSources])].join(' ');
-  const csp = `default-src 'self'; connect-src ${connect}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; form-action 'self'`;
+  const csp = `default-src 'self'; connect-src ${connect}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; form-action 'self'; ${NO_FRAMING}`;
   const sendHtml = (ctx: RouterContext, body: string) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Content-Security-Policy', csp);

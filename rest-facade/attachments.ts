@@ -1,7 +1,8 @@
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
 import { facadeErrorOf } from './executor';
-import { contentDisposition, receiveUpload } from './files';
+import { setDownloadHeaders } from './download';
+import { receiveUpload } from './files';
 import { idParam } from './params';
 import { TenantAccess } from './streamed';
 
@@ -52,8 +53,7 @@ export function attachmentRoutes(access: TenantAccess, contextOf: (ctx: KoaConte
         throw facadeErrorOf(err, context);
       }
       ctx.status = 200;
-      ctx.type = download.contentType;
-      ctx.set('Content-Disposition', contentDisposition(download.fileName));
+      setDownloadHeaders(ctx, download.contentType, download.fileName);
       if (download.etag) ctx.set('ETag', download.etag);
       download.stream.on('error', (err) => context.log.warn({ err }, 'download cut short'));
       ctx.body = download.stream;

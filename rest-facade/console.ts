@@ -1,4 +1,5 @@
 import Router, { RouterContext } from '@koa/router';
+import { NO_FRAMING } from '../src/common/security-headers';
 import { StaticAsset, packageFile, serveAssets } from './static-assets';
 
 /**
@@ -156,7 +157,7 @@ async function boot() {
 boot();
 `;
 
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:";
+const CSP = `default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; ${NO_FRAMING}`;
 
 /** The playground's login with the built-in identity service (authorization code + PKCE, a public client). */
 export interface ConsoleLogin {

@@ -3,11 +3,12 @@ import Router from '@koa/router';
 import busboy from 'busboy';
 import { GraphQLSchema } from 'graphql';
 import type { Context as KoaContext, Middleware } from 'koa';
-import { decodeBase64Url } from '../src/common/base64url';
+import { decodeBase64Url, isStandardBase64Text } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
+import { setDownloadHeaders } from './download';
 import { OperationExecutor, facadeErrorOf } from './executor';
 import { FacadeError, badParam } from './facade-error';
-import { Query, cursorParam, limitParam, single } from './params';
+import { Query, cursorParam, limitParam, single, standardBase64Message } from './params';
 import { pagedResult } from './route';
 import { jsonBody, tenantFromHost, tenantFromPath } from './request';
 
@@ -38,7 +39,6 @@ const DEPRECATED_SINCE = '@1735689600';
 /** Multipart framing around the file (boundaries, part headers, small fields) allowed beyond the upload limit. */
 const MULTIPART_SLACK = 1024 * 1024;
 const METADATA_FIELDS = ['displayName', 'classification', 'attributes'];
-const LIST_PARAMS = ['displayName', 'displayNameStartsWith', 'displayNameContains', 'classification', 'contentType', 'fileName', 'limit', 'cursor'];
 
 const FILE_FIELDS = 'tfp fileName contentType size sha256 etag displayName classification attributes { key value } createdAt updatedAt';
 
@@ -75,9 +75,9 @@ export function createFileRouter(options: FileRoutesOptions): Router {
   const list: Middleware = async (ctx) => {
     const query = ctx.query as Query;
     const attributes: { key: string; value: string }[] = [];
+    // Any other parameter was refused before (query-guard.ts: the operation declares `attribute.{key}`).
     for (const name of Object.keys(query)) {
       if (name.startsWith('attribute.') && name.length > 'attribute.'.length) attributes.push({ key: name.slice('attribute.'.length), value: single(query, name) ?? '' });
-      else if (!LIST_PARAMS.includes(name)) throw badParam(`Unknown query parameter '${name}' (filters: ${LIST_PARAMS.slice(0, 6).join(', ')}, attribute.{key}).`);
     }
     const filter = {
       displayName: single(query, 'displayName'),
@@ -105,9 +105,6 @@ export function createFileRouter(options: FileRoutesOptions): Router {
       ETag: file.etag,
       'Accept-Ranges': 'bytes',
       'Cache-Control': 'private, no-cache',
-      // Stored content is the uploader's: a browser must neither sniff nor run it on this origin.
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; sandbox",
     });
     if (noneMatch(ctx.get('if-none-match'), file.etag)) {
       ctx.status = 304;
@@ -119,8 +116,7 @@ export function createFileRouter(options: FileRoutesOptions): Router {
       ctx.set('Content-Range', `bytes */${file.size}`);
       throw new FacadeError(416, `The range '${ctx.get('range')}' lies outside the file's ${file.size} bytes.`);
     }
-    ctx.set('Content-Disposition', contentDisposition(file.fileName));
-    ctx.type = file.contentType;
+    setDownloadHeaders(ctx, file.contentType, file.fileName);
     if (range) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
     ctx.status = range ? 206 : 200;
     const length = range ? range.end - range.start + 1 : file.size;
@@ -228,6 +224,7 @@ function tfpParam(ctx: KoaContext): string {
   const raw = (ctx as unknown as { params: Record<string, string> }).params.tfp;
   if (/^file:/i.test(raw)) return raw;
   const decoded = decodeBase64Url(raw);
+  if (decoded === undefined && isStandardBase64Text(raw)) throw badParam(standardBase64Message('tfp'));
   if (decoded === undefined || !/^file:/i.test(decoded)) {
     throw badParam("Path parameter 'tfp' is no service file path: give the tfp URL-encoded (file%3A%2Fsphere%2F...) or base64url-encoded.");
   }
@@ -296,16 +293,6 @@ export function parseRange(header: string, size: number): { start: number; end: 
   if (m[2] !== '' && Number(m[2]) < start) return undefined;
   if (start >= size) return 'unsatisfiable';
   return { start, end };
-}
-
-/**
- * `attachment` with the name, as ASCII fallback and as RFC 8187 UTF-8: a name with a character outside Latin-1
- * (`€`) cannot go into a header as it is (Node refuses it: a 500). For every download of a named file.
- */
-export function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 export interface UploadedFile {

@@ -6,9 +6,11 @@ import type { Context as KoaContext, Middleware } from 'koa';
 import { encodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
 import { facadeErrorOf } from './executor';
-import { contentDisposition, receiveUpload } from './files';
+import { setDownloadHeaders } from './download';
+import { receiveUpload } from './files';
 import { Query, base64Param, cursorParam, idParam, limitParam } from './params';
 import { DEFAULT_LIMIT } from '../src/common/cursor';
+import { isUuid } from '../src/common/uuid';
 import { TenantAccess } from './streamed';
 
 type PackageUpload = Parameters<Context['services']['packages']['create']>[1];
@@ -28,11 +30,9 @@ export interface PackageRoutes {
   delete: Middleware;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function packageIdOf(ctx: KoaContext): string {
   const raw = (ctx as unknown as { params: Record<string, string> }).params.packageId;
-  return UUID.test(raw) ? raw : idParam('packageId', raw);
+  return isUuid(raw) ? raw : idParam('packageId', raw);
 }
 
 /** The upload in a temporary file, handed to `use`; the file is removed afterwards whatever happens. */
@@ -93,8 +93,7 @@ export function packageRoutes(access: TenantAccess, contextOf: (ctx: KoaContext)
         throw facadeErrorOf(err, context);
       }
       ctx.status = 200;
-      ctx.type = download.contentType;
-      ctx.set('Content-Disposition', contentDisposition(download.fileName));
+      setDownloadHeaders(ctx, download.contentType, download.fileName);
       ctx.set('X-FileName', encodeURIComponent(download.fileName));
       ctx.set('ETag', download.etag);
       download.stream.on('error', (err) => context.log.warn({ err }, 'download cut short'));

@@ -1,12 +1,20 @@
-import { decodeBase64Url } from '../src/common/base64url';
+import { decodeBase64Url, isStandardBase64Text } from '../src/common/base64url';
 import { badParam } from './facade-error';
 
 export type Query = Record<string, string | string[] | undefined>;
 
+/** The path parameters that hold base64url-encoded identifiers (AAS ids, package ids, tfps). */
+export const IDENTIFIER_PARAMETERS: ReadonlySet<string> = new Set(['aasIdentifier', 'submodelIdentifier', 'cdIdentifier', 'packageId', 'tfp']);
+
+/** Why an identifier in standard base64 is refused: the AAS API encodes path identifiers in base64url. */
+export const standardBase64Message = (name: string) =>
+  `Path parameter '${name}' is standard base64: path identifiers are base64url-encoded (RFC 4648 §5: '-' and '_' instead of '+' and '/'; padding '=' is optional).`;
+
 /** A path identifier: base64url of the AAS id, with or without padding. */
 export function idParam(name: string, raw: string): string {
   const id = decodeBase64Url(raw);
-  if (id === undefined) throw badParam(`Path parameter '${name}' is not a base64url-encoded identifier.`);
+  if (id === undefined && isStandardBase64Text(raw)) throw badParam(standardBase64Message(name));
+  if (id === undefined) throw badParam(`Path parameter '${name}' is not a base64url-encoded identifier (RFC 4648 §5).`);
   // AAS strings are XML-serializable: U+0000 can never be part of an identifier.
   if (id.includes('\u0000')) throw badParam(`Path parameter '${name}' decodes to an identifier with a NUL character.`);
   return id;

@@ -4,17 +4,20 @@ import { RouteSpec, pagedResult } from './route';
 
 /**
  * Push targets of the sphere service, at `{tenant_url}/sphere/api/v1.0/push-targets`: POST registers one (201 with
- * its Location), GET lists them (paged: `limit`, `cursor`, `paging_metadata`), GET and DELETE `/{id}` one. Each
+ * its Location), GET lists them (paged: `limit`, `cursor`, `paging_metadata`), GET, PATCH (a JSON merge patch of
+ * its settings and credentials) and DELETE `/{id}` one. Each
  * route is one GraphQL operation (src/push/). The body is checked for its shape here (known fields, their JSON
  * types), so that a mistyped field is named without echoing the body (it carries credentials); the rules per kind
- * are the core's. Answers never carry a credential: `secretAccessKeySet` / `tokenSet` say whether one is set.
+ * are the core's. Answers never carry a credential: `secretAccessKeySet` / `tokenSet` / `clientSecretSet` say whether
+ * one is set.
  */
 
-const TARGET_FIELDS = 'id kind name endpoint bucket region prefix forcePathStyle format accessKeyId url secretSet createdAt lastSuccessAt lastError lastErrorAt backlog';
+const TARGET_FIELDS = 'id kind name endpoint bucket region prefix forcePathStyle format accessKeyId url tokenUrl clientId scope authMethod secretSet createdAt lastSuccessAt lastError lastErrorAt backlog';
 
 const STRING_FIELDS = ['kind', 'name', 'endpoint', 'bucket', 'region', 'prefix', 'format', 'url', 'token'];
 const BOOLEAN_FIELDS = ['forcePathStyle'];
 const CREDENTIAL_FIELDS = ['accessKeyId', 'secretAccessKey'];
+const CLIENT_CREDENTIAL_FIELDS = ['tokenUrl', 'clientId', 'clientSecret', 'scope', 'authMethod'];
 
 interface TargetJson {
   id: string;
@@ -28,6 +31,10 @@ interface TargetJson {
   format: string;
   accessKeyId: string | null;
   url: string | null;
+  tokenUrl: string | null;
+  clientId: string | null;
+  scope: string | null;
+  authMethod: string | null;
   secretSet: boolean;
   createdAt: string;
   lastSuccessAt: string | null;
@@ -36,8 +43,12 @@ interface TargetJson {
   backlog: number;
 }
 
-/** The body as the `PushTargetInput` variable; a field of no push target, or of the wrong JSON type, is 400. */
+/**
+ * The body as the `PushTargetInput` variable; a body that is no object, a field of no push target, or of the wrong
+ * JSON type, is 400.
+ */
 export function targetInput(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badParam('Invalid push target: expected a JSON object.');
   const members = body as Record<string, unknown>;
   for (const [name, value] of Object.entries(members)) {
     if (value === null) continue;
@@ -51,7 +62,13 @@ export function targetInput(body: unknown): Record<string, unknown> {
         if (!CREDENTIAL_FIELDS.includes(field)) throw badParam(`Invalid push target at /credentials/${field}: no such field (accessKeyId, secretAccessKey).`);
         if (secret !== null && typeof secret !== 'string') throw badParam(`Invalid push target at /credentials/${field}: expected a string.`);
       }
-    } else throw badParam(`Invalid push target at /${name}: no such field (${[...STRING_FIELDS, ...BOOLEAN_FIELDS, 'credentials'].join(', ')}).`);
+    } else if (name === 'clientCredentials') {
+      if (typeof value !== 'object' || Array.isArray(value)) throw badParam('Invalid push target at /clientCredentials: expected an object with tokenUrl, clientId and clientSecret.');
+      for (const [field, member] of Object.entries(value as Record<string, unknown>)) {
+        if (!CLIENT_CREDENTIAL_FIELDS.includes(field)) throw badParam(`Invalid push target at /clientCredentials/${field}: no such field (${CLIENT_CREDENTIAL_FIELDS.join(', ')}).`);
+        if (member !== null && typeof member !== 'string') throw badParam(`Invalid push target at /clientCredentials/${field}: expected a string.`);
+      }
+    } else throw badParam(`Invalid push target at /${name}: no such field (${[...STRING_FIELDS, ...BOOLEAN_FIELDS, 'credentials', 'clientCredentials'].join(', ')}).`);
   }
   return members;
 }
@@ -73,6 +90,16 @@ export function targetJson(target: TargetJson): Record<string, unknown> {
       createdAt: target.createdAt,
       status,
     };
+  }
+  if (target.tokenUrl !== null) {
+    const clientCredentials = {
+      tokenUrl: target.tokenUrl,
+      clientId: target.clientId,
+      ...(target.scope !== null ? { scope: target.scope } : {}),
+      authMethod: target.authMethod,
+      clientSecretSet: target.secretSet,
+    };
+    return { ...head, url: target.url, tokenSet: false, clientCredentials, createdAt: target.createdAt, status };
   }
   return { ...head, url: target.url, tokenSet: target.secretSet, createdAt: target.createdAt, status };
 }
@@ -110,6 +137,14 @@ export const pushTargetRoutes: RouteSpec[] = [
     operation: `query PushTarget($tenant: String!, $id: String!) { pushTarget(tenant: $tenant, id: $id) { ${TARGET_FIELDS} } }`,
     variables: (req) => ({ tenant: req.tenant, id: idOf(req.params) }),
     respond: (data) => ({ status: 200, body: targetJson(data.pushTarget) }),
+  },
+  {
+    method: 'PATCH',
+    path: '/push-targets/:id',
+    body: true,
+    operation: `mutation UpdatePushTarget($tenant: String!, $id: String!, $target: PushTargetInput!) { updatePushTarget(tenant: $tenant, id: $id, target: $target) { ${TARGET_FIELDS} } }`,
+    variables: (req) => ({ tenant: req.tenant, id: idOf(req.params), target: targetInput(req.body) }),
+    respond: (data) => ({ status: 200, body: targetJson(data.updatePushTarget) }),
   },
   {
     method: 'DELETE',

@@ -153,7 +153,7 @@ function discoveryReads(explicit: boolean): RouteSpec[] {
         tenant: req.tenant,
         instance: inst(req),
         assetIds: assetIdsParam(req.query) ?? null,
-        // An instance knows links only; the core refuses assetKind/assetType there with a 400 that says so.
+        // An instance knows links only: its operation declares no assetKind/assetType, so they never get here.
         ...assetFilter(req),
         ...paging(req),
       }),

@@ -1,5 +1,6 @@
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
+import { setDownloadHeaders } from './download';
 import { facadeErrorOf } from './executor';
 import { FacadeError, badParam } from './facade-error';
 import { Query, idParam, single } from './params';
@@ -52,7 +53,7 @@ export function serializationHandler(access: TenantAccess, contextOf: (ctx: KoaC
       const aasx = type.startsWith('application/asset-administration-shell-package');
       const chunks = await context.services.serialization.serialize(tenant, request, format, aasx);
       const name = `${request.aasIds.length === 1 ? safeName(request.aasIds[0]) : tenant.name}.aasx`;
-      await sendChunks(ctx, chunks, aasx ? { 'Content-Type': type, 'Content-Disposition': `attachment; filename="${name}"` } : { 'Content-Type': type });
+      await sendChunks(ctx, chunks, () => setDownloadHeaders(ctx, type, aasx ? name : undefined));
     } catch (err) {
       throw facadeErrorOf(err, context);
     }

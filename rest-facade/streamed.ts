@@ -35,15 +35,15 @@ export class TenantAccess {
 }
 
 /**
- * Sends an async sequence of text chunks as the body. The first chunk is awaited before the status is set, so
- * a failure at the start (a database error, a 404 found while reading) still becomes a Result; a failure later
- * can only cut the stream short.
+ * Sends an async sequence of text chunks as the body. The first chunk is awaited before the status and the
+ * headers (`setHeaders`) are set, so a failure at the start (a database error, a 404 found while reading) still
+ * becomes a Result; a failure later can only cut the stream short.
  */
-export async function sendChunks(ctx: KoaContext, chunks: AsyncIterable<string | Buffer>, headers: Record<string, string>): Promise<void> {
+export async function sendChunks(ctx: KoaContext, chunks: AsyncIterable<string | Buffer>, setHeaders: () => void): Promise<void> {
   const iterator = chunks[Symbol.asyncIterator]();
   const first = await iterator.next();
   ctx.status = 200;
-  ctx.set(headers);
+  setHeaders();
   ctx.body = Readable.from(
     (async function* () {
       if (!first.done) yield first.value;

@@ -6,23 +6,28 @@ import cors from '@koa/cors';
 import Router from '@koa/router';
 import { GraphQLError, GraphQLSchema } from 'graphql';
 import Koa from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { createApiConsoleRouter } from '../rest-facade/api-console';
 import { createConsoleRouter } from '../rest-facade/console';
+import { createFrontDoorRouter } from '../rest-facade/front-door';
 import { FacadeError } from '../rest-facade/facade-error';
 import { createFileRouter } from '../rest-facade/files';
 import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../rest-facade/management-api';
 import { managementRoutes } from '../rest-facade/management';
 import { createOpenApiRouter } from '../rest-facade/openapi/router';
+import { guardQueries } from '../rest-facade/query-guard';
 import { registryRefusals } from '../rest-facade/registry';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
 import { hotReads } from '../rest-facade/hot-reads';
+import { identifierFallback } from '../rest-facade/identifier-fallback';
 import { routesBySegment } from '../rest-facade/segment-dispatch';
 import { ClientAddresses } from './common/client-address';
 import { resultOf } from './common/result';
+import { BASELINE_HEADERS } from './common/security-headers';
 import { Config } from './config';
+import { EntryPoint, entryPoints } from './common/entry-points';
+import { PACKAGE } from './common/package-info';
 import { CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
 import { admitToTenant } from './auth/policy';
 import { Context, Services, createContext } from './graphql/context';
@@ -33,6 +38,7 @@ import { stringifyWithin } from './graphql/response-size';
 import { withReadBudget } from './db/read-budget';
 import { isDatabaseUnavailable } from './db/unavailable';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
+import { BodyError, readJsonBody } from './common/json-body';
 
 export interface AppDeps {
   config: Config;
@@ -47,6 +53,8 @@ export interface AppDeps {
 export interface App {
   koa: Koa;
   apollo: ApolloServer<Context>;
+  /** What the front door links to, and the start banner names. */
+  entryPoints: EntryPoint[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -106,6 +114,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ctx.state.requestId = requestId;
     ctx.state.log = log.child({ requestId });
     ctx.set('X-Request-Id', requestId);
+    // Before everything else, so that the identity service's answers and every error carry them too.
+    ctx.set(BASELINE_HEADERS);
     try {
       await next();
     } finally {
@@ -160,6 +170,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     } catch (err) {
       ctx.state.log.warn({ err }, 'readiness: database unreachable');
       ctx.status = 503;
+      ctx.set('Retry-After', String(RETRY_AFTER_S));
       ctx.body = { status: 'DOWN', database: 'DOWN' };
     }
   });
@@ -173,12 +184,27 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }),
   );
   koa.use(health.routes());
+  const tenantApiUrlOf = (tenant: string) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`;
+  const links = entryPoints({
+    publicUrl: config.publicUrl,
+    manageUrl: config.manageUrl,
+    defaultTenantApiUrl: tenantApiUrlOf('default'),
+    defaultTenantApiPath: `tenants/default/api/${API_VERSION}`,
+  });
+  const frontDoor = createFrontDoorRouter({
+    name: PACKAGE.name,
+    version: PACKAGE.version,
+    entryPoints: links,
+    showcaseTenants: (limit) => services.tenants.showcaseNames(limit),
+  });
+  koa.use(frontDoor.routes());
+  koa.use(frontDoor.allowedMethods());
   koa.use(createConsoleRouter(services.identity.loginFor(GRAPHIQL_CLIENT_ID)).routes());
 
   const apollo = new ApolloServer<Context>({
     schema,
     introspection: true,
-    // main.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it and re-raise the signal, killing the
+    // server.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it and re-raise the signal, killing the
     // process before in-flight requests finish and the database closes.
     stopOnTerminationSignals: false,
     // What Apollo itself reports (a document it could not cache, an unexpected failure) goes to our log, not stderr.
@@ -214,7 +240,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
               }
               const cost = costError(schema, document, operation, request.variables);
               if (cost) throw cost;
-              if (nestsDeeperThan(request.variables, MAX_JSON_DEPTH)) {
+              // A POST body's depth was checked as it was read; GET variables come from the query string.
+              if (request.http?.method !== 'POST' && nestsDeeperThan(request.variables, MAX_JSON_DEPTH)) {
                 throw badGraphqlRequest(`The variables nest deeper than ${MAX_JSON_DEPTH} levels.`);
               }
               const tooLong = stringVariableProblem(schema, operation, request.variables);
@@ -233,25 +260,32 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ],
   });
   await apollo.start();
-  const graphqlBody = koaBody({ json: true, jsonLimit: config.bodyLimitBytes, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST] });
   const graphql = apolloKoa(apollo, contextOf);
   /**
-   * Reads a GraphQL request's body and refuses what would overflow the stack later: variables nested thousands
-   * deep, or a document whose brackets nest that deep (graphql-js parses recursively). A body that cannot be read
-   * (bad gzip, a foreign charset) is the client's fault, as in the REST façade.
+   * Reads a GraphQL request's JSON body and refuses what would overflow the stack later: variables nested
+   * thousands deep (found while the body is read, before it is parsed: `readJsonBody`), or a document whose
+   * brackets nest that deep (graphql-js parses recursively). The body is `{query, variables}`: the variables' values
+   * start two levels down; batches (a JSON array) are off, so an array is refused at its first byte. A body of another
+   * media type is left to Apollo, which refuses it.
    */
   const readGraphqlRequest = async (ctx: Koa.Context): Promise<void> => {
-    try {
-      await graphqlBody(ctx, async () => undefined);
-    } catch (err) {
-      const status = (err as { status?: number }).status;
-      if (status === 413 || status === 415) throw new FacadeError(status, status === 413 ? `The body is larger than ${config.bodyLimitBytes} bytes.` : 'Unsupported content encoding or charset.');
-      throw new FacadeError(400, `The body cannot be read as JSON: ${(err as Error).message}`);
+    if (ctx.method === 'POST' && ctx.is('application/json')) {
+      const charset = ctx.request.charset;
+      if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') throw new FacadeError(415, `JSON bodies must be UTF-8, got charset '${charset}'.`);
+      try {
+        ctx.request.body = await readJsonBody(ctx.req, {
+          limit: config.bodyLimitBytes,
+          maxDepth: MAX_JSON_DEPTH + 2,
+          shape: 'object',
+          tooDeep: `The request nests deeper than ${MAX_JSON_DEPTH} levels.`,
+        });
+      } catch (err) {
+        if (err instanceof BodyError) throw new FacadeError(err.status, err.status === 400 ? `The body cannot be read: ${err.message}` : err.message);
+        throw err;
+      }
     }
-    const body = ctx.request.body as unknown;
-    if (nestsDeeperThan(body, MAX_JSON_DEPTH + 2)) throw new FacadeError(400, `The request nests deeper than ${MAX_JSON_DEPTH} levels.`);
-    const documents = [ctx.query.query, ...(Array.isArray(body) ? body : [body]).map((b) => (b as { query?: unknown } | null)?.query)];
-    if (documents.some((d) => typeof d === 'string' && nestsTooDeep(d))) {
+    const body = ctx.request.body as { query?: unknown } | undefined;
+    if ([ctx.query.query, body?.query].some((d) => typeof d === 'string' && nestsTooDeep(d))) {
       throw new FacadeError(400, `The GraphQL document nests deeper than ${MAX_TEXT_DEPTH} levels.`);
     }
   };
@@ -267,7 +301,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     return graphql(ctx, next);
   });
 
-  const tenantApiUrlOf = (tenant: string) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`;
   const tenantApi = createTenantApiRouter({
     schema,
     contextOf,
@@ -287,30 +320,34 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const managementApi = createManagementApiRouter({ schema, contextOf, manageUrl: config.manageUrl, bodyLimitBytes: config.bodyLimitBytes });
 
   // The OpenAPI documents of both APIs, generated from what their routers registered, and the REST API console.
-  koa.use(
-    createOpenApiRouter({
-      managementRouter: managementApi,
-      managementRoutes,
-      managementBase: MANAGEMENT_API_BASE,
-      tenantRouters: [tenantApi, fileApi],
-      tenantBase: `/api/${API_VERSION}`,
-      manageUrl: config.manageUrl,
-      tenantUrlOf: (tenant) => services.tenants.urlOf(tenant),
-      tenantApiUrlOf,
-      tenantHostSuffix: config.tenantHostSuffix,
-      graphqlSchema: schema,
-      mqttUrl: config.events.mqttUrl,
-    }).routes(),
-  );
+  const openApi = createOpenApiRouter({
+    managementRouter: managementApi,
+    managementRoutes,
+    managementBase: MANAGEMENT_API_BASE,
+    tenantRouters: [tenantApi, fileApi],
+    tenantBase: `/api/${API_VERSION}`,
+    manageUrl: config.manageUrl,
+    tenantUrlOf: (tenant) => services.tenants.urlOf(tenant),
+    tenantApiUrlOf,
+    tenantHostSuffix: config.tenantHostSuffix,
+    graphqlSchema: schema,
+    mqttUrl: config.events.mqttUrl,
+  });
+  // Every route takes the query parameters its operation in those documents declares, and refuses any other.
+  for (const router of [fileApi, tenantApi, managementApi]) guardQueries(router, openApi.declaredQuery);
+  koa.use(openApi.router.routes());
   koa.use(
     createApiConsoleRouter({
       manageUrl: config.manageUrl,
-      tenantApiUrlTemplate: tenantApiUrlOf('__TENANT__'),
+      publicUrl: config.publicUrl,
+      tenantApiPathTemplate: `tenants/__TENANT__/api/${API_VERSION}`,
       login: services.identity.loginFor(CONSOLE_CLIENT_ID),
       connectSources: consoleConnectSources(config),
     }).routes(),
   );
 
+  // What no route takes because an identifier in it is standard base64 (a '/' splits its segment): 400, saying so.
+  koa.use(identifierFallback([fileApi, tenantApi]));
   koa.use(routesBySegment(fileApi));
   koa.use(fileApi.allowedMethods());
 
@@ -321,7 +358,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   koa.use(managementApi.routes());
   koa.use(managementApi.allowedMethods());
-  return { koa, apollo };
+  return { koa, apollo, entryPoints: links };
 }
 
 /** The request headers cross-origin pages may send, and the response headers they may read. */

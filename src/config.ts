@@ -1,6 +1,8 @@
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
+import { isUuid } from './common/uuid';
 
 /** Every setting of the server, read once from the environment, typed and validated. */
 export interface Config {
@@ -21,6 +23,17 @@ export interface Config {
   databaseUrl?: string;
   dataDir: string;
   dbPoolSize: number;
+  /**
+   * How long to wait for a connection to a database reached over TCP (`DB_CONNECT_TIMEOUT_MS`): a free one from the
+   * pool, or a new one connected; beyond it the request answers 503.
+   */
+  dbConnectTimeoutMs: number;
+  /**
+   * How long a connection to a database reached over TCP may stay silent with a statement under way (`DB_ANSWER_TIMEOUT_MS`)
+   * before the database is checked on a new connection: when that check fails too, the statement fails (503) and its
+   * connection is dropped. Also the heartbeat of the LISTEN connections. See README, "When the database does not answer".
+   */
+  dbAnswerTimeoutMs: number;
   /** Largest request body accepted, in bytes (after decompression). */
   bodyLimitBytes: number;
   /** Most bytes of stored documents one request may read and answer (REST and GraphQL alike). */
@@ -150,11 +163,13 @@ function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-function url(name: string, raw: string): string {
+/** A setting that is a size (`50mb`), named in the error when it is not one. */
+function size(env: NodeJS.ProcessEnv, name: string, dflt: string): number {
+  const raw = env[name] || dflt;
   try {
-    return new URL(raw).toString().replace(/\/$/, '');
-  } catch {
-    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+    return parseSize(raw);
+  } catch (err) {
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
   }
 }
 
@@ -183,6 +198,57 @@ function trustProxy(raw: string | undefined): TrustProxy {
   return { addresses };
 }
 
+/**
+ * An absolute URL of one of `schemes` (without the colon), normalized without a trailing slash. `localhost:8080`
+ * parses as a URL of the scheme `localhost:`, which is why the scheme is checked.
+ */
+function url(name: string, raw: string, schemes: readonly string[] = ['http', 'https']): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL (${schemes[0]}://host[:port][/path]), got "${shown(raw)}"`);
+  }
+  if (!schemes.includes(parsed.protocol.slice(0, -1)) || !parsed.host) {
+    throw new ConfigError(`${name} must be a ${schemes.join(' or ')} URL (${schemes[0]}://host[:port][/path]), got "${shown(raw)}"`);
+  }
+  return parsed.toString().replace(/\/$/, '');
+}
+
+/** A URL as an error message shows it: credentials (`user:password@`) masked. */
+const shown = (raw: string) => raw.replace(/\/\/[^/@]*@/, '//***@');
+
+/**
+ * DATABASE_URL: a `postgres://` or `postgresql://` connection string; its host may be empty (a unix socket in
+ * `?host=`), so only the scheme is checked here, and the value is not repeated (it holds a password).
+ */
+function postgresUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(raw) || !URL.canParse(raw)) {
+    throw new ConfigError('DATABASE_URL must be a PostgreSQL connection string, postgres://user:password@host:5432/database');
+  }
+  return raw;
+}
+
+/** A base URL clients are given (`PUBLIC_URL`, `MANAGE_URL`): other URLs are built below it, so it has no query or fragment. */
+function baseUrl(name: string, raw: string): string {
+  const normalized = url(name, raw);
+  const parsed = new URL(normalized);
+  if (parsed.search || parsed.hash || parsed.username || parsed.password) {
+    throw new ConfigError(`${name} must be a base URL without credentials, query or fragment (http(s)://host[:port][/path]), got "${shown(raw)}"`);
+  }
+  return normalized;
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** HOST: an IP address or a host name to listen on. */
+function listenHost(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return '0.0.0.0';
+  if (net.isIP(raw) || HOST_NAME.test(raw)) return raw;
+  throw new ConfigError(`HOST must be an IP address or a host name to listen on (e.g. 0.0.0.0, 127.0.0.1, ::), got "${raw}"`);
+}
+
 /** CORS_ORIGINS: `*`, or comma-separated origins (`scheme://host[:port]`, no path), each normalized. */
 function corsOrigins(raw: string | undefined): Config['corsOrigins'] {
   const items = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
@@ -209,26 +275,26 @@ function corsOrigins(raw: string | undefined): Config['corsOrigins'] {
   ];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** TENANT_HOST_SUFFIX: a host name (`assets.example.com`); tenant `x` is then served at `x.{suffix}`. */
+function tenantHostSuffix(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!HOST_NAME.test(raw)) throw new ConfigError(`TENANT_HOST_SUFFIX must be a host name such as assets.example.com (tenant x is served at x.{suffix}), got "${raw}"`);
+  return raw;
+}
 
 /** BOOTSTRAP_CLIENT_ID (a UUID) and BOOTSTRAP_CLIENT_SECRET (at least 32 characters) come together, or not at all. */
 function provisioningClient(env: NodeJS.ProcessEnv): Config['provisioningClient'] {
   const id = env.BOOTSTRAP_CLIENT_ID || undefined;
   const secret = env.BOOTSTRAP_CLIENT_SECRET || undefined;
   if (!id && !secret) return undefined;
-  if (!id || !UUID.test(id)) throw new ConfigError('BOOTSTRAP_CLIENT_ID must be a UUID, set together with BOOTSTRAP_CLIENT_SECRET');
+  if (!id || !isUuid(id)) throw new ConfigError('BOOTSTRAP_CLIENT_ID must be a UUID, set together with BOOTSTRAP_CLIENT_SECRET');
   if (!secret || secret.length < 32) throw new ConfigError('BOOTSTRAP_CLIENT_SECRET must be at least 32 characters, set together with BOOTSTRAP_CLIENT_ID');
   return { id: id.toLowerCase(), secret };
 }
 
 /** FILE_STORE and the S3_* settings it needs; FILE_UPLOAD_LIMIT. */
 function filesConfig(env: NodeJS.ProcessEnv): FilesConfig {
-  let uploadLimitBytes: number;
-  try {
-    uploadLimitBytes = parseSize(env.FILE_UPLOAD_LIMIT || '512mb');
-  } catch (err) {
-    throw new ConfigError(`FILE_UPLOAD_LIMIT: ${(err as Error).message}`);
-  }
+  const uploadLimitBytes = size(env, 'FILE_UPLOAD_LIMIT', '512mb');
   if (uploadLimitBytes < 1) throw new ConfigError('FILE_UPLOAD_LIMIT must be at least 1 byte');
   const kind = (env.FILE_STORE || 'postgres').toLowerCase();
   if (kind === 'postgres') return { uploadLimitBytes, store: { kind: 'postgres' } };
@@ -253,36 +319,38 @@ function filesConfig(env: NodeJS.ProcessEnv): FilesConfig {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
-  const databaseUrl = env.DATABASE_URL || undefined;
+  const databaseUrl = postgresUrl(env.DATABASE_URL);
   const algorithms = (env.AUTH_ALGORITHMS ?? 'RS256,PS256,ES256').split(',').map((a) => a.trim()).filter(Boolean);
   for (const a of algorithms) {
     if (!ALLOWED_ALGORITHMS.has(a)) throw new ConfigError(`AUTH_ALGORITHMS: ${a} is not an asymmetric JWS algorithm`);
   }
   const logLevel = env.LOG_LEVEL || 'info';
-  const bodyLimitBytes = parseSize(env.BODY_LIMIT || '64mb');
+  const bodyLimitBytes = size(env, 'BODY_LIMIT', '64mb');
   // A document that could be stored must be readable again: the response budget is at least twice the body limit
   // (PostgreSQL's text of a document is somewhat larger than the JSON that was sent).
-  const responseLimitBytes = env.RESPONSE_LIMIT ? parseSize(env.RESPONSE_LIMIT) : Math.max(128 * 1024 ** 2, 2 * bodyLimitBytes);
+  const responseLimitBytes = env.RESPONSE_LIMIT ? size(env, 'RESPONSE_LIMIT', '') : Math.max(128 * 1024 ** 2, 2 * bodyLimitBytes);
   if (responseLimitBytes < 2 * bodyLimitBytes) throw new ConfigError(`RESPONSE_LIMIT must be at least twice BODY_LIMIT (${2 * bodyLimitBytes} bytes)`);
   const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000);
   if (!LOG_LEVELS.has(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
-  const publicUrl = url('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`);
+  const publicUrl = baseUrl('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`);
   return {
-    host: env.HOST || '0.0.0.0',
+    host: listenHost(env.HOST),
     port,
     publicUrl,
-    manageUrl: env.MANAGE_URL ? url('MANAGE_URL', env.MANAGE_URL) : publicUrl,
+    manageUrl: env.MANAGE_URL ? baseUrl('MANAGE_URL', env.MANAGE_URL) : publicUrl,
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
-    tenantHostSuffix: env.TENANT_HOST_SUFFIX || undefined,
+    tenantHostSuffix: tenantHostSuffix(env.TENANT_HOST_SUFFIX),
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     dbPoolSize: int(env, 'DB_POOL_SIZE', databaseUrl ? 10 : 4, 1, 200),
+    dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+    dbAnswerTimeoutMs: int(env, 'DB_ANSWER_TIMEOUT_MS', 5_000, 100, 600_000),
     bodyLimitBytes,
     responseLimitBytes,
     queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5_000, 10, 600_000),
     readCache: {
       // A modest share of memory: 2% of it, at most 256 MB; 0 turns the cache off.
-      maxBytes: env.READ_CACHE_SIZE ? parseSize(env.READ_CACHE_SIZE) : Math.min(256 * 1024 ** 2, Math.round(os.totalmem() * 0.02)),
+      maxBytes: env.READ_CACHE_SIZE ? size(env, 'READ_CACHE_SIZE', '') : Math.min(256 * 1024 ** 2, Math.round(os.totalmem() * 0.02)),
       ttlMs: int(env, 'READ_CACHE_TTL_SECONDS', 60, 1, 86_400) * 1_000,
     },
     headersTimeoutMs,
@@ -308,7 +376,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pushPrivateNetworks: bool(env, 'PUSH_PRIVATE_NETWORKS', false),
     events: {
       publish: bool(env, 'EVENTS_PUBLISH', true),
-      mqttUrl: env.MQTT_URL ? url('MQTT_URL', env.MQTT_URL) : undefined,
+      mqttUrl: env.MQTT_URL ? url('MQTT_URL', env.MQTT_URL, ['mqtt', 'mqtts', 'ws', 'wss']) : undefined,
       mqttUsername: env.MQTT_USERNAME || undefined,
       mqttPassword: env.MQTT_PASSWORD || undefined,
       pollMs: int(env, 'EVENTS_POLL_MS', 1_000, 10, 600_000),

@@ -1,4 +1,4 @@
-import { ManagementRouteSpec, ifMatchOf, noContent, pagingOf, recordPage, recordResponse } from './route';
+import { ManagementRouteSpec, ifMatchOf, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const TAG = 'Identity providers';
 const PROVIDER = 'id issuer audience jwksUri rolesClaim tenantId createdAt updatedAt etag';
@@ -16,6 +16,7 @@ export const identityProviderRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateIdentityProvider($organizationId: ID!, $input: IdentityProviderInput!) { createIdentityProvider(organizationId: $organizationId, input: $input) { ${PROVIDER} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createIdentityProvider, {
         status: 201,
@@ -28,6 +29,7 @@ export const identityProviderRoutes: ManagementRouteSpec[] = [
     summary: "List the organization's identity providers (trusted issuers), paged with limit and cursor. Organization readers.",
     tag: TAG,
     operation: `query IdentityProviders($organizationId: ID!, $limit: Int, $cursor: String) { identityProviders(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${PROVIDER} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.identityProviders),
   },

@@ -1,4 +1,4 @@
-import { ManagementRouteSpec, ifMatchOf, pagingOf, recordPage, recordResponse } from './route';
+import { ManagementRouteSpec, ifMatchOf, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const TAG = 'Organizations';
 const ORGANIZATION = 'id name platform createdAt updatedAt etag';
@@ -12,6 +12,7 @@ export const organizationRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateOrganization($input: OrganizationInput!) { createOrganization(input: $input) { ${ORGANIZATION} } }`,
     variables: (req) => ({ input: req.body }),
+    created: true,
     respond: (data, req) => recordResponse(data.createOrganization, { status: 201, location: `${req.apiUrl}/organizations/${data.createOrganization.id}` }),
   },
   {
@@ -20,6 +21,7 @@ export const organizationRoutes: ManagementRouteSpec[] = [
     summary: 'List the organizations the caller holds a role in or is a user of.',
     tag: TAG,
     operation: `query Organizations($limit: Int, $cursor: String) { organizations(limit: $limit, cursor: $cursor) { result { ${ORGANIZATION} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => pagingOf(req),
     respond: (data) => recordPage(data.organizations),
   },

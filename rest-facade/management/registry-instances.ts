@@ -1,4 +1,4 @@
-import { ifMatchOf, ManagementRouteSpec, noContent, pagingOf, recordPage, recordResponse } from './route';
+import { ifMatchOf, ManagementRouteSpec, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const INSTANCES = '/organizations/:organizationId/tenants/:tenantId/registry-instances';
 const INSTANCE = 'id tenantId name kind url createdAt updatedAt etag';
@@ -11,6 +11,7 @@ export const registryInstanceRoutes: ManagementRouteSpec[] = [
     summary: 'List the explicit discovery services and AAS registries of a tenant, in creation order.',
     tag: 'Registry instances',
     operation: `query RegistryInstances($organizationId: ID!, $tenantId: ID!, $limit: Int, $cursor: String) { registryInstances(organizationId: $organizationId, tenantId: $tenantId, limit: $limit, cursor: $cursor) { result { ${INSTANCE} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, tenantId: req.params.tenantId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.registryInstances),
   },
@@ -23,6 +24,7 @@ export const registryInstanceRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateRegistryInstance($organizationId: ID!, $tenantId: ID!, $input: RegistryInstanceInput!) { createRegistryInstance(organizationId: $organizationId, tenantId: $tenantId, input: $input) { ${INSTANCE} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, tenantId: req.params.tenantId, input: req.body }),
+    created: true,
     respond: (data, req) => {
       const created = data.createRegistryInstance;
       return recordResponse(created, { status: 201, location: `${req.apiUrl}/organizations/${req.params.organizationId}/tenants/${created.tenantId}/registry-instances/${created.id}` });

@@ -1,4 +1,4 @@
-import { ifMatchOf, ManagementRouteSpec, noContent, pagingOf, recordPage, recordResponse } from './route';
+import { ifMatchOf, ManagementRouteSpec, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const ORG = '/organizations/:organizationId';
 const ROLE = 'name scope description';
@@ -32,6 +32,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation Assign($organizationId: ID!, $input: RoleAssignmentInput!) { createRoleAssignment(organizationId: $organizationId, input: $input) { ${ASSIGNMENT} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createRoleAssignment, { status: 201, location: `${req.apiUrl}/organizations/${data.createRoleAssignment.organizationId}/role-assignments/${data.createRoleAssignment.id}` }),
   },
@@ -41,6 +42,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     summary: 'List the organization-level role assignments.',
     tag: 'Role assignments',
     operation: `query Assignments($organizationId: ID!, $limit: Int, $cursor: String) { roleAssignments(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${ASSIGNMENT} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.roleAssignments),
   },
@@ -61,6 +63,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation AssignTenant($organizationId: ID!, $tenantId: ID!, $input: RoleAssignmentInput!) { createTenantRoleAssignment(organizationId: $organizationId, tenantId: $tenantId, input: $input) { ${ASSIGNMENT} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, tenantId: req.params.tenantId, input: req.body }),
+    created: true,
     respond: (data, req) => {
       const a = data.createTenantRoleAssignment;
       return recordResponse(a, { status: 201, location: `${req.apiUrl}/organizations/${a.organizationId}/cloud/${a.tenantId}/role-assignments/${a.id}` });
@@ -72,6 +75,7 @@ export const roleRoutes: ManagementRouteSpec[] = [
     summary: 'List the role assignments of one tenant.',
     tag: 'Role assignments',
     operation: `query TenantAssignments($organizationId: ID!, $tenantId: ID!, $limit: Int, $cursor: String) { tenantRoleAssignments(organizationId: $organizationId, tenantId: $tenantId, limit: $limit, cursor: $cursor) { result { ${ASSIGNMENT} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, tenantId: req.params.tenantId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.tenantRoleAssignments),
   },
@@ -96,6 +100,7 @@ export const tenantRoutes: ManagementRouteSpec[] = [
     summary: 'List the tenants of the organization the caller holds a role on (all of them with an organization-wide role).',
     tag: 'Tenants',
     operation: `query Tenants($organizationId: ID!, $limit: Int, $cursor: String) { tenants(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${TENANT} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.tenants),
   },
@@ -107,6 +112,7 @@ export const tenantRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateTenant($organizationId: ID!, $input: TenantInput!) { createTenant(organizationId: $organizationId, input: $input) { ${TENANT} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createTenant, { status: 201, location: `${req.apiUrl}/organizations/${data.createTenant.organizationId}/tenants/${data.createTenant.id}` }),
   },

@@ -36,10 +36,41 @@ export interface ManagementRouteSpec {
   body?: boolean | 'optional';
   /** Whether the route is served without a bearer token (sign-up). */
   anonymous?: boolean;
+  /**
+   * Whether it answers 201 Created (a new record, member list or secret); the others answer 200, or 204 when the
+   * operation answers a boolean. The OpenAPI document names that status (a test checks it against `respond`).
+   */
+  created?: true;
+  /** The query parameters the route takes: its OpenAPI operation declares them, and any other is refused (400). */
+  query?: readonly QueryParameter[];
   variables(req: ManagementRequest): Record<string, unknown>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shape fixed by `operation`
   respond(data: any, req: ManagementRequest): ManagementResponse;
 }
+
+/** A query parameter of a Management API route, as its OpenAPI operation declares it. */
+export interface QueryParameter {
+  name: string;
+  description: string;
+  /** JSON Schema of the value. */
+  schema: Record<string, unknown>;
+}
+
+/** Largest page (`limit`); the GraphQL core refuses more. */
+export const MAX_LIMIT = 250;
+
+/** The parameters of a paged list: `pagingOf` reads them. */
+export const PAGING: readonly QueryParameter[] = [
+  { name: 'limit', description: `Page size (1-${MAX_LIMIT}, default 100).`, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT } },
+  { name: 'cursor', description: "The previous page's `paging_metadata.cursor`.", schema: { type: 'string' } },
+];
+
+/** `status` of the invitation lists. */
+export const INVITATION_STATUS: QueryParameter = {
+  name: 'status',
+  description: 'Only invitations in this state.',
+  schema: { type: 'string', enum: ['pending', 'accepted', 'expired', 'revoked'] },
+};
 
 /** A management list page, as the AAS API pages: `paging_metadata.cursor` only when there is a next page. */
 export function managementPage(page: { result: unknown[]; pagingMetadata: { cursor?: string | null } }) {

@@ -1,4 +1,4 @@
-import { ManagementRouteSpec, ifMatchOf, noContent, pagingOf, recordPage, recordResponse } from './route';
+import { ManagementRouteSpec, ifMatchOf, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const TAG = 'Service accounts';
 const SERVICE_ACCOUNT = 'id clientId name description tokenUrl createdAt updatedAt etag';
@@ -17,6 +17,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateServiceAccount($organizationId: ID!, $input: ServiceAccountInput!) { createServiceAccount(organizationId: $organizationId, input: $input) { ${SERVICE_ACCOUNT} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createServiceAccount, { status: 201, location: `${req.apiUrl}/organizations/${req.params.organizationId}/service-accounts/${data.createServiceAccount.id}` }),
   },
@@ -26,6 +27,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     summary: "List the organization's service accounts (organization readers), paged with limit and cursor.",
     tag: TAG,
     operation: `query ServiceAccounts($organizationId: ID!, $limit: Int, $cursor: String) { serviceAccounts(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${SERVICE_ACCOUNT} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.serviceAccounts),
   },
@@ -77,6 +79,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     body: 'optional',
     operation: `mutation AddServiceAccountSecret($organizationId: ID!, $serviceAccountId: ID!, $input: ServiceAccountSecretInput!) { addServiceAccountSecret(organizationId: $organizationId, serviceAccountId: $serviceAccountId, input: $input) { ${NEW_SECRET} } }`,
     variables: (req) => ({ ...accountOf(req), input: req.body }),
+    created: true,
     respond: (data) => ({ status: 201, body: data.addServiceAccountSecret }),
   },
   {
@@ -85,6 +88,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     summary: "List a service account's secrets: metadata only (hint, description, expiry, active), never a value. Organization readers.",
     tag: TAG,
     operation: `query ServiceAccountSecrets($organizationId: ID!, $serviceAccountId: ID!, $limit: Int, $cursor: String) { serviceAccountSecrets(organizationId: $organizationId, serviceAccountId: $serviceAccountId, limit: $limit, cursor: $cursor) { result { ${SECRET} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ ...accountOf(req), ...pagingOf(req) }),
     respond: (data) => recordPage(data.serviceAccountSecrets),
   },
@@ -97,6 +101,7 @@ export const serviceAccountRoutes: ManagementRouteSpec[] = [
     body: 'optional',
     operation: `mutation RotateServiceAccountSecret($organizationId: ID!, $serviceAccountId: ID!, $input: ServiceAccountSecretRotation!) { rotateServiceAccountSecret(organizationId: $organizationId, serviceAccountId: $serviceAccountId, input: $input) { ${NEW_SECRET} previousSecret { ${SECRET} } } }`,
     variables: (req) => ({ ...accountOf(req), input: req.body }),
+    created: true,
     respond: (data) => ({ status: 201, body: data.rotateServiceAccountSecret }),
   },
   {

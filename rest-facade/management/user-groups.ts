@@ -1,4 +1,4 @@
-import { ManagementRouteSpec, ifMatchOf, noContent, pagingOf, recordPage, recordResponse } from './route';
+import { ManagementRouteSpec, ifMatchOf, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const TAG = 'User groups';
 const GROUP = 'id name description createdAt updatedAt etag';
@@ -16,6 +16,7 @@ export const userGroupRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation CreateUserGroup($organizationId: ID!, $input: UserGroupInput!) { createUserGroup(organizationId: $organizationId, input: $input) { ${GROUP} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.createUserGroup, { status: 201, location: `${req.apiUrl}/organizations/${req.params.organizationId}/user-groups/${data.createUserGroup.id}` }),
   },
@@ -25,6 +26,7 @@ export const userGroupRoutes: ManagementRouteSpec[] = [
     summary: "List the organization's user groups (organization readers), paged with limit and cursor.",
     tag: TAG,
     operation: `query UserGroups($organizationId: ID!, $limit: Int, $cursor: String) { userGroups(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${GROUP} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.userGroups),
   },
@@ -76,6 +78,7 @@ export const userGroupRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation AddUserGroupMembers($organizationId: ID!, $groupId: ID!, $input: UserGroupMembersInput!) { addUserGroupMembers(organizationId: $organizationId, groupId: $groupId, input: $input) { ${MEMBER} } }`,
     variables: (req) => ({ ...groupOf(req), input: req.body }),
+    created: true,
     respond: (data) => ({ status: 201, body: { members: data.addUserGroupMembers } }),
   },
   {
@@ -84,6 +87,7 @@ export const userGroupRoutes: ManagementRouteSpec[] = [
     summary: "List a user group's members (users with email and display name, service accounts with name), paged. Organization readers.",
     tag: TAG,
     operation: `query UserGroupMembers($organizationId: ID!, $groupId: ID!, $limit: Int, $cursor: String) { userGroupMembers(organizationId: $organizationId, groupId: $groupId, limit: $limit, cursor: $cursor) { result { ${MEMBER} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ ...groupOf(req), ...pagingOf(req) }),
     respond: (data) => recordPage(data.userGroupMembers),
   },

@@ -1,4 +1,4 @@
-import { pagingOf, ifMatchOf, ManagementRouteSpec, noContent, recordPage, recordResponse } from './route';
+import { PAGING, pagingOf, INVITATION_STATUS, ifMatchOf, ManagementRouteSpec, noContent, recordPage, recordResponse } from './route';
 import { single } from '../params';
 
 const USER = 'id organizationId email displayName joinedAt';
@@ -12,6 +12,7 @@ export const userRoutes: ManagementRouteSpec[] = [
     summary: 'List the users of the organization (identity accounts that joined it), in the order they joined.',
     tag: 'Users',
     operation: `query Users($organizationId: ID!, $limit: Int, $cursor: String) { organizationUsers(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${USER} } pagingMetadata { cursor } } }`,
+    query: PAGING,
     variables: (req) => ({ organizationId: req.params.organizationId, ...pagingOf(req) }),
     respond: (data) => recordPage(data.organizationUsers),
   },
@@ -41,6 +42,7 @@ export const userRoutes: ManagementRouteSpec[] = [
     body: true,
     operation: `mutation Invite($organizationId: ID!, $input: InviteUserInput!) { inviteUser(organizationId: $organizationId, input: $input) { ${INVITATION} } }`,
     variables: (req) => ({ organizationId: req.params.organizationId, input: req.body }),
+    created: true,
     respond: (data, req) =>
       recordResponse(data.inviteUser, { status: 201, location: `${req.apiUrl}/organizations/${data.inviteUser.organizationId}/invitations/${data.inviteUser.id}` }),
   },
@@ -50,6 +52,7 @@ export const userRoutes: ManagementRouteSpec[] = [
     summary: 'List the invitations of the organization; `status` filters: pending, accepted, expired, revoked.',
     tag: 'Users',
     operation: `query Invitations($organizationId: ID!, $status: InvitationStatus, $limit: Int, $cursor: String) { invitations(organizationId: $organizationId, status: $status, limit: $limit, cursor: $cursor) { result { ${INVITATION} } pagingMetadata { cursor } } }`,
+    query: [INVITATION_STATUS, ...PAGING],
     variables: (req) => ({ organizationId: req.params.organizationId, status: single(req.query, 'status') ?? null, ...pagingOf(req) }),
     respond: (data) => recordPage(data.invitations),
   },
@@ -77,6 +80,7 @@ export const userRoutes: ManagementRouteSpec[] = [
     summary: "List the calling user's invitations; `status` filters as above.",
     tag: 'Users',
     operation: `query MyInvitations($status: InvitationStatus, $limit: Int, $cursor: String) { myInvitations(status: $status, limit: $limit, cursor: $cursor) { result { ${INVITATION} } pagingMetadata { cursor } } }`,
+    query: [INVITATION_STATUS, ...PAGING],
     variables: (req) => ({ status: single(req.query, 'status') ?? null, ...pagingOf(req) }),
     respond: (data) => recordPage(data.myInvitations),
   },
@@ -104,6 +108,7 @@ export const accountRoutes: ManagementRouteSpec[] = [
     anonymous: true,
     operation: `mutation SignUp($input: SignUpInput!) { signUp(input: $input) { ${ACCOUNT} } }`,
     variables: (req) => ({ input: req.body }),
+    created: true,
     respond: (data, req) => recordResponse(data.signUp, { status: 201, location: `${req.apiUrl}/accounts/${data.signUp.id}` }),
   },
   {

@@ -4,8 +4,6 @@ import type { Json } from './bundle';
 import { OPENAPI_VERSION, SECURITY, ServedRoute, openApiPath, securitySchemes } from './common';
 import { routeSchemas } from './graphql-schemas';
 
-const MAX_LIMIT = 250;
-
 /** The AAS Result object (src/common/result.ts): the body of every error answer, here as everywhere. */
 const RESULT_SCHEMAS: Record<string, Json> = {
   Message: {
@@ -64,13 +62,8 @@ export function managementDocument(
     while (operationIds.has(operationId)) operationId += '_';
     operationIds.add(operationId);
     const parameters: Json[] = [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-    const list = route.method === 'GET' && !/\/:[^/]+$/.test(route.path);
-    if (list) {
-      parameters.push(
-        { name: 'limit', in: 'query', required: false, description: `Page size (1-${MAX_LIMIT}, default 100).`, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT } },
-        { name: 'cursor', in: 'query', required: false, description: "The previous page's `paging_metadata.cursor`.", schema: { type: 'string' } },
-      );
-    }
+    for (const p of spec.query ?? []) parameters.push({ name: p.name, in: 'query', required: false, description: p.description, schema: p.schema });
+    const paged = spec.query?.some((p) => p.name === 'cursor') ?? false;
     const conditional = ['PUT', 'PATCH', 'DELETE'].includes(route.method);
     if (conditional) {
       parameters.push({ name: 'If-Match', in: 'header', required: false, description: 'Only if the resource still has this ETag (`*`: any version).', schema: { type: 'string' } });
@@ -84,13 +77,26 @@ export function managementDocument(
     Object.assign(components, derived.components);
     const answer = derived.answer;
     // A whole list (the roles) is answered in the page shape, without a cursor.
+    const list = paged || answer?.schema.type === 'array';
     const answerSchema = answer?.schema.type === 'array' ? { type: 'object', required: ['result', 'paging_metadata'], properties: { result: answer.schema, paging_metadata: { type: 'object' } } } : answer?.schema;
+    // The status the route answers, named (a `2XX` range shows as "Undocumented" in Swagger UI).
     const responses: Json = answer?.boolean
       ? { '204': { description: 'Done; no content.' } }
       : {
-          '2XX': {
-            description: list ? 'Success: a page, `{"result": [...], "paging_metadata": {"cursor": "..."}}` (no cursor on the last page).' : 'Success.',
-            ...(list || answer?.page ? {} : { headers: { ETag: { description: 'The entity tag, for If-Match (updatable records).', schema: { type: 'string' } } } }),
+          [spec.created ? '201' : '200']: {
+            description: list
+              ? 'Success: a page, `{"result": [...], "paging_metadata": {"cursor": "..."}}` (no cursor on the last page).'
+              : spec.created
+                ? 'Created.'
+                : 'Success.',
+            ...(list || answer?.page
+              ? {}
+              : {
+                  headers: {
+                    ETag: { description: 'The entity tag, for If-Match (updatable records).', schema: { type: 'string' } },
+                    ...(spec.created ? { Location: { description: 'The URL of what was created, when it has one.', schema: { type: 'string' } } } : {}),
+                  },
+                }),
             content: { 'application/json': { schema: answerSchema ?? (list ? { $ref: '#/components/schemas/Page' } : {}) } },
           },
         };

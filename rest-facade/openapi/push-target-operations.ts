@@ -8,7 +8,7 @@ import { Bundler, Json, PART2 } from './bundle';
  * which the façade may not import.
  */
 const TAG = 'Push Target API';
-const LIMITS = { name: 128, url: 2048, bucket: 63, region: 64, prefix: 512, accessKeyId: 256, secret: 1024, token: 4096 };
+const LIMITS = { name: 128, url: 2048, bucket: 63, region: 64, prefix: 512, accessKeyId: 256, secret: 1024, token: 4096, clientId: 256, scope: 1024 };
 
 const text = (description: string, max: number, extra: Json = {}) => ({ type: 'string', description, maxLength: max, ...extra });
 const nullableDate = (description: string) => ({ type: ['string', 'null'], format: 'date-time', description });
@@ -67,8 +67,44 @@ const AASX_SERVER_INPUT: Json = {
     kind: { const: 'aasx-server' },
     name: text('A name for people.', LIMITS.name),
     url: text('The base URL of its AASX File Server API. https and a public address unless PUSH_PRIVATE_NETWORKS.', LIMITS.url, { format: 'uri' }),
-    token: text('A bearer token sent with every push. Write-only: no answer shows it.', LIMITS.token, { writeOnly: true }),
+    token: text('A static bearer token sent with every push. Write-only: no answer shows it. Excludes clientCredentials.', LIMITS.token, { writeOnly: true }),
+    clientCredentials: {
+      type: 'object',
+      description:
+        'OAuth 2.0 client credentials (RFC 6749 4.4), instead of a static token: the server POSTs `grant_type=client_credentials` (and `scope`) to ' +
+        '`tokenUrl`, keeps the token until shortly before its `expires_in` (a tenth of its lifetime, at most 60 s), and fetches a new one then, or ' +
+        'once when the target answers 401. The token URL passes the same rules as `url`. Excludes token.',
+      required: ['tokenUrl', 'clientId', 'clientSecret'],
+      additionalProperties: false,
+      properties: {
+        tokenUrl: text('The token endpoint. https and a public address unless PUSH_PRIVATE_NETWORKS.', LIMITS.url, { format: 'uri' }),
+        clientId: text('', LIMITS.clientId, { minLength: 1 }),
+        clientSecret: text('Write-only: no answer shows it.', LIMITS.secret, { minLength: 1, writeOnly: true }),
+        scope: text('Space-separated scopes to ask for; absent: none.', LIMITS.scope),
+        authMethod: {
+          type: 'string',
+          enum: ['client_secret_basic', 'client_secret_post'],
+          default: 'client_secret_basic',
+          description: 'How the client authenticates at the token endpoint: HTTP Basic, or `client_id` and `client_secret` in the form.',
+        },
+      },
+    },
   },
+};
+
+const PATCH: Json = {
+  type: 'object',
+  description:
+    'A JSON merge patch (RFC 7396) of a target: a field given replaces the stored one, null removes an optional one; `credentials` and ' +
+    '`clientCredentials` merge field by field. `token` and `clientCredentials` exclude each other: giving one drops the other (client credentials ' +
+    'in place of a token need tokenUrl, clientId and clientSecret). `kind` cannot change. The result must be a valid target of its kind ' +
+    '(see PushTargetInput); fields of the other kind are refused.',
+  properties: {
+    ...(S3_INPUT.properties as Record<string, Json>),
+    ...(AASX_SERVER_INPUT.properties as Record<string, Json>),
+    kind: { type: 'string', enum: ['s3', 'aasx-server'], description: 'If given, the kind the target has.' },
+  },
+  additionalProperties: false,
 };
 
 const TARGET: Json = {
@@ -107,7 +143,19 @@ const TARGET: Json = {
         kind: { const: 'aasx-server' },
         name: { type: 'string' },
         url: { type: 'string' },
-        tokenSet: { type: 'boolean', description: 'Whether a bearer token is set (never the token).' },
+        tokenSet: { type: 'boolean', description: 'Whether a static bearer token is set (never the token).' },
+        clientCredentials: {
+          type: 'object',
+          description: 'Present when the target authenticates with OAuth 2.0 client credentials.',
+          required: ['tokenUrl', 'clientId', 'authMethod', 'clientSecretSet'],
+          properties: {
+            tokenUrl: { type: 'string' },
+            clientId: { type: 'string' },
+            scope: { type: 'string' },
+            authMethod: { type: 'string', enum: ['client_secret_basic', 'client_secret_post'] },
+            clientSecretSet: { type: 'boolean', description: 'Whether the client secret is set (never the secret).' },
+          },
+        },
         createdAt: { type: 'string', format: 'date-time' },
         status: { $ref: '#/components/schemas/PushTargetStatus' },
       },
@@ -118,6 +166,7 @@ const TARGET: Json = {
 const COMPONENTS: Record<string, Json> = {
   PushTargetStatus: STATUS,
   PushTargetInput: { oneOf: [S3_INPUT, AASX_SERVER_INPUT], discriminator: { propertyName: 'kind' } },
+  PushTargetPatch: PATCH,
   PushTarget: TARGET,
   GetPushTargetsResult: {
     type: 'object',
@@ -166,8 +215,8 @@ export function pushTargetOperation(bundler: Bundler, method: string, path: stri
       summary: 'Registers a push target',
       operationId: 'PostPushTarget',
       description:
-        'From now on, every committed change of a shell of this tenant (or of a submodel a shell references) is pushed to the target, driven by ' +
-        'the change events of the tenant (which must be switched on: `eventsEnabled`): retried with backoff, its state visible in `status`. ' +
+        'From now on, every committed change of a shell of this tenant (or of a submodel a shell references) is pushed to the target, whether or ' +
+        'not the tenant has change events switched on (`eventsEnabled`): retried with backoff, its state visible in `status`. ' +
         'Credentials are write-only. An unknown kind or field, a missing or malformed field, a string over its limit: 400. Needs the tenant role contributor.',
       requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PushTargetInput' } } } },
       responses: {
@@ -187,6 +236,22 @@ export function pushTargetOperation(bundler: Bundler, method: string, path: stri
       description: 'Needs the tenant role reader.',
       parameters: [ID_PARAMETER],
       responses: { '200': { description: 'The push target', content: { 'application/json': { schema: target } } }, ...errors('401', '404') },
+    },
+    'PATCH /{id}': {
+      summary: "Changes a push target's settings or credentials",
+      operationId: 'PatchPushTargetById',
+      description:
+        'A JSON merge patch (see PushTargetPatch), e.g. a new URL, a new token, or client credentials in place of a token. The target keeps its ' +
+        'state: the packages it pushed to, its queued pushes (due at once, so new credentials are tried now), its last success and error. ' +
+        'A body that is not an object, an unknown field, a change of kind, or a result that is not a valid target: 400. Needs the tenant role contributor.',
+      parameters: [ID_PARAMETER],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PushTargetPatch' } } } },
+      responses: {
+        '200': { description: 'Changed', content: { 'application/json': { schema: target } } },
+        ...errors('400', '401', '403', '404'),
+        '413': { description: 'The body is larger than BODY_LIMIT.', content: { 'application/json': { schema: bundler.copy({ $ref: '#/components/schemas/Result' }, PART2) } } },
+        '415': { description: 'The body is not JSON.', content: { 'application/json': { schema: bundler.copy({ $ref: '#/components/schemas/Result' }, PART2) } } },
+      },
     },
     'DELETE /{id}': {
       summary: 'Deletes a push target',

@@ -1,9 +1,10 @@
 import Router, { RouterContext } from '@koa/router';
 import type { GraphQLSchema } from 'graphql';
 import type { ManagementRouteSpec } from '../management/route';
+import { DeclaredQuery, declaredQueries } from '../query-guard';
 import { asyncApiDocument } from './asyncapi-document';
 import { Json } from './bundle';
-import { servedRoutes } from './common';
+import { pathShape, servedRoutes } from './common';
 import { managementDocument } from './management-document';
 import { instanceDocument, tenantDocument } from './tenant-document';
 
@@ -41,17 +42,27 @@ function template(doc: Json): (urls: Record<string, string>) => string {
   return (urls) => parts.map((part, i) => (i % 2 ? JSON.stringify(urls[part]) : part)).join('');
 }
 
+export interface OpenApi {
+  /** Serves the documents. */
+  router: Router;
+  /**
+   * The query parameters the documents declare for a route of the described routers, by method and router path
+   * (`/tenants/:tenant/api/v3.0/shells`, its host-based twin `/api/v3.0/shells`, `/api/v1/organizations`).
+   */
+  declaredQuery(method: string, path: string): DeclaredQuery | undefined;
+}
+
 /**
  * `GET {manage_url}/api/v1/openapi.json` and `GET {tenant_url}/api/v3.0/openapi.json`: the OpenAPI 3.1
  * documents of the Management API and of a tenant's AAS API, built once at start-up from what the routers
  * serve. They describe and hold no data, so they are served without a token, for any tenant name (which
  * reveals nothing about which tenants exist). Beside the tenant's: `{tenant_url}/api/v3.0/asyncapi.json`, the
- * AsyncAPI 3.0 document of its change events.
+ * AsyncAPI 3.0 document of its change events. With the router: the query parameters each described route's
+ * operation declares, which the routes are held to (query-guard.ts).
  */
-export function createOpenApiRouter(options: OpenApiOptions): Router {
-  const management = JSON.stringify(
-    managementDocument(servedRoutes(options.managementRouter), options.managementRoutes, options.manageUrl, options.managementBase, options.graphqlSchema),
-  );
+export function createOpenApiRouter(options: OpenApiOptions): OpenApi {
+  const managementDoc = managementDocument(servedRoutes(options.managementRouter), options.managementRoutes, options.manageUrl, options.managementBase, options.graphqlSchema);
+  const management = JSON.stringify(managementDoc);
   const tenantPrefix = '/tenants/:tenant';
   const instancePrefix = `${tenantPrefix}/:instance`;
   const served = options.tenantRouters.flatMap(servedRoutes);
@@ -61,8 +72,10 @@ export function createOpenApiRouter(options: OpenApiOptions): Router {
   const tenantRoutes = below(tenantPrefix, served.filter((r) => !r.path.startsWith(`${instancePrefix}/`)));
   const instanceRoutes = below(instancePrefix, served);
   const docOptions = { manageUrl: options.manageUrl, apiBase: options.tenantBase, tenantUrl: TENANT_URL };
-  const tenantTemplate = template(tenantDocument(tenantRoutes, docOptions));
-  const instanceTemplate = template(instanceDocument(instanceRoutes, docOptions));
+  const tenantDoc = tenantDocument(tenantRoutes, docOptions);
+  const instanceDoc = instanceDocument(instanceRoutes, docOptions);
+  const tenantTemplate = template(tenantDoc);
+  const instanceTemplate = template(instanceDoc);
   const tenantText = (tenant: string) => tenantTemplate({ [SERVER_URL]: options.tenantApiUrlOf(tenant), [TENANT_URL]: options.tenantUrlOf(tenant) });
   // Any instance name gets the document (as any tenant name does): it reveals nothing about which exist.
   const instanceText = (tenant: string, instance: string) =>
@@ -99,5 +112,20 @@ export function createOpenApiRouter(options: OpenApiOptions): Router {
       send(ctx, instanceText(host.slice(0, -suffix.length), ctx.params.instance));
     });
   }
-  return router;
+  // The documents' paths: the Management API's in full, a tenant's (and an instance's) below the tenant URL.
+  const declared = {
+    management: declaredQueries(managementDoc),
+    tenant: declaredQueries(tenantDoc, options.tenantBase),
+    instance: declaredQueries(instanceDoc, options.tenantBase),
+  };
+  const hostInstance = new RegExp(`^/:instance(?=${options.tenantBase.replace(/\./g, '\\.')}/)`);
+  const declaredQuery = (method: string, path: string): DeclaredQuery | undefined => {
+    const key = (rest: string) => `${method} ${pathShape(rest)}`;
+    if (path.startsWith(`${instancePrefix}/`)) return declared.instance.get(key(path.slice(instancePrefix.length)));
+    if (path.startsWith(`${tenantPrefix}/`)) return declared.tenant.get(key(path.slice(tenantPrefix.length)));
+    // Host-based routes: the tenant's, an instance's (`/:instance/api/v3.0/...`), or the Management API's.
+    if (hostInstance.test(path)) return declared.instance.get(key(path.replace(hostInstance, '')));
+    return declared.management.get(key(path)) ?? declared.tenant.get(key(path));
+  };
+  return { router, declaredQuery };
 }

@@ -47,11 +47,22 @@ const ID_TEXT_FILTERS = [
   textFilter('idContains', 'id contains this text'),
 ];
 const SHELL_TEXT_FILTERS = [
+  'AssetKind',
   ...ID_TEXT_FILTERS,
   textFilter('displayName', 'displayName has a text (any language) equal to this text'),
   textFilter('displayNameStartsWith', 'displayName has a text (any language) that starts with this text'),
   textFilter('displayNameContains', 'displayName has a text (any language) that contains this text'),
 ];
+
+/** `kind` on submodel lists: Part 2 has no such parameter, the metamodel's ModellingKind is the filter. */
+const KIND_FILTER = {
+  name: 'kind',
+  in: 'query',
+  required: false,
+  description: 'Only submodels of this kind (absent: all). An addition of this server (see its README).',
+  schema: { type: 'string', enum: ['Instance', 'Template'] },
+};
+const SUBMODEL_FILTERS = [KIND_FILTER, ...ID_TEXT_FILTERS];
 
 /**
  * Query parameters this server takes beyond the official operation's (by `METHOD /path` below the AAS API, `{}`
@@ -62,7 +73,13 @@ type Extras = Record<string, (string | Json)[]>;
 const TENANT_EXTRAS: Extras = {
   'GET /shells': SHELL_TEXT_FILTERS,
   'GET /shells/$reference': SHELL_TEXT_FILTERS,
-  ...Object.fromEntries(['', '/$metadata', '/$value', '/$reference', '/$path'].map((form) => [`GET /submodels${form}`, ID_TEXT_FILTERS])),
+  ...Object.fromEntries(['', '/$metadata', '/$value', '/$reference', '/$path'].map((form) => [`GET /submodels${form}`, SUBMODEL_FILTERS])),
+  // This server's own list (V3.0.4 has no such operation): paged, with the modifiers of GET /submodels.
+  'GET /shells/{}/submodels': ['Limit', 'Cursor', 'Level', 'Extent'],
+  // A submodel's routes under its shell take the modifiers they take under /submodels, where the AAS Repository's
+  // operations lack one the Submodel Repository's have.
+  'GET /shells/{}/submodels/{}/submodel-elements/$value': ['Extent'],
+  'PUT /shells/{}/submodels/{}/submodel-elements/{}': ['Level'],
   'GET /lookup/shells': ['AssetKind', 'AssetType'],
   'GET /shell-descriptors': ['AssetIds'],
   'GET /shell-descriptors/{}/submodel-descriptors': ['SemanticId'],
@@ -168,6 +185,9 @@ function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extra
     const path = specOperation ? found[0] : openApiPath(relative);
     const item = (paths[path] ??= inApi ? {} : { servers: [{ url: options.tenantUrl, description: 'The tenant URL: the platform\'s own services are beside the AAS API.' }] });
     if (item[method]) continue;
+    const more = (extras[`${route.method.toUpperCase()} ${pathShape(relative)}`] ?? []).map((p) =>
+      typeof p === 'string' ? bundler.copy({ $ref: `#/components/parameters/${p}` }, PART2) : p,
+    );
     if (own) {
       item[method] = { ...own, operationId: unique(own.operationId) };
     } else if (specOperation) {
@@ -176,14 +196,13 @@ function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extra
       const shared = specItem.parameters ? bundler.copy(specItem.parameters, file) : [];
       const operation = bundler.copy(specOperation, file);
       if (shared.length) operation.parameters = [...shared, ...(operation.parameters ?? [])];
-      const more = (extras[`${route.method.toUpperCase()} ${pathShape(relative)}`] ?? []).map((p) =>
-        typeof p === 'string' ? bundler.copy({ $ref: `#/components/parameters/${p}` }, PART2) : p,
-      );
       if (more.length) operation.parameters = [...(operation.parameters ?? []), ...more];
       operation.operationId = unique(operation.operationId ?? `${method}${path}`);
       item[method] = operation;
     } else {
-      item[method] = ownOperation(method, path, unique, bundler);
+      const operation = ownOperation(method, path, unique, bundler);
+      operation.parameters.push(...more);
+      item[method] = operation;
     }
   }
   // The Result every error answers with, whether or not an operation above referred to it.

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import jwt, { Algorithm, JwtHeader, JwtPayload } from 'jsonwebtoken';
 import { JwksClient } from 'jwks-rsa';
 import type { AuthConfig } from '../config';
-import { isUuid } from './policy';
+import { isUuid } from '../common/uuid';
 import type { FederatedGrant, Principal } from './principal';
 import { RoleName, isRoleName, isTenantRole } from './roles';
 import { publicAgentFor } from './outbound';

@@ -1,9 +1,10 @@
 import { AuthChecker } from 'type-graphql';
 import { notFound, forbidden, unauthenticated } from '../graphql/errors';
-import type { Context } from '../graphql/context';
+import { isUuid } from '../common/uuid';
 import { OrganizationAccess, accessIn } from './access';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { Principal } from './principal';
+import type { RequestContext } from './request';
 import { RoleName, TenantRole, isTenantRole, roleIncludes } from './roles';
 
 /**
@@ -29,9 +30,6 @@ const ORGANIZATION_RULES: Record<string, RoleName | undefined> = {
   'organization:owner': 'organization-owner',
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
-
 /**
  * The one access policy, applied by TypeGraphQL to every `@Authorized(rule)` field, so GraphQL clients and
  * the REST facade obey the same rule. Roles come from the database (role assignments, directly or through a
@@ -42,7 +40,7 @@ export const isUuid = (value: unknown): value is string => typeof value === 'str
  * - an unknown tenant or organization, or one the caller holds no role in: 404 (no existence leak);
  * - a role too weak for the operation: 403.
  */
-export const authChecker: AuthChecker<Context, AccessRule> = async ({ args, context }, rules) => {
+export const authChecker: AuthChecker<RequestContext, AccessRule> = async ({ args, context }, rules) => {
   const rule = rules[0] ?? 'reader';
   if (rule === 'authenticated') {
     await requirePrincipal(context);
@@ -64,7 +62,7 @@ export const authChecker: AuthChecker<Context, AccessRule> = async ({ args, cont
  * outside a GraphQL field with the same rule (subscriptions, the façade's hot reads): the tenant the caller is
  * admitted into, as `tenantOf` finds it afterwards; 401, 403 or 404 otherwise.
  */
-export async function admitToTenant(context: Context, name: string, rule: TenantRole): Promise<TenantEntity> {
+export async function admitToTenant(context: RequestContext, name: string, rule: TenantRole): Promise<TenantEntity> {
   context.tenantsAsked.add(name);
   const tenant = await context.services.tenants.byName(name);
   if (!tenant?.showcase) {
@@ -77,7 +75,7 @@ export async function admitToTenant(context: Context, name: string, rule: Tenant
   return tenant;
 }
 
-export async function requirePrincipal(context: Context): Promise<Principal> {
+export async function requirePrincipal(context: RequestContext): Promise<Principal> {
   const principal = await context.principal();
   if (!principal) throw unauthenticated('A bearer token is required.');
   return principal;
@@ -87,7 +85,7 @@ export async function requirePrincipal(context: Context): Promise<Principal> {
  * The caller's access to an organization, checked: 404 when it holds no role there (or the id is no
  * organization's), 403 when `required` is given and its organization-wide role does not include it.
  */
-export async function organizationAccess(context: Context, organizationId: unknown, required?: RoleName): Promise<OrganizationAccess> {
+export async function organizationAccess(context: RequestContext, organizationId: unknown, required?: RoleName): Promise<OrganizationAccess> {
   await requirePrincipal(context);
   const access = isUuid(organizationId) ? accessIn(await context.roles(), organizationId) : undefined;
   if (!access?.isMember) throw notFound(`Organization '${String(organizationId)}' not found.`);

@@ -17,6 +17,15 @@ export function decodeBase64Url(text: string): string | undefined {
   return decoded;
 }
 
+/**
+ * Whether `text` is standard base64 (RFC 4648 §4, with `+` or `/`) of UTF-8 text, as a client that picked the
+ * wrong alphabet sends an identifier: what base64url would have been, had it used `-` and `_`.
+ */
+export function isStandardBase64Text(text: string): boolean {
+  if (!/[+/]/.test(text) || /[-_]/.test(text)) return false;
+  return decodeBase64Url(text.replace(/\+/g, '-').replace(/\//g, '_')) !== undefined;
+}
+
 /** Encodes without padding, as the AAS API recommends for path segments. */
 export function encodeBase64Url(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64url');

@@ -1,8 +1,22 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { migrations } from '../../migrations';
+import { AnswerBounds, answerWatchedClient } from './answer-watch';
 import { entities } from './entities';
 
-export function createDataSource(url: string, poolSize: number): DataSource {
+/** The longest one statement may run on the server (statement_timeout); a query of the query language sets its own. */
+export const STATEMENT_TIMEOUT_MS = 60_000;
+/** Idle time before TCP keep-alive probes a connection (a peer gone without a word, when the network says so). */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/**
+ * The TypeORM data source on `url`. With `bounds`, no wait for a database reached over TCP is unbounded: a
+ * connection from the pool or a new one within `connectTimeoutMs`, and a statement without an answer is watched
+ * (answer-watch.ts). Over a unix socket (the embedded database, a server on the same host) none applies: no network
+ * can fall silent there, and for the embedded database a slow answer means its one engine is busy, which a
+ * liveness check could not tell from silence.
+ */
+export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds): DataSource {
+  if (overUnixSocket(url)) bounds = undefined;
   return new DataSource({
     type: 'postgres',
     url,
@@ -13,8 +27,23 @@ export function createDataSource(url: string, poolSize: number): DataSource {
     installExtensions: false,
     poolSize,
     // Identifiables are large jsonb documents; a statement that runs away is a bug, not a workload.
-    extra: { statement_timeout: 60_000, application_name: 'asset-platform' },
+    extra: {
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      application_name: 'asset-platform',
+      ...(bounds && {
+        connectionTimeoutMillis: bounds.connectTimeoutMs,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+        Client: answerWatchedClient({ connectionString: url, application_name: 'asset-platform' }, bounds),
+      }),
+    },
   });
+}
+
+/** Whether a connection string names a unix socket directory (`?host=/dir`, or `postgres://%2Fdir/db`). */
+export function overUnixSocket(url: string): boolean {
+  const parsed = new URL(url);
+  return (parsed.searchParams.get('host') ?? decodeURIComponent(parsed.hostname)).startsWith('/');
 }
 
 /** Lock key for migrations, so replicas (and parallel test workers) starting at once migrate one at a time. */

@@ -2,7 +2,11 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
 
 export type ChangeKind = 'created' | 'updated' | 'deleted';
 
-/** A change event, written in the same transaction as the change; the publisher delivers it, marks it, prunes it later. */
+/**
+ * A change, written in the same transaction as the change; the publisher delivers it to each transport, marks it
+ * per transport, prunes it later. A change event of a tenant that opted in (`events`), or, for a tenant with push
+ * targets and without change events, only the push worker's notice of the change.
+ */
 @Entity('outbox')
 export class OutboxEntity {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
@@ -32,6 +36,15 @@ export class OutboxEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
+  /** Whether it is a change event (MQTT, subscriptions); false: it only queues pushes. */
+  @Column({ type: 'boolean', default: true })
+  events: boolean;
+
+  /** When the push queues and the subscriptions got it (every delivering replica makes this delivery). */
   @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
   publishedAt: Date | null;
+
+  /** When it was published to MQTT (only replicas with MQTT_URL make this delivery). */
+  @Column({ name: 'mqtt_published_at', type: 'timestamptz', nullable: true })
+  mqttPublishedAt: Date | null;
 }

@@ -5,9 +5,11 @@ import type { EventEntityType } from './change-event';
 import { ChangeKind } from './outbox.entity';
 
 /**
- * Records a change event inside the caller's transaction, so the event exists exactly when the change does (a
- * rolled-back write leaves no event). Change events are opt-in per tenant; for other tenants this writes nothing.
- * Returns whether it wrote one: the caller then calls {@link outboxWritten} after its commit.
+ * Records a change inside the caller's transaction, so the record exists exactly when the change does (a rolled-back
+ * write leaves none). Change events are opt-in per tenant (`eventsEnabled`); push targets need no opt-in, so a tenant
+ * without change events that has push targets gets a record too, marked as no event (`events` false, without the
+ * state: the push reads the current state), which only the push queues take. For other tenants this writes nothing.
+ * One statement either way. Returns whether it wrote one: the caller then calls {@link outboxWritten} after its commit.
  */
 export async function recordChange(
   manager: EntityManager,
@@ -18,16 +20,14 @@ export async function recordChange(
   version: number,
   payload: Record<string, unknown> | null,
 ): Promise<boolean> {
-  if (!tenant.eventsEnabled) return false;
-  await manager.query('INSERT INTO outbox (tenant_id, kind, entity_type, entity_id, version, payload) VALUES ($1, $2, $3, $4, $5, $6)', [
-    tenant.id,
-    kind,
-    entityType,
-    entityId,
-    version,
-    payload === null ? null : JSON.stringify(payload),
-  ]);
-  return true;
+  const events = tenant.eventsEnabled;
+  const written: unknown[] = await manager.query(
+    `INSERT INTO outbox (tenant_id, kind, entity_type, entity_id, version, payload, events)
+     SELECT $1, $2, $3, $4, $5, $6, $7 WHERE $7 OR EXISTS (SELECT 1 FROM push_targets WHERE tenant_id = $1)
+     RETURNING seq`,
+    [tenant.id, kind, entityType, entityId, version, events && payload !== null ? JSON.stringify(payload) : null, events],
+  );
+  return written.length > 0;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource, EntityManager } from 'typeorm';
+import { NotificationListener } from '../db/listener';
 import { ChangeEvent, DeliveredHook, EventEntityType, MAX_MESSAGE_BYTES, messageOf, topicOf } from './change-event';
 import type { ChangeHub } from './hub';
 import type { Transport } from './mqtt-transport';
@@ -14,9 +14,9 @@ export interface PublisherOptions {
    * deliver, for its own subscribers.
    */
   deliver: boolean;
-  /** Where events go (MQTT); none: events are still delivered to the hooks and the hub, and pruned. */
+  /** Where events go (MQTT); none: this process leaves the MQTT delivery to replicas that have it. */
   transport?: Transport;
-  /** Work done in each delivery transaction (push queues). */
+  /** Work done in each core delivery transaction, for every row (push queues). */
   hooks?: DeliveredHook[];
   /** `{tenant_url}` of a tenant, by name: the events' `source` and the slim events' URLs. */
   tenantUrl: (tenantName: string) => string;
@@ -28,6 +28,8 @@ export interface PublisherOptions {
   retentionMs: number;
   /** PostgreSQL connection string for LISTEN (events other replicas delivered); absent on the embedded database. */
   listenUrl?: string;
+  /** The LISTEN connection's heartbeat and connect timeout (DB_ANSWER_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS). */
+  listenBounds: { heartbeatMs: number; connectTimeoutMs: number };
   maxMessageBytes?: number;
   log: Logger;
 }
@@ -42,6 +44,26 @@ interface OutboxRow {
   version: number;
   payload: string | null;
   created_at: Date;
+  events: boolean;
+}
+
+/**
+ * One delivery of the outbox, tracked in columns of its own (when delivered, the lease): replicas that can make it
+ * claim the rows it still lacks, and only those. `filter` says which rows it makes. `send` runs outside any
+ * transaction (a failure releases the rows and retries the round); `marked` inside the transaction that marks them
+ * delivered; `after` once that committed.
+ */
+interface Channel {
+  /** The transport's name (logs; `event_transports`). */
+  name: string;
+  deliveredAt: string;
+  leasedUntil: string;
+  leasedBy: string;
+  /** The condition on a row (of the alias given) that it is one this delivery makes. */
+  filter: (alias: string) => string;
+  send?(rows: OutboxRow[], events: ChangeEvent[]): Promise<void>;
+  marked?(manager: EntityManager, rows: OutboxRow[], events: ChangeEvent[]): Promise<void>;
+  after?(rows: OutboxRow[], events: ChangeEvent[]): void;
 }
 
 /** The NOTIFY channel on which a publisher announces the events it delivered, for the other replicas' hubs. */
@@ -55,33 +77,42 @@ const MAX_BACKOFF_MS = 5_000;
  * other replicas take them. Longer than a publish may take (the transport's acknowledgement timeout, 10 s).
  */
 const LEASE_MS = 20_000;
+/** How often a replica with MQTT says so in `event_transports`. */
+const TRANSPORT_SEEN_MS = 60_000;
+/**
+ * Events wait for their MQTT delivery while a replica with MQTT has run within this time; when none has for longer
+ * (MQTT taken out of the deployment), delivered rows are pruned without it.
+ */
+export const TRANSPORT_GONE_MS = 60 * 60_000;
 
 /**
- * Delivers the outbox: at least once, in commit order per object, with the outbox id as the event id.
+ * Delivers the outbox: at least once, in commit order per object, with the outbox id as the event id. Each transport
+ * is a delivery of its own, tracked per row, made only by replicas that have the transport:
+ * - `core` (every replica that delivers, EVENTS_PUBLISH): the hooks (push queues) for every row, and, for change
+ *   events, the announcement to other replicas (NOTIFY) and this process's hub (GraphQL subscriptions);
+ * - `mqtt` (replicas that deliver and have MQTT_URL): the change events to the broker.
+ * A replica without MQTT leaves the MQTT delivery to those with it; a broker that is away delays MQTT only.
  *
- * A round: claim, in one short transaction, the oldest pending event of each object that no other replica holds
- * (`FOR UPDATE SKIP LOCKED`, a lease not run out, and no earlier pending event of the same object) and those objects'
- * later events, leasing them to this replica; publish them outside any transaction (MQTT, QoS 1, awaiting the
- * broker's acknowledgements); then, in a second transaction, mark them delivered, run the hooks (push queues) and
- * announce them to other replicas (NOTIFY); then hand them to this process's hub. A failed publish releases the
+ * A round of a delivery: claim, in one short transaction, the oldest row of each object that this delivery still
+ * lacks and no other replica holds (`FOR UPDATE SKIP LOCKED`, a lease not run out, and no earlier pending row of the
+ * same object) and those objects' later rows, leasing them to this replica; send them outside any transaction (MQTT,
+ * QoS 1, awaiting the broker's acknowledgements); then, in a second transaction, mark them delivered and run the
+ * work that commits with that (hooks, NOTIFY); then hand them to this process's hub. A failed send releases the
  * lease and the round is retried with backoff, so a broker that is away never fails a write, only delays its event.
- * A process that dies after publishing and before marking leaves its lease to run out: the events are published
- * again (at least once; subscribers de-duplicate by `id`). A rolled-back write never had an event.
- * Delivered rows are pruned after `retentionMs`.
+ * A process that dies after sending and before marking leaves its lease to run out: the events are sent again (at
+ * least once; subscribers de-duplicate by `id`). A rolled-back write never had an event. Rows are pruned
+ * `retentionMs` after their core delivery once their MQTT delivery is done too (or no replica has MQTT any more).
  */
 export class OutboxPublisher {
   private readonly replica = randomUUID();
   private stopped = true;
-  private loop?: Promise<void>;
-  private wake?: () => void;
-  /** A write was committed since the last round began. */
-  private dirty = false;
-  private failures = 0;
+  private loops: Promise<void>[] = [];
+  private readonly wakes = new Set<() => void>();
   private lastPrune = 0;
-  private listener?: Client;
+  private lastSeen = 0;
+  private listener?: NotificationListener;
   private readonly onWritten = () => {
-    this.dirty = true;
-    this.wake?.();
+    for (const wake of this.wakes) wake();
   };
 
   constructor(
@@ -94,117 +125,176 @@ export class OutboxPublisher {
     this.stopped = false;
     const { listenUrl } = this.options;
     if (listenUrl) {
+      this.listener = new NotificationListener({
+        url: listenUrl,
+        channel: DELIVERED_CHANNEL,
+        purpose: 'change events of other replicas (missed meanwhile)',
+        log: this.options.log,
+        ...this.options.listenBounds,
+        onNotification: (payload) => this.announced(payload),
+      });
       // A replica that does not deliver listens only once it has a subscriber: no connection held for nothing.
-      if (this.options.deliver) await this.listen(listenUrl);
-      else this.hub.onFirstListener(() => void this.listen(listenUrl).catch((err: unknown) => this.options.log.warn({ err: (err as Error).message }, 'could not LISTEN for delivered events')));
+      if (this.options.deliver) await this.listener.start();
+      else this.hub.onFirstListener(() => void this.listener?.start());
     }
     if (!this.options.deliver) return;
     outboxWrites.on('written', this.onWritten);
-    this.loop = this.run();
+    this.loops = this.channels().map((channel) => this.run(channel));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     outboxWrites.off('written', this.onWritten);
-    this.wake?.();
-    await this.loop;
-    await this.listener?.end().catch(() => undefined);
+    this.onWritten();
+    await Promise.all(this.loops);
+    await this.listener?.stop();
     await this.options.transport?.close();
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      let delivered = 0;
-      this.dirty = false;
-      try {
-        delivered = await this.round();
-        if (this.failures) this.options.log.info({ afterFailures: this.failures }, 'change events delivered again');
-        this.failures = 0;
-        if (Date.now() - this.lastPrune > Math.min(this.options.retentionMs, 10_000)) await this.prune();
-      } catch (err) {
-        this.failures++;
-        if (this.failures === 1 || this.failures % 60 === 0) {
-          this.options.log.warn({ err: (err as Error).message, failures: this.failures }, 'change events not delivered; retrying');
+  /** The deliveries this process makes. */
+  private channels(): Channel[] {
+    const core: Channel = {
+      name: 'core',
+      deliveredAt: 'published_at',
+      leasedUntil: 'leased_until',
+      leasedBy: 'leased_by',
+      filter: () => 'TRUE',
+      marked: async (manager, rows, events) => {
+        for (const hook of this.options.hooks ?? []) await hook(manager, events);
+        if (!this.options.listenUrl) return;
+        const ids = events.filter((_, i) => rows[i].events).map((event) => event.seq);
+        for (let i = 0; i < ids.length; i += IDS_PER_NOTIFY) {
+          await manager.query('SELECT pg_notify($1, $2)', [DELIVERED_CHANNEL, JSON.stringify({ replica: this.replica, seqs: ids.slice(i, i + IDS_PER_NOTIFY) })]);
         }
-        await this.pause(Math.min(MAX_BACKOFF_MS, this.options.pollMs * 2 ** Math.min(this.failures, 10)), false);
-        continue;
+      },
+      after: (rows, events) => {
+        const changes = events.filter((_, i) => rows[i].events);
+        if (changes.length) this.hub.emit(changes);
+      },
+    };
+    const { transport } = this.options;
+    if (!transport) return [core];
+    const mqtt: Channel = {
+      name: 'mqtt',
+      deliveredAt: 'mqtt_published_at',
+      leasedUntil: 'mqtt_leased_until',
+      leasedBy: 'mqtt_leased_by',
+      filter: (alias) => `${alias}.events`,
+      send: async (rows, events) => {
+        const messages = await Promise.all(
+          rows.map(async (row, i) => ({
+            topic: topicOf(events[i]),
+            bytes: (await messageOf(events[i], this.options.tenantUrl(row.tenant_name), this.options.maxMessageBytes ?? MAX_MESSAGE_BYTES, row.payload)).bytes,
+          })),
+        );
+        await transport.publish(messages);
+      },
+    };
+    return [core, mqtt];
+  }
+
+  private async run(channel: Channel): Promise<void> {
+    let failures = 0;
+    /** A write was committed since the last round began. */
+    let dirty = false;
+    const onWrite = () => (dirty = true);
+    this.wakes.add(onWrite);
+    try {
+      while (!this.stopped) {
+        let delivered = 0;
+        dirty = false;
+        try {
+          if (channel.name === 'mqtt') await this.seen(channel.name);
+          delivered = await this.round(channel);
+          if (failures) this.options.log.info({ transport: channel.name, afterFailures: failures }, 'change events delivered again');
+          failures = 0;
+          if (channel.name === 'core' && Date.now() - this.lastPrune > Math.min(this.options.retentionMs, 10_000)) await this.prune();
+        } catch (err) {
+          failures++;
+          if (failures === 1 || failures % 60 === 0) {
+            this.options.log.warn({ err: (err as Error).message, transport: channel.name, failures }, 'change events not delivered; retrying');
+          }
+          await this.pause(Math.min(MAX_BACKOFF_MS, this.options.pollMs * 2 ** Math.min(failures, 10)), false);
+          continue;
+        }
+        if (delivered === this.options.batchSize || dirty) continue;
+        await this.pause(this.options.pollMs, true);
       }
-      if (delivered === this.options.batchSize || this.dirty) continue;
-      await this.pause(this.options.pollMs, true);
+    } finally {
+      this.wakes.delete(onWrite);
     }
   }
 
   /** Waits `ms`, or less when a write is committed in this process (if `wakeOnWrite`) or the publisher stops. */
   private pause(ms: number, wakeOnWrite: boolean): Promise<void> {
     return new Promise((resolve) => {
+      if (this.stopped) return resolve();
       const done = () => {
         clearTimeout(timer);
-        this.wake = undefined;
+        this.wakes.delete(wake);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      this.wake = wakeOnWrite ? done : () => (this.stopped ? done() : undefined);
+      const wake = () => (wakeOnWrite || this.stopped ? done() : undefined);
+      this.wakes.add(wake);
     });
   }
 
-  /** One delivery round; the number of events delivered. */
-  private async round(): Promise<number> {
-    // Claimed in one short transaction, published outside any, marked delivered in a second one.
-    const rows = await this.dataSource.transaction((manager) => this.claim(manager));
+  /** Says that a replica with this transport runs (at most every TRANSPORT_SEEN_MS). */
+  private async seen(transport: string): Promise<void> {
+    if (Date.now() - this.lastSeen < TRANSPORT_SEEN_MS) return;
+    await this.dataSource.query('INSERT INTO event_transports (name, seen_at) VALUES ($1, now()) ON CONFLICT (name) DO UPDATE SET seen_at = now()', [transport]);
+    this.lastSeen = Date.now();
+  }
+
+  /** One delivery round of `channel`; the number of events it claimed. */
+  private async round(channel: Channel): Promise<number> {
+    // Claimed in one short transaction, sent outside any, marked delivered in a second one.
+    const rows = await this.dataSource.transaction((manager) => this.claim(manager, channel));
     if (!rows.length) return 0;
     const claimed = rows.map((row) => eventOf(row));
     const seqs = rows.map((row) => row.seq);
     try {
-      const { transport } = this.options;
-      if (transport) {
-        const messages = await Promise.all(
-          rows.map(async (row, i) => ({
-            topic: topicOf(claimed[i]),
-            bytes: (await messageOf(claimed[i], this.options.tenantUrl(row.tenant_name), this.options.maxMessageBytes ?? MAX_MESSAGE_BYTES, row.payload)).bytes,
-          })),
-        );
-        await transport.publish(messages);
-      }
+      await channel.send?.(rows, claimed);
     } catch (err) {
       // Released at once for the next round (or another replica), rather than after the lease.
-      await this.dataSource.query('UPDATE outbox SET leased_until = NULL, leased_by = NULL WHERE seq = ANY ($1::bigint[]) AND leased_by = $2', [seqs, this.replica]);
+      await this.dataSource.query(`UPDATE outbox SET ${channel.leasedUntil} = NULL, ${channel.leasedBy} = NULL WHERE seq = ANY ($1::bigint[]) AND ${channel.leasedBy} = $2`, [seqs, this.replica]);
       throw err;
     }
-    const delivered = await this.dataSource.transaction(async (manager) => {
+    const [mineRows, mine] = await this.dataSource.transaction(async (manager) => {
       // Only events still leased to this replica: one whose lease ran out meanwhile (a stalled process) is another
-      // replica's now, which publishes it again (at least once) and marks it.
+      // replica's now, which sends it again (at least once) and marks it.
       // TypeORM answers an UPDATE ... RETURNING as [rows, affected].
       const [marked] = (await manager.query(
-        'UPDATE outbox SET published_at = now(), leased_until = NULL WHERE seq = ANY ($1::bigint[]) AND leased_by = $2 AND published_at IS NULL RETURNING seq',
+        `UPDATE outbox SET ${channel.deliveredAt} = now(), ${channel.leasedUntil} = NULL
+          WHERE seq = ANY ($1::bigint[]) AND ${channel.leasedBy} = $2 AND ${channel.deliveredAt} IS NULL RETURNING seq`,
         [seqs, this.replica],
       )) as [{ seq: string }[], number];
-      const mine = new Set(marked.map((row) => String(row.seq)));
-      const events = claimed.filter((event) => mine.has(event.seq));
-      for (const hook of this.options.hooks ?? []) await hook(manager, events);
-      if (this.options.listenUrl) {
-        const ids = events.map((event) => event.seq);
-        for (let i = 0; i < ids.length; i += IDS_PER_NOTIFY) {
-          await manager.query('SELECT pg_notify($1, $2)', [DELIVERED_CHANNEL, JSON.stringify({ replica: this.replica, seqs: ids.slice(i, i + IDS_PER_NOTIFY) })]);
-        }
-      }
-      return events;
+      const markedSeqs = new Set(marked.map((row) => String(row.seq)));
+      const keep = rows.map((row) => markedSeqs.has(String(row.seq)));
+      const ownRows = rows.filter((_, i) => keep[i]);
+      const events = claimed.filter((_, i) => keep[i]);
+      await channel.marked?.(manager, ownRows, events);
+      return [ownRows, events] as const;
     });
-    if (delivered.length) this.hub.emit(delivered);
+    if (mine.length) channel.after?.(mineRows, mine);
     return rows.length;
   }
 
   /**
-   * The events of this round, leased to this replica: the first pending event of each object that no other replica
-   * holds (locked or leased), then the later pending events of those objects (which no other replica takes while the
-   * first is pending), in `seq` order.
+   * The rows of this round of `channel`, leased to this replica: the first row of each object that the delivery
+   * lacks and no other replica holds (locked or leased), then the later pending rows of those objects (which no other
+   * replica takes while the first is pending), in `seq` order.
    */
-  private async claim(manager: EntityManager): Promise<OutboxRow[]> {
+  private async claim(manager: EntityManager, channel: Channel): Promise<OutboxRow[]> {
+    const { deliveredAt, leasedUntil, leasedBy, filter } = channel;
+    const pending = (alias: string) => `${alias}.${deliveredAt} IS NULL AND ${filter(alias)}`;
     const heads: { seq: string }[] = await manager.query(
       `SELECT o.seq FROM outbox o
-        WHERE o.published_at IS NULL AND (o.leased_until IS NULL OR o.leased_until < now())
+        WHERE ${pending('o')} AND (o.${leasedUntil} IS NULL OR o.${leasedUntil} < now())
           AND NOT EXISTS (
             SELECT 1 FROM outbox p
-             WHERE p.published_at IS NULL AND p.tenant_id = o.tenant_id AND p.entity_type = o.entity_type
+             WHERE ${pending('p')} AND p.tenant_id = o.tenant_id AND p.entity_type = o.entity_type
                AND md5(p.entity_id) = md5(o.entity_id) AND p.entity_id = o.entity_id AND p.seq < o.seq)
         ORDER BY o.seq
         LIMIT $1
@@ -213,10 +303,10 @@ export class OutboxPublisher {
     );
     if (!heads.length) return [];
     const rows: OutboxRow[] = await manager.query(
-      `SELECT o.seq, o.tenant_id, t.name AS tenant_name, o.kind, o.entity_type, o.entity_id, o.version, o.payload::text AS payload, o.created_at
+      `SELECT o.seq, o.tenant_id, t.name AS tenant_name, o.kind, o.entity_type, o.entity_id, o.version, o.payload::text AS payload, o.created_at, o.events
          FROM outbox o
          JOIN tenants t ON t.id = o.tenant_id
-        WHERE o.published_at IS NULL
+        WHERE ${pending('o')}
           AND (o.tenant_id, o.entity_type, md5(o.entity_id), o.entity_id) IN (
             SELECT h.tenant_id, h.entity_type, md5(h.entity_id), h.entity_id FROM outbox h WHERE h.seq = ANY ($1::bigint[]))
         ORDER BY o.seq
@@ -224,7 +314,7 @@ export class OutboxPublisher {
         FOR UPDATE OF o`,
       [heads.map((h) => h.seq), this.options.batchSize],
     );
-    await manager.query(`UPDATE outbox SET leased_until = now() + $1 * interval '1 millisecond', leased_by = $2 WHERE seq = ANY ($3::bigint[])`, [
+    await manager.query(`UPDATE outbox SET ${leasedUntil} = now() + $1 * interval '1 millisecond', ${leasedBy} = $2 WHERE seq = ANY ($3::bigint[])`, [
       LEASE_MS,
       this.replica,
       rows.map((row) => row.seq),
@@ -232,34 +322,36 @@ export class OutboxPublisher {
     return rows;
   }
 
+  /**
+   * Rows whose core delivery is `retentionMs` old, and which are delivered to MQTT too, or need no MQTT delivery
+   * (no change event; no replica with MQTT ran within TRANSPORT_GONE_MS).
+   */
   private async prune(): Promise<void> {
     this.lastPrune = Date.now();
-    await this.dataSource.query(`DELETE FROM outbox WHERE published_at < now() - $1 * interval '1 millisecond'`, [this.options.retentionMs]);
+    await this.dataSource.query(
+      `DELETE FROM outbox
+        WHERE published_at < now() - $1 * interval '1 millisecond'
+          AND (mqtt_published_at IS NOT NULL OR NOT events
+               OR NOT EXISTS (SELECT 1 FROM event_transports WHERE name = 'mqtt' AND seen_at > now() - $2 * interval '1 millisecond'))`,
+      [this.options.retentionMs, TRANSPORT_GONE_MS],
+    );
   }
 
   /** Events other replicas delivered reach this process's hub: announced by NOTIFY, read by id (still retained). */
-  private async listen(url: string): Promise<void> {
-    if (this.listener || this.stopped) return;
-    const client = new Client({ connectionString: url });
-    this.listener = client;
-    client.on('error', (err) => this.options.log.warn({ err: err.message }, 'the LISTEN connection for delivered events failed'));
-    await client.connect();
-    client.on('notification', (message) => {
-      if (message.channel !== DELIVERED_CHANNEL || !message.payload || this.hub.size === 0) return;
-      const { replica, seqs } = JSON.parse(message.payload) as { replica: string; seqs: string[] };
-      if (replica === this.replica) return;
-      this.delivered(seqs).then(
-        (events) => this.hub.emit(events),
-        (err: unknown) => this.options.log.warn({ err: (err as Error).message }, 'could not read events another replica delivered'),
-      );
-    });
-    await client.query(`LISTEN ${DELIVERED_CHANNEL}`);
+  private announced(payload: string): void {
+    if (this.hub.size === 0) return;
+    const { replica, seqs } = JSON.parse(payload) as { replica: string; seqs: string[] };
+    if (replica === this.replica) return;
+    this.delivered(seqs).then(
+      (events) => this.hub.emit(events),
+      (err: unknown) => this.options.log.warn({ err: (err as Error).message }, 'could not read events another replica delivered'),
+    );
   }
 
   private async delivered(seqs: string[]): Promise<ChangeEvent[]> {
     const rows: OutboxRow[] = await this.dataSource.query(
-      `SELECT o.seq, o.tenant_id, t.name AS tenant_name, o.kind, o.entity_type, o.entity_id, o.version, o.payload::text AS payload, o.created_at
-         FROM outbox o JOIN tenants t ON t.id = o.tenant_id WHERE o.seq = ANY ($1::bigint[]) ORDER BY o.seq`,
+      `SELECT o.seq, o.tenant_id, t.name AS tenant_name, o.kind, o.entity_type, o.entity_id, o.version, o.payload::text AS payload, o.created_at, o.events
+         FROM outbox o JOIN tenants t ON t.id = o.tenant_id WHERE o.seq = ANY ($1::bigint[]) AND o.events ORDER BY o.seq`,
       [seqs],
     );
     return rows.map((row) => eventOf(row));

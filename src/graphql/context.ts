@@ -17,6 +17,7 @@ import type { SubmodelService } from '../aas/submodels/submodel.service';
 import type { AccessService, EffectiveRole } from '../auth/access';
 import { TokenError, type TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
+import type { RequestContext } from '../auth/request';
 import type { IdentityService } from '../auth/identity/identity.service';
 import type { AccountService } from '../management/accounts/account.service';
 import type { MeService } from '../management/me/me.service';
@@ -88,30 +89,14 @@ export interface Services {
   me: MeService;
 }
 
-/** What every resolver sees, built once per request (HTTP GraphQL or REST facade alike). */
-export interface Context {
-  requestId: string;
-  /**
-   * The caller, from the bearer token: verified on first use and only then, so showcase tenants never pay
-   * for (or fail on) token verification. Rejects with UNAUTHENTICATED for an invalid token, and for a token whose
-   * principal no longer exists (checked with its roles, in the same query).
-   */
-  principal(): Promise<Principal | null>;
-  /**
-   * The caller's effective roles in every organization (role assignments, groups, federation), resolved once
-   * per request; empty without a token. Rejects like `principal()` for an invalid token.
-   */
-  roles(): Promise<EffectiveRole[]>;
-  log: Logger;
+/**
+ * What every resolver sees, built once per request (HTTP GraphQL or REST facade alike): the request as the access
+ * policy sees it, with every service and the request's loaders.
+ */
+export interface Context extends RequestContext {
   services: Services;
-  /** Tenants the auth checker has let this request into, by name. */
-  authorizedTenants: Map<string, TenantEntity>;
-  /** Tenants the request asked for, admitted or not (for the request log). */
-  tenantsAsked: Set<string>;
   /** Batched loads of related rows for this request: a field that loads rows goes through one of these. */
   loaders: Loaders;
-  /** The verified caller's subject, once a token was verified (for the request log; never the token). */
-  subject?: string;
 }
 
 /** The 401 of a valid token whose principal is gone (deleted, or removed from its last organization since). */

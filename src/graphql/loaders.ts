@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import type { JsonObject } from '../aas/model/parse';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
-import type { Services } from './context';
+import type { ConceptDescriptionService } from '../aas/concept-descriptions/concept-description.service';
+import type { SubmodelService } from '../aas/submodels/submodel.service';
 
 type ById = (tenant: TenantEntity, ids: readonly string[]) => Promise<Map<string, JsonObject>>;
 
@@ -12,7 +13,12 @@ type ById = (tenant: TenantEntity, ids: readonly string[]) => Promise<Map<string
 export class Loaders {
   private readonly loaders = new Map<string, DataLoader<string, JsonObject | null>>();
 
-  constructor(private readonly services: Pick<Services, 'submodels' | 'conceptDescriptions'>) {}
+  constructor(
+    private readonly services: {
+      submodels: Pick<SubmodelService, 'findMany' | 'heads'>;
+      conceptDescriptions: Pick<ConceptDescriptionService, 'findMany'>;
+    },
+  ) {}
 
   submodel(tenant: TenantEntity): DataLoader<string, JsonObject | null> {
     return this.loader('submodel', tenant, (t, ids) => this.services.submodels.findMany(t, ids));

@@ -43,7 +43,19 @@ export class PushTargetType {
   @Field(() => String, { nullable: true, description: 'aasx-server: the base URL of its AASX File Server API (where `/packages` is).' })
   url: string | null;
 
-  @Field({ description: 'Whether the secret access key (s3) or bearer token (aasx-server) is set.' })
+  @Field(() => String, { nullable: true, description: 'aasx-server with OAuth 2.0 client credentials: the token endpoint the server fetches its tokens from.' })
+  tokenUrl: string | null;
+
+  @Field(() => String, { nullable: true, description: 'aasx-server with client credentials: the client id (the client secret is never shown).' })
+  clientId: string | null;
+
+  @Field(() => String, { nullable: true, description: 'aasx-server with client credentials: the scope asked for; null: none.' })
+  scope: string | null;
+
+  @Field(() => String, { nullable: true, description: 'aasx-server with client credentials: `client_secret_basic` (HTTP Basic) or `client_secret_post` (in the form).' })
+  authMethod: string | null;
+
+  @Field({ description: 'Whether the secret access key (s3), the bearer token or the client secret (aasx-server) is set.' })
   secretSet: boolean;
 
   @Field()
@@ -82,8 +94,31 @@ export class PushCredentialsInput {
 
 @InputType({
   description:
+    'OAuth 2.0 client credentials of an aasx-server target: the server fetches a token from tokenUrl (grant_type=client_credentials), keeps it ' +
+    'until shortly before it expires, and fetches a new one then or when the target answers 401. tokenUrl, clientId and clientSecret are required.',
+})
+export class PushClientCredentialsInput {
+  @Field(() => String, { nullable: true })
+  tokenUrl?: string | null;
+
+  @Field(() => String, { nullable: true })
+  clientId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Write-only: never shown again.' })
+  clientSecret?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Space-separated scopes to ask for; absent: none.' })
+  scope?: string | null;
+
+  @Field(() => String, { nullable: true, description: '`client_secret_basic` (default: HTTP Basic) or `client_secret_post` (id and secret in the form).' })
+  authMethod?: string | null;
+}
+
+@InputType({
+  description:
     'A push target. kind `s3`: bucket and region and credentials required; endpoint, prefix, forcePathStyle (false) and format (aasx) optional. ' +
-    'kind `aasx-server`: url required, token (a bearer token, write-only) optional. Fields of the other kind are refused.',
+    'kind `aasx-server`: url required; token (a static bearer token, write-only) or clientCredentials optional. Fields of the other kind are refused. ' +
+    'As a change (updatePushTarget): the fields to change; null removes an optional one.',
 })
 export class PushTargetInput {
   @Field(() => String, { nullable: true })
@@ -118,6 +153,9 @@ export class PushTargetInput {
 
   @Field(() => String, { nullable: true, description: 'Write-only: never shown again.' })
   token?: string | null;
+
+  @Field(() => PushClientCredentialsInput, { nullable: true })
+  clientCredentials?: PushClientCredentialsInput | null;
 }
 
 @Resolver(() => PushTargetType)
@@ -147,6 +185,17 @@ export class PushTargetResolver {
   }
 
   @Authorized('contributor')
+  @Mutation(() => PushTargetType, {
+    description:
+      "Changes a push target's settings or credentials: the fields given replace, null removes an optional one, the credential objects merge " +
+      'field by field; a bearer token and client credentials exclude each other. Its kind cannot change. What it pushed, its queued pushes and ' +
+      'its last success and error stay.',
+  })
+  updatePushTarget(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('target', () => PushTargetInput) target: PushTargetInput) {
+    return ctx.services.pushTargets.update(tenantOf(ctx, tenant), id, plain(target));
+  }
+
+  @Authorized('contributor')
   @Mutation(() => Boolean, { description: 'Deletes a push target and its queued pushes; what it pushed stays at the target.' })
   async deletePushTarget(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<boolean> {
     await ctx.services.pushTargets.delete(tenantOf(ctx, tenant), id);
@@ -157,6 +206,6 @@ export class PushTargetResolver {
 /** The input as plain objects (TypeGraphQL hands out class instances), fields not given left out. */
 function plain(target: PushTargetInput): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(target)) if (value !== undefined) out[key] = key === 'credentials' && value ? { ...value } : value;
+  for (const [key, value] of Object.entries(target)) if (value !== undefined) out[key] = (key === 'credentials' || key === 'clientCredentials') && value ? { ...value } : value;
   return out;
 }

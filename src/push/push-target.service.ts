@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { outboundProblem } from '../auth/outbound';
 import { checkLimit, decodeCursor, encodeCursor } from '../common/cursor';
 import type { ChangeEvent, DeliveredHook } from '../events/change-event';
+import { isUuid } from '../common/uuid';
 import { badRequest, notFound } from '../graphql/errors';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 
@@ -23,6 +24,28 @@ export interface PushTargetInput {
   credentials?: { accessKeyId?: string | null; secretAccessKey?: string | null } | null;
   url?: string | null;
   token?: string | null;
+  clientCredentials?: ClientCredentialsInput | null;
+}
+
+/** OAuth 2.0 client credentials of an AASX File Server target, as clients send them. */
+export interface ClientCredentialsInput {
+  tokenUrl?: string | null;
+  clientId?: string | null;
+  clientSecret?: string | null;
+  scope?: string | null;
+  authMethod?: string | null;
+}
+
+/** How the client authenticates at the token endpoint (RFC 6749 2.3.1; OpenID Connect's names). */
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post';
+export const CLIENT_AUTH_METHODS: readonly ClientAuthMethod[] = ['client_secret_basic', 'client_secret_post'];
+
+/** Where and as whom a target's tokens are fetched; the client secret is the target's secret. */
+export interface ClientCredentialsSettings {
+  tokenUrl: string;
+  clientId: string;
+  scope: string | null;
+  authMethod: ClientAuthMethod;
 }
 
 /** The settings answers show; the secret (S3 secret access key, bearer token) is kept apart and never shown. */
@@ -39,6 +62,8 @@ export interface S3Settings {
 export interface AasxServerSettings {
   name: string | null;
   url: string;
+  /** With client credentials, the secret is the client secret; without, it is a static bearer token (or none). */
+  clientCredentials?: ClientCredentialsSettings;
 }
 
 /** A target as answers show it: its settings, whether its secret is set, and the state of its pushes. */
@@ -54,7 +79,12 @@ export interface PushTargetView {
   format: PushFormat;
   accessKeyId: string | null;
   url: string | null;
-  /** Whether the secret access key (s3) or bearer token (aasx-server) is set; never the value. */
+  /** aasx-server with client credentials: where tokens are fetched, as whom, for what, how the client authenticates. */
+  tokenUrl: string | null;
+  clientId: string | null;
+  scope: string | null;
+  authMethod: ClientAuthMethod | null;
+  /** Whether the secret access key (s3), the bearer token or the client secret (aasx-server) is set; never the value. */
   secretSet: boolean;
   createdAt: Date;
   lastSuccessAt: Date | null;
@@ -91,13 +121,15 @@ export interface PushTargetOptions {
 const CURSOR_LIST = 'push-targets';
 /** Targets per tenant: each one multiplies the work of every change. */
 export const MAX_TARGETS_PER_TENANT = 20;
-export const LIMITS = { name: 128, url: 2048, bucket: 63, region: 64, prefix: 512, accessKeyId: 256, secret: 1024, token: 4096 };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const LIMITS = { name: 128, url: 2048, bucket: 63, region: 64, prefix: 512, accessKeyId: 256, secret: 1024, token: 4096, clientId: 256, scope: 1024 };
 /** S3 bucket naming rules (lower-case letters, digits, dots, hyphens; 3 to 63; starts and ends with a letter or digit). */
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const REGION = /^[A-Za-z0-9-]{1,64}$/;
 const S3_FIELDS = new Set(['kind', 'name', 'endpoint', 'bucket', 'region', 'prefix', 'forcePathStyle', 'format', 'credentials']);
-const AASX_FIELDS = new Set(['kind', 'name', 'url', 'token']);
+const AASX_FIELDS = new Set(['kind', 'name', 'url', 'token', 'clientCredentials']);
+const CLIENT_CREDENTIAL_FIELDS = new Set(['tokenUrl', 'clientId', 'clientSecret', 'scope', 'authMethod']);
+/** A scope: space-separated scope tokens (RFC 6749 3.3). */
+const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/;
 const SELECT = `SELECT t.*, (SELECT count(*) FROM push_jobs j WHERE j.tenant_id = t.tenant_id AND j.target_id = t.id) AS backlog FROM push_targets t`;
 
 /**
@@ -141,7 +173,7 @@ export class PushTargetService {
   }
 
   async get(tenant: TenantEntity, id: string): Promise<PushTargetView> {
-    if (!UUID.test(id)) throw targetNotFound(id);
+    if (!isUuid(id)) throw targetNotFound(id);
     const [row]: TargetRow[] = await this.dataSource.query(`${SELECT} WHERE t.tenant_id = $1 AND t.id = $2`, [tenant.id, id]);
     if (!row) throw targetNotFound(id);
     return viewOf(row);
@@ -149,9 +181,29 @@ export class PushTargetService {
 
   /** Deletes a target with its queued pushes; what it pushed stays where it is. */
   async delete(tenant: TenantEntity, id: string): Promise<void> {
-    if (!UUID.test(id)) throw targetNotFound(id);
+    if (!isUuid(id)) throw targetNotFound(id);
     const [, deleted] = (await this.dataSource.query('DELETE FROM push_targets WHERE tenant_id = $1 AND id = $2', [tenant.id, id])) as [unknown[], number];
     if (!deleted) throw targetNotFound(id);
+  }
+
+  /**
+   * Changes a target's settings or credentials (a JSON merge patch: a field given replaces, null removes an optional
+   * one; `credentials` and `clientCredentials` merge field by field). A bearer token and client credentials exclude
+   * each other: giving one drops the other. The merged target is checked as a registration is; its kind cannot
+   * change. Its state stays: the packages it pushed to, its queued pushes (due at once, so new credentials are tried
+   * now rather than after the backoff), its last success and error.
+   */
+  async update(tenant: TenantEntity, id: string, patch: PushTargetInput): Promise<PushTargetView> {
+    if (!isUuid(id)) throw targetNotFound(id);
+    await this.dataSource.transaction(async (manager) => {
+      const [row]: TargetRow[] = await manager.query('SELECT * FROM push_targets WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [tenant.id, id]);
+      if (!row) throw targetNotFound(id);
+      if (patch.kind !== undefined && patch.kind !== row.kind) throw badRequest(`A push target's kind cannot change (it is ${row.kind}); register a new target instead.`);
+      const { settings, secret } = await this.check(merged(inputOf(row), patch));
+      await manager.query('UPDATE push_targets SET settings = $3, secret = $4 WHERE tenant_id = $1 AND id = $2', [tenant.id, id, JSON.stringify(settings), secret]);
+      await manager.query('UPDATE push_jobs SET next_attempt_at = now(), attempts = 0 WHERE tenant_id = $1 AND target_id = $2', [tenant.id, id]);
+    });
+    return this.get(tenant, id);
   }
 
   /** A target with its secret, for the push worker; undefined once deleted. */
@@ -247,8 +299,24 @@ export class PushTargetService {
     if (url !== null && url.length <= LIMITS.url && url.trim() !== '') await this.checkUrl('url', url, problems);
     const token = text('token', input.token, LIMITS.token, false);
     if (token !== null && !/^[\x21-\x7e]+$/.test(token)) problems.push("'token' must be a bearer token (visible ASCII characters, no spaces).");
+    const cc = input.clientCredentials;
+    let clientCredentials: ClientCredentialsSettings | undefined;
+    let clientSecret: string | null = null;
+    if (cc) {
+      if (token !== null) problems.push("'token' and 'clientCredentials' exclude each other: give a static bearer token or client credentials.");
+      for (const field of Object.keys(cc)) if (!CLIENT_CREDENTIAL_FIELDS.has(field)) problems.push(`'clientCredentials.${field}' is not a field of client credentials.`);
+      const tokenUrl = text('clientCredentials.tokenUrl', cc.tokenUrl, LIMITS.url, true);
+      if (tokenUrl !== null && tokenUrl.length <= LIMITS.url && tokenUrl.trim() !== '') await this.checkUrl('clientCredentials.tokenUrl', tokenUrl, problems);
+      const clientId = text('clientCredentials.clientId', cc.clientId, LIMITS.clientId, true);
+      clientSecret = text('clientCredentials.clientSecret', cc.clientSecret, LIMITS.secret, true);
+      const scope = text('clientCredentials.scope', cc.scope, LIMITS.scope, false, SCOPE, 'must be scope names separated by single spaces');
+      const authMethod = cc.authMethod ?? 'client_secret_basic';
+      if (!(CLIENT_AUTH_METHODS as readonly string[]).includes(authMethod)) problems.push(`'clientCredentials.authMethod' must be one of ${CLIENT_AUTH_METHODS.join(', ')}.`);
+      clientCredentials = { tokenUrl: tokenUrl!, clientId: clientId!, scope, authMethod: authMethod as ClientAuthMethod };
+    }
     if (problems.length) throw badRequest(problems[0], problems);
-    return { kind: 'aasx-server', settings: { name, url: url!.replace(/\/+$/, '') }, secret: token };
+    const settings: AasxServerSettings = { name, url: url!.replace(/\/+$/, ''), ...(clientCredentials ? { clientCredentials } : {}) };
+    return { kind: 'aasx-server', settings, secret: clientCredentials ? clientSecret : token };
   }
 
   private async checkUrl(field: string, value: string, problems: string[]): Promise<void> {
@@ -263,10 +331,48 @@ export class PushTargetService {
     else if (url.username || url.password) problems.push(`'${field}' must not carry credentials (give them in their own fields).`);
     else if (url.search || url.hash) problems.push(`'${field}' must have no query or fragment.`);
     else if (!this.options.privateNetworks) {
-      const problem = await outboundProblem(value, `'${field}'`);
-      if (problem) problems.push(problem.replace('FEDERATION_PRIVATE_NETWORKS', 'PUSH_PRIVATE_NETWORKS'));
+      const problem = await outboundProblem(value, `'${field}'`, 'PUSH_PRIVATE_NETWORKS');
+      if (problem) problems.push(problem);
     }
   }
+}
+
+/** A stored target as the input that registers it (secret included), for {@link PushTargetService.update}. */
+function inputOf(row: TargetRow): PushTargetInput {
+  if (row.kind === 's3') {
+    const { accessKeyId, ...settings } = row.settings as S3Settings;
+    return { kind: 's3', ...settings, credentials: { accessKeyId, secretAccessKey: row.secret } };
+  }
+  const { clientCredentials, ...settings } = row.settings as AasxServerSettings;
+  return clientCredentials ? { kind: 'aasx-server', ...settings, clientCredentials: { ...clientCredentials, clientSecret: row.secret } } : { kind: 'aasx-server', ...settings, token: row.secret };
+}
+
+/**
+ * `patch` applied to `input` (JSON merge patch, RFC 7396: given fields replace, null removes; the credential objects
+ * merge). A bearer token and client credentials exclude each other, so giving one drops the other, and client
+ * credentials given in place of a token start empty (all their required fields must be given).
+ */
+function merged(input: PushTargetInput, patch: PushTargetInput): PushTargetInput {
+  const out: Record<string, unknown> = { ...input };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if ((field === 'credentials' || field === 'clientCredentials') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const before = (out[field] ?? {}) as Record<string, unknown>;
+      const next: Record<string, unknown> = { ...before };
+      for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+        if (v === null) delete next[key];
+        else if (v !== undefined) next[key] = v;
+      }
+      out[field] = next;
+    } else if (value === null) delete out[field];
+    else out[field] = value;
+  }
+  // Both given: both stay, and the check refuses them.
+  if (patch.token != null && patch.clientCredentials == null) delete out.clientCredentials;
+  if (patch.clientCredentials != null && patch.token == null) delete out.token;
+  // Nulls in the stored input (unset optional settings) are absent, as in a registration.
+  for (const [field, value] of Object.entries(out)) if (value === null) delete out[field];
+  return out as PushTargetInput;
 }
 
 function viewOf(row: TargetRow): PushTargetView {
@@ -284,6 +390,10 @@ function viewOf(row: TargetRow): PushTargetView {
     format: s3?.format ?? 'aasx',
     accessKeyId: s3?.accessKeyId ?? null,
     url: server?.url ?? null,
+    tokenUrl: server?.clientCredentials?.tokenUrl ?? null,
+    clientId: server?.clientCredentials?.clientId ?? null,
+    scope: server?.clientCredentials?.scope ?? null,
+    authMethod: server?.clientCredentials?.authMethod ?? null,
     secretSet: row.secret !== null,
     createdAt: row.created_at,
     lastSuccessAt: row.last_success_at,

@@ -11,7 +11,8 @@ import type { SubmodelService } from '../aas/submodels/submodel.service';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { TenantService } from '../management/tenants/tenant.service';
 import type { PushTargetConfig, PushTargetService } from './push-target.service';
-import { AASX_TYPE, AasxServerClient, PushOptions, ShellContent, pushToS3 } from './pushers';
+import { ClientCredentialsTokens } from './client-credentials';
+import { AASX_TYPE, AasxServerClient, BearerAuth, PushOptions, ShellContent, pushToS3 } from './pushers';
 
 export interface PushWorkerOptions extends PushOptions {
   /** How often due jobs are looked for while there are none. */
@@ -57,6 +58,7 @@ export class PushWorker {
   private stopped = true;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  private readonly tokens: ClientCredentialsTokens;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -64,7 +66,9 @@ export class PushWorker {
     private readonly services: { shells: ShellService; submodels: SubmodelService; serialization: SerializationService; tenants: TenantService },
     private readonly log: Logger,
     private readonly options: PushWorkerOptions,
-  ) {}
+  ) {
+    this.tokens = new ClientCredentialsTokens(options);
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -158,7 +162,7 @@ export class PushWorker {
       await pushToS3(target.settings, target.secret, job.shell_id, content, this.options);
       return;
     }
-    const client = new AasxServerClient(target.settings, target.secret, this.options);
+    const client = new AasxServerClient(target.settings, this.authOf(target), this.options);
     const key = [job.tenant_id, job.target_id, job.shell_key];
     const [known]: { package_id: string }[] = await this.dataSource.query(
       'SELECT package_id FROM push_packages WHERE tenant_id = $1 AND target_id = $2 AND shell_key = $3',
@@ -178,6 +182,18 @@ export class PushWorker {
        ON CONFLICT (tenant_id, target_id, shell_key) DO UPDATE SET package_id = EXCLUDED.package_id`,
       [...key, job.shell_id, packageId],
     );
+  }
+
+  /** The target's bearer token: its static token, or one fetched with its client credentials (renewed after a 401). */
+  private authOf(target: Extract<PushTargetConfig, { kind: 'aasx-server' }>): BearerAuth {
+    const { clientCredentials } = target.settings;
+    const secret = target.secret;
+    if (!clientCredentials || secret === null) return { current: () => Promise.resolve(secret) };
+    const key = `${target.tenantId}/${target.id}`;
+    return {
+      current: () => this.tokens.token(key, clientCredentials, secret),
+      renew: (refused) => this.tokens.renew(key, clientCredentials, secret, refused),
+    };
   }
 
   private async succeeded(job: Job): Promise<void> {

@@ -69,6 +69,15 @@ export class TargetAnswerError extends Error {
 }
 
 /**
+ * The bearer token of a target's requests: `current()` before each request (null: none); `renew(refused)` after the
+ * target answered 401 to `refused`, for the one retry (absent: a static token, which nothing renews).
+ */
+export interface BearerAuth {
+  current(): Promise<string | null>;
+  renew?(refused: string): Promise<string>;
+}
+
+/**
  * An AASX File Server (AAS API Part 2, SSP-001 of V3.0.4): `POST {url}/packages` (multipart: `aasIds`, `file`,
  * `fileName`; answers the PackageDescription with its `packageId`), `PUT {url}/packages/{packageId}` (same form),
  * `DELETE {url}/packages/{packageId}`; the package id base64url-encoded in paths.
@@ -76,7 +85,7 @@ export class TargetAnswerError extends Error {
 export class AasxServerClient {
   constructor(
     private readonly settings: AasxServerSettings,
-    private readonly token: string | null,
+    private readonly auth: BearerAuth,
     private readonly options: PushOptions,
   ) {}
 
@@ -124,8 +133,16 @@ export class AasxServerClient {
     return new TargetAnswerError(answer.status, `${what} answered ${answer.status}${why}`);
   }
 
+  /** One request with the current token; answered 401 with a renewable token, once more with a new one. */
+  private async send(method: string, target: string, form?: { shellId: string; content: ShellContent }): Promise<{ status: number; body: string }> {
+    const token = await this.auth.current();
+    const answer = await this.sendWith(token, method, target, form);
+    if (answer.status !== 401 || !token || !this.auth.renew) return answer;
+    return this.sendWith(await this.auth.renew(token), method, target, form);
+  }
+
   /** One request; with content, a multipart/form-data body streamed from the content's file. */
-  private send(method: string, target: string, form?: { shellId: string; content: ShellContent }): Promise<{ status: number; body: string }> {
+  private sendWith(token: string | null, method: string, target: string, form?: { shellId: string; content: ShellContent }): Promise<{ status: number; body: string }> {
     const url = new URL(target);
     const agent = outboundAgent(target, this.options);
     const boundary = `----push${Math.random().toString(16).slice(2)}${Date.now().toString(16)}`;
@@ -139,7 +156,7 @@ export class AasxServerClient {
       : undefined;
     const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
     const headers: Record<string, string | number> = { Accept: 'application/json' };
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (token) headers.Authorization = `Bearer ${token}`;
     if (form && head) {
       headers['Content-Type'] = `multipart/form-data; boundary=${boundary}`;
       headers['Content-Length'] = head.length + form.content.size + tail.length;
@@ -172,7 +189,7 @@ export class AasxServerClient {
 }
 
 /** The agent for a target's URL: any, with private networks allowed; else one that connects to public addresses only. */
-function outboundAgent(url: string, options: PushOptions): http.Agent | undefined {
+export function outboundAgent(url: string, options: PushOptions): http.Agent | undefined {
   if (options.privateNetworks) return undefined;
   const agent = publicAgentFor(url);
   if (agent instanceof Error) throw agent;

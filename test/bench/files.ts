@@ -32,7 +32,7 @@ function rssBytes(pid: number): number {
 }
 
 /** Runs `work`, sampling the server's RSS: seconds taken and the peak above the RSS before. */
-async function measured<T>(pid: number, work: () => Promise<T>): Promise<{ seconds: number; peakMiB: number; result: T }> {
+export async function measured<T>(pid: number, work: () => Promise<T>): Promise<{ seconds: number; peakMiB: number; result: T }> {
   const before = rssBytes(pid);
   let peak = before;
   const timer = setInterval(() => {

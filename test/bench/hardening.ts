@@ -1,11 +1,14 @@
+import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
+import { measured } from './files';
 import type { Row, Target } from './run';
 
 /**
  * What one heavy request does to everyone else: `/health/live` latency while a 50 MB submodel is POSTed (its
- * verification runs in a worker thread), and GET by id throughput while a client retries a GraphQL document of
- * fragments that double 30 times (refused at validation). Each against the same measurement without the load,
- * in the same run.
+ * verification runs in a worker thread), GET by id throughput while a client retries a GraphQL document of
+ * fragments that double 30 times (refused at validation), and `/health/live` latency and the server's RSS while
+ * three compressed nesting bombs at a time are sent. Each against the same measurement without the load, in the
+ * same run.
  */
 export interface HardeningContext {
   server: Target;
@@ -16,6 +19,10 @@ export interface HardeningContext {
 }
 
 const PROBE_EVERY_MS = 10;
+/** How long three nesting bombs at a time are sent, round after round. */
+const BOMBS_MS = 5_000;
+/** 60 MB of `[` after `prefix`, in about 61 KB of gzip. */
+const nestingBomb = (prefix: string) => gzipSync(Buffer.concat([Buffer.from(prefix), Buffer.alloc(60 * 1024 * 1024, '[')]), { level: 9 });
 const BIG_BYTES = 50 * 1024 * 1024;
 /** Bounds the big POST: the embedded database took 22 s for it on the 2-core machine. */
 const POST_TIMEOUT_MS = 120_000;
@@ -136,5 +143,39 @@ export async function benchHardening(ctx: HardeningContext, run: string): Promis
   const loopOk = fragment.attempts.maxMs < 1_000 && !fragment.attempts.statuses.has('timeout') && !fragment.attempts.statuses.has('error');
   console.log(`goal every fragment document answered within 1 s: slowest ${fragment.attempts.maxMs.toFixed(0)} ms ${loopOk ? 'PASS' : 'FAIL'}`);
   const underLoad = fragment.row;
-  return [postRow, trivial.row, underLoad];
+
+  // 3. /health/live and RSS while three nesting bombs (60 MB of `[` in 61 KB of gzip) are sent at a time, round
+  // after round: as a GraphQL variable, to a tenant route and to the Management API (no token needed for any).
+  const bombs = [
+    ['/graphql', nestingBomb('{"query":"query($v: JSON) { __typename }","variables":{"v":')],
+    [`${apiPath}/submodels`, nestingBomb('{"modelType":"Submodel","id":"urn:bench:bomb","submodelElements":')],
+    ['/api/v1/accounts', nestingBomb('{"email":"bomb@example.com","displayName":')],
+  ] as const;
+  const statuses = new Map<string, number>();
+  let rounds = 0;
+  const bombing = measured(server.pid, async () => {
+    const until = performance.now() + BOMBS_MS;
+    while (performance.now() < until) {
+      await Promise.all(
+        bombs.map(([path, body]) =>
+          fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body, signal: AbortSignal.timeout(30_000) })
+            .then((res) => (void res.body?.cancel(), String(res.status)), (err: Error) => (err.name === 'TimeoutError' ? 'timeout' : 'error'))
+            .then((status) => void statuses.set(status, (statuses.get(status) ?? 0) + 1)),
+        ),
+      );
+      rounds++;
+    }
+  });
+  const bombed = await probeHealth(server.url, bombing);
+  const { peakMiB } = await bombing;
+  console.log(line('/health/live, 3 nesting bombs at a time', bombed));
+  console.log(`  ${rounds} rounds of 3 bombs (${(bombs[0][1].length / 1024).toFixed(0)} KB of gzip each), statuses ${JSON.stringify(Object.fromEntries(statuses))}; server RSS peak +${peakMiB.toFixed(0)} MB`);
+  const refused = statuses.get('400') === rounds * bombs.length;
+  const bombsOk = bombed.p99 < 100 && peakMiB < 100 && !bombed.failures && refused;
+  console.log(
+    `goal /health/live p99 < 100 ms and RSS growth < 100 MB while three nesting bombs run: p99 ${bombed.p99.toFixed(1)} ms, max ${bombed.max.toFixed(1)} ms, ` +
+      `RSS +${peakMiB.toFixed(0)} MB ${bombsOk ? 'PASS' : 'FAIL'}${refused ? '' : ' (not every bomb answered 400)'}`,
+  );
+  const bombRow: Row = { name: '3 nesting bombs at a time', reqPerSec: (rounds * bombs.length * 1000) / BOMBS_MS, p50: NaN, p99: NaN, cpuUs: NaN, failures: refused ? 0 : 1 };
+  return [postRow, trivial.row, underLoad, bombRow];
 }

@@ -95,4 +95,40 @@ describe.skipIf(!hasTools('chromium'))('REST API console in a browser', () => {
     expect(problems.filter((p) => /Content Security Policy|Refused/i.test(p))).toEqual([]);
     await context.close();
   });
+
+  it('works opened at a host name PUBLIC_URL does not name: loads its documents and executes GET /shells there', async () => {
+    // PUBLIC_URL is http://127.0.0.1:{port}; the page is opened at http://localhost:{port}, another origin.
+    const tenant = await server.createTenant({ showcase: true });
+    const created = await fetch(`${server.api(tenant.name)}/shells`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(sampleShell('urn:console:browser:other-host')),
+    });
+    expect(created.status).toBe(201);
+    const origin = `http://localhost:${new URL(server.url).port}`;
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(msg.text());
+    });
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+
+    await page.goto(`${origin}/console?tenant=${tenant.name}`);
+    const operation = page.locator('.opblock-get', { has: page.locator('[data-path="/shells"]') }).first();
+    await operation.locator('.opblock-summary').first().click();
+    await operation.locator('.try-out__btn').click();
+    await operation.locator('.execute').click();
+    const status = operation.locator('.live-responses-table .response .response-col_status').first();
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain('200');
+    expect(await operation.locator('.live-responses-table .response-col_description pre').first().textContent()).toContain('urn:console:browser:other-host');
+
+    // Everything went to the page's own origin: no CORS failure, nothing at PUBLIC_URL's origin.
+    expect(requested.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+    expect(requested).toContain(`${origin}/tenants/${tenant.name}/api/v3.0/openapi.json`);
+    expect(problems.filter((p) => /CORS|Content Security Policy|Refused|Failed to fetch/i.test(p))).toEqual([]);
+    await context.close();
+  });
 });

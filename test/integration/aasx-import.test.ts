@@ -5,7 +5,6 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeAasxPackage } from '../../src/aas/aasx';
-import { importAasx } from '../../src/aas/import/aasx-import';
 import { ImportService } from '../../src/aas/import/import.service';
 import { MemorySink } from '../support/memory-sink';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
@@ -43,7 +42,7 @@ describe('AASX import', () => {
     };
     const sink = new MemorySink();
     const file = await packageFile({ format: 'json', content: JSON.stringify(env) }, [{ path: '/aasx/files/manual.pdf', contentType: 'application/pdf', text: 'PDF' }]);
-    const result = await importAasx(importer(sink), tenant, file);
+    const result = await importer(sink).importPackage(tenant, file);
     expect(result.shells).toEqual([{ id: 'urn:ax:1', status: 'created' }]);
     const sm = await json(fetch(`${server.api(tenant.name)}/submodels/${b64('urn:ax:sm')}`));
     expect(sm.submodelElements[0].value).toBe(result.files[0].tfp);
@@ -55,7 +54,7 @@ describe('AASX import', () => {
     const xml = fs.readFileSync(path.join(V2, 'pump-nameplate.xml'), 'utf8');
     const sink = new MemorySink();
     const file = await packageFile({ format: 'xml', content: xml }, [{ path: '/aasx/Nameplate/marking_ce.png', contentType: 'image/png', text: 'PNG' }]);
-    const result = await importAasx(importer(sink), tenant, file);
+    const result = await importer(sink).importPackage(tenant, file);
     expect(result.shells).toHaveLength(1);
     expect(result.submodels.length).toBeGreaterThan(0);
     expect(result.warnings[0]).toMatch(/AAS V2\.0 environment: converted to V3\.0/);
@@ -70,7 +69,7 @@ describe('AASX import', () => {
     const broken = await packageFile({ format: 'json', content: '{"assetAdministrationShells": [' });
     const dtd = await packageFile({ format: 'xml', content: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><aas:aasenv xmlns:aas="http://www.admin-shell.io/aas/2/0">&e;</aas:aasenv>' });
     for (const [file, text] of [[notZip, /Not a valid AASX package/], [two, /holds 2 shells/], [broken, /not valid JSON/], [dtd, /data\.xml/]] as const) {
-      const err = await importAasx(importer(), tenant, file).catch((e: Error) => e);
+      const err = await importer().importPackage(tenant, file).catch((e: Error) => e);
       expect(err, file).toMatchObject({ extensions: { code: 'BAD_REQUEST' } });
       expect((err as Error).message).toMatch(text);
     }

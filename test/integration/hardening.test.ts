@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MAX_COST } from '../../src/graphql/limits';
 import { databaseRelay } from '../support/db-relay';
+import { newUser } from '../support/identity';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 
 /**
@@ -191,6 +192,29 @@ describe('large and long input', () => {
     expect(graphql.status).toBe(413);
   });
 
+  it('refuses a compressed nesting bomb (60 MB of [) with 400 before parsing it, on GraphQL, tenant routes and the Management API', async () => {
+    const bomb = (prefix: string) => gzipSync(Buffer.concat([Buffer.from(prefix), Buffer.alloc(60 * MB, '[')]), { level: 9 });
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    const graphql = await fetch(`${server.url}/graphql`, { method: 'POST', headers, body: bomb('{"query":"query($v: JSON) { __typename }","variables":{"v":') });
+    await expectResult(graphql, 400, /nests deeper than 128 levels/);
+    await expectResult(await fetch(`${api}/submodels`, { method: 'POST', headers, body: bomb('{"modelType":"Submodel","id":"urn:bomb","submodelElements":') }), 400, /deeper than 128/);
+    await expectResult(await fetch(`${server.url}/api/v1/accounts`, { method: 'POST', headers, body: bomb('{"email":"bomb@example.com","displayName":') }), 400, /deeper than 128/);
+    // A JSON array is no GraphQL request (batches are off): refused at its first byte.
+    await expectResult(await gql(`[${'{},'.repeat(100_000)}{}]`), 400, /must be a JSON object/);
+  });
+
+  it('answers 415 to a compressed body at the identity service, whose endpoints read bodies uncompressed', async () => {
+    const res = await fetch(`${server.url}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' },
+      body: gzipSync('grant_type=client_credentials&client_id=x&client_secret=y'),
+    });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ error: 'invalid_request' });
+    const garbage = await fetch(`${server.url}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'x'.repeat(4096) }, body: 'a=b' });
+    expect(garbage.status).toBe(400);
+  });
+
   it('refuses over-long identifiers, idShortPaths and filters with 400, at once', async () => {
     const huge = 'x'.repeat(1.5 * MB);
     const cases = [
@@ -371,6 +395,65 @@ describe('a database that goes away', () => {
       }
       expect(status).toBe(200);
     } finally {
+      await viaRelay.close().catch(() => undefined);
+      await db.stop().catch(() => undefined);
+    }
+  });
+
+  it('answers 503 with Retry-After within its bound while the database is silent (a partition), and recovers by itself', async () => {
+    const db = databaseRelay(inject('databaseUrl'));
+    // Short bounds keep the test short: a request waits at most DB_ANSWER_TIMEOUT_MS + DB_CONNECT_TIMEOUT_MS.
+    const bounds = { dbConnectTimeoutMs: 1_000, dbAnswerTimeoutMs: 1_000 };
+    const bound = bounds.dbConnectTimeoutMs + bounds.dbAnswerTimeoutMs;
+    const viaRelay = await startTestServer(await db.start(), bounds);
+    try {
+      const name = (await viaRelay.createTenant()).name;
+      const shells = `${viaRelay.api(name)}/shells`;
+      const user = await newUser(viaRelay);
+      const me = { headers: { authorization: `Bearer ${await user.token()}` } };
+      expect((await fetch(`${shells}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:cached')) })).status).toBe(201);
+      expect((await fetch(`${shells}/${b64('urn:cached')}`)).status).toBe(200); // now in the read cache
+      expect((await fetch(`${viaRelay.url}/api/v1/me`, me)).status).toBe(200);
+      // Each answer is timed; a request that hangs fails the test (rather than its timeout) a little past the bound.
+      const timed = async (what: string, url: string, init: RequestInit = {}) => {
+        const started = performance.now();
+        const res = await fetch(url, { ...init, signal: AbortSignal.timeout(bound + 5_000) });
+        return { what, res, ms: performance.now() - started };
+      };
+      const during = () => [
+        timed('ready', `${viaRelay.url}/health/ready`),
+        timed('read', `${shells}/${b64('urn:never-read')}`),
+        timed('list', `${shells}?limit=5`),
+        timed('write', shells, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:during')) }),
+        timed('me', `${viaRelay.url}/api/v1/me`, me),
+      ];
+
+      db.silence();
+      // Twice: first on connections that fell silent under a statement, then on connections newly asked for.
+      for (const round of [await Promise.all(during()), await Promise.all(during())]) {
+        for (const { what, res, ms } of round) {
+          expect({ what, status: res.status, withinBound: ms < bound + 1_500 }).toEqual({ what, status: 503, withinBound: true });
+          expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+          if (what !== 'ready') await expectResult(res, 503, /database is unavailable/);
+        }
+      }
+      // The LISTEN connection has fallen silent too: the read cache is off, so not even the cached shell is served.
+      const cached = await fetch(`${shells}/${b64('urn:cached')}`);
+      expect(cached.status).toBe(503);
+
+      db.resume();
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        status = (await fetch(`${viaRelay.url}/health/ready`)).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(200);
+      expect((await fetch(`${shells}/${b64('urn:cached')}`)).status).toBe(200);
+      expect((await fetch(`${shells}/${b64('urn:during')}`)).status).toBe(404); // the refused write left nothing
+      expect((await fetch(shells, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:after')) })).status).toBe(201);
+      expect((await fetch(`${viaRelay.url}/api/v1/me`, me)).status).toBe(200);
+    } finally {
+      db.resume(); // a failure during the partition must not leave the server's shutdown waiting for it
       await viaRelay.close().catch(() => undefined);
       await db.stop().catch(() => undefined);
     }

@@ -4,6 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newOrganization } from '../support/management';
 import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../../rest-facade/management-api';
+import { managementRoutes } from '../../rest-facade/management';
 import { createFileRouter } from '../../rest-facade/files';
 import { createTenantApiRouter } from '../../rest-facade/tenant-api';
 import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_LENGTH, MAX_DISPLAY_NAME_LENGTH } from '../../src/files/metadata';
@@ -82,6 +83,9 @@ function documentedBelow(doc: Doc, root: string): (Route & { operation: Doc })[]
  */
 const UNDESCRIBED = ['GET /api/v3.0/shells/{}/submodels'];
 
+/** The Management API's GETs of no single record that are no paged list. */
+const UNPAGED = ['/me', '/api/v1/me', '/api/v1/organizations/{organizationId}/roles', '/api/v1/organizations/{organizationId}/cloud/roles'];
+
 /** A request to a documented operation, with made-up parameters: whatever it answers, it must not be a routing failure. */
 async function expectServed(base: string, route: Route): Promise<void> {
   const id = Buffer.from('urn:openapi:nothing').toString('base64url');
@@ -143,8 +147,10 @@ describe('OpenAPI documents', () => {
       expect(op.tags).toHaveLength(1);
       expect(op.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/Result');
       const names = (op.parameters ?? []).map((p: { name: string }) => p.name);
-      if (route.method === 'GET' && !route.path.endsWith('}')) expect(names, route.path).toEqual(expect.arrayContaining(['limit', 'cursor']));
-      else expect(names).not.toContain('cursor');
+      // The lists are paged; `/me` and the role lists (a fixed handful) are not, and take no paging parameters.
+      const paged = route.method === 'GET' && !route.path.endsWith('}') && !UNPAGED.includes(route.path);
+      if (paged) expect(names, route.path).toEqual(expect.arrayContaining(['limit', 'cursor']));
+      else expect(names, route.path).not.toContain('cursor');
       if (['PUT', 'PATCH', 'DELETE'].includes(route.method)) expect(names, route.path).toContain('If-Match');
       if (op.security) expect(op.security).toEqual([]);
     }
@@ -160,8 +166,13 @@ describe('OpenAPI documents', () => {
 
     // Real answers conform to what is documented (the etag is in the header, not the body).
     const { owner, organization } = await newOrganization(server);
-    const schemaOf = (path: string, method: string) => doc.paths[path][method].responses['2XX'].content['application/json'].schema;
+    const successOf = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).find((status) => /^2\d\d$/.test(status))!;
+    const schemaOf = (path: string, method: string) => doc.paths[path][method].responses[successOf(path, method)].content['application/json'].schema;
     const tenant = await owner.call('POST', `/organizations/${organization.id}/tenants`, { name: `oa-${Date.now().toString(36)}` });
+    // The documented status is the one answered.
+    expect(tenant.status).toBe(201);
+    expect(successOf('/api/v1/organizations/{organizationId}/tenants', 'post')).toBe('201');
+    expect(successOf('/api/v1/organizations/{organizationId}/tenants', 'get')).toBe('200');
     conforms(tenant.body, schemaOf('/api/v1/organizations/{organizationId}/tenants', 'post'), doc);
     expect(schemaOf('/api/v1/organizations/{organizationId}/tenants', 'post').properties).not.toHaveProperty('etag');
     conforms((await owner.call('GET', `/organizations/${organization.id}/tenants`)).body, schemaOf('/api/v1/organizations/{organizationId}/tenants', 'get'), doc);
@@ -170,6 +181,28 @@ describe('OpenAPI documents', () => {
     const sa = await owner.call('POST', `/organizations/${organization.id}/service-accounts`, { name: 'documented' });
     const secret = await owner.call('POST', `/organizations/${organization.id}/service-accounts/${sa.body.id}/secrets`);
     conforms(secret.body, schemaOf('/api/v1/organizations/{organizationId}/service-accounts/{serviceAccountId}/secrets', 'post'), doc);
+  });
+
+  it('names the status of every Management API answer (no 2XX range, which Swagger UI shows as "Undocumented")', async () => {
+    const doc: Doc = await (await get('/api/v1/openapi.json')).json();
+    // What each route's `respond` answers, given anything at all as its data.
+    const anything: Doc = new Proxy(() => undefined, {
+      get: (_target, key) => (key === Symbol.toPrimitive ? () => 'x' : key === 'then' ? undefined : anything),
+      apply: () => anything,
+      // Spread (`{ ...page }`) copies the fields a page has.
+      ownKeys: () => ['result', 'pagingMetadata'],
+      getOwnPropertyDescriptor: () => ({ configurable: true, enumerable: true, value: anything }),
+    });
+    let checked = 0;
+    for (const spec of managementRoutes) {
+      const path = `${MANAGEMENT_API_BASE}${spec.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      const operation = doc.paths[path][spec.method.toLowerCase()];
+      const documented = Object.keys(operation.responses).filter((status) => !/^[45]\d\d$/.test(status));
+      expect(documented, `${spec.method} ${path}`).toEqual([String(spec.respond(anything, anything).status)]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect(JSON.stringify(doc)).not.toContain('"2XX"');
   });
 
   it("serves a tenant's AAS API document without a token, with the tenant's server URL, bundled (no external $ref), valid OpenAPI 3.1", async () => {
@@ -422,7 +455,8 @@ describe('REST API console', () => {
     const boot = await (await get('/console/console.js')).text();
     expect(boot).toContain('"clientId":"console"');
     expect(boot).toContain(`"redirectUri":"${server.url}/console/oauth2-redirect.html"`);
-    expect(boot).toContain(`"managementDocument":"${server.url}/api/v1/openapi.json"`);
+    // The documents come from the page's own origin, whatever host name it was opened at.
+    expect(boot).toContain('"managementDocument":"api/v1/openapi.json"');
     expect(boot).toContain('usePkceWithAuthorizationCodeGrant: true');
     expect(boot).toContain('validatorUrl: null');
 
@@ -439,7 +473,8 @@ describe('REST API console', () => {
     let config: Doc;
     const bundle = Object.assign((c: Doc) => ((config = c), { initOAuth: () => undefined }), { presets: { apis: {} }, plugins: { DownloadUrl: {} } });
     vm.runInNewContext(boot, {
-      location: { search: '?tenant=acme,acme/reg-a' },
+      location: { search: '?tenant=acme,acme/reg-a', href: `${server.url}/console?tenant=acme,acme/reg-a` },
+      URL,
       URLSearchParams,
       document: { getElementById: () => element },
       window: {},
@@ -447,12 +482,45 @@ describe('REST API console', () => {
       SwaggerUIStandalonePreset: {},
     });
     expect(config.urls).toEqual([
-      { name: 'AAS API of tenant acme', url: `${server.url}/tenants/acme/api/v3.0/openapi.json` },
-      { name: 'Registry instance reg-a of tenant acme', url: `${server.url}/tenants/acme/reg-a/api/v3.0/openapi.json` },
-      { name: 'Management API', url: `${server.url}/api/v1/openapi.json` },
+      { name: 'AAS API of tenant acme', url: 'tenants/acme/api/v3.0/openapi.json' },
+      { name: 'Registry instance reg-a of tenant acme', url: 'tenants/acme/reg-a/api/v3.0/openapi.json' },
+      { name: 'Management API', url: 'api/v1/openapi.json' },
     ]);
-    // The instance document is served at that URL.
-    expect((await get('/tenants/acme/reg-a/api/v3.0/openapi.json')).status).toBe(200);
+    // Each is served at that URL, relative to the console's.
+    for (const { url } of config.urls as { url: string }[]) expect((await get(new URL(url, `${server.url}/console`).pathname)).status, url).toBe(200);
+  });
+
+  it('works behind any host name: documents from its own origin, requests to the canonical URLs sent there too', async () => {
+    // Opened at a host name PUBLIC_URL does not name (a proxy's, a container's): every URL the page loads is relative.
+    const host = 'assets.internal.example:8443';
+    const other = `http://${host}`;
+    const { port } = new URL(server.url);
+    const page = await hostGet(port, host, '/console');
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain(server.url);
+    const { body: boot } = await hostGet(port, host, '/console/console.js');
+    let config!: Doc;
+    const bundle = Object.assign((c: Doc) => ((config = c), { initOAuth: () => undefined }), { presets: { apis: {} }, plugins: { DownloadUrl: {} } });
+    vm.runInNewContext(boot, {
+      location: { search: '?tenant=acme', href: `${other}/console?tenant=acme` },
+      URL,
+      URLSearchParams,
+      document: { getElementById: () => ({ value: '', textContent: '' }) },
+      window: {},
+      SwaggerUIBundle: bundle,
+      SwaggerUIStandalonePreset: {},
+    });
+    const documents = (config.urls as { url: string }[]).map(({ url }) => new URL(url, `${other}/console`).href);
+    expect(documents).toEqual([`${other}/tenants/acme/api/v3.0/openapi.json`, `${other}/api/v1/openapi.json`]);
+    // The server answers them under that host name too.
+    for (const url of documents) expect((await hostGet(port, host, new URL(url).pathname)).status, url).toBe(200);
+    // "Try it out" calls the documents' servers (the canonical URLs): the console sends them to its own origin,
+    // but leaves the identity service's endpoints alone.
+    const intercept = config.requestInterceptor as (r: { url: string }) => { url: string };
+    expect(intercept({ url: `${server.url}/tenants/acme/api/v3.0/shells?limit=1` }).url).toBe(`${other}/tenants/acme/api/v3.0/shells?limit=1`);
+    expect(intercept({ url: `${server.url}/api/v1/organizations` }).url).toBe(`${other}/api/v1/organizations`);
+    expect(intercept({ url: `${server.url}/oidc/token` }).url).toBe(`${server.url}/oidc/token`);
+    expect(intercept({ url: 'https://elsewhere.example/api/v3.0/shells' }).url).toBe('https://elsewhere.example/api/v3.0/shells');
   });
 });
 

@@ -333,16 +333,132 @@ describe('push targets: registration', () => {
     expect((await json(fetch(targets(t.name)))).result).toEqual([]);
   });
 
+  it('changes settings and credentials with PATCH (token <-> client credentials), keeping the target; secrets are never answered', async () => {
+    const t = await server.createTenant();
+    const patch = (id: string, body: unknown) => fetch(`${targets(t.name)}/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const created = await json(post(targets(t.name), { kind: 'aasx-server', name: 'sink', url: 'http://127.0.0.1:9/api/v3.0', token: TOKEN }));
+    const renamed = await patch(created.id, { url: 'http://127.0.0.1:10/api/v3.0/', name: null });
+    expect(renamed.status).toBe(200);
+    const afterRename = await json(renamed);
+    expect(afterRename).toMatchObject({ id: created.id, kind: 'aasx-server', url: 'http://127.0.0.1:10/api/v3.0', tokenSet: true, createdAt: created.createdAt });
+    expect(afterRename).not.toHaveProperty('name');
+    // The token stays until something replaces it; client credentials replace it.
+    const secret = 'client-secret-that-must-never-be-shown';
+    const switched = await patch(created.id, { clientCredentials: { tokenUrl: 'http://127.0.0.1:11/oauth/token', clientId: 'pusher', clientSecret: secret, scope: 'api_access write' } });
+    const switchedText = await switched.text();
+    expect(switched.status, switchedText).toBe(200);
+    expect(switchedText).not.toContain(secret);
+    expect(JSON.parse(switchedText)).toMatchObject({
+      tokenSet: false,
+      clientCredentials: { tokenUrl: 'http://127.0.0.1:11/oauth/token', clientId: 'pusher', scope: 'api_access write', authMethod: 'client_secret_basic', clientSecretSet: true },
+    });
+    // Client credentials merge field by field: the secret stays.
+    const merged = await json(patch(created.id, { clientCredentials: { scope: null, authMethod: 'client_secret_post' } }));
+    expect(merged.clientCredentials).toEqual({ tokenUrl: 'http://127.0.0.1:11/oauth/token', clientId: 'pusher', authMethod: 'client_secret_post', clientSecretSet: true });
+    const [row] = await server.dataSource.query('SELECT secret FROM push_targets WHERE tenant_id = $1 AND id = $2', [t.id, created.id]);
+    expect(row.secret).toBe(secret);
+    const read = await fetch(`${targets(t.name)}/${created.id}`);
+    const readText = await read.text();
+    expect(readText).not.toContain(secret);
+    expect(JSON.parse(readText)).toEqual(merged);
+    // And back to a static token.
+    const back = await json(patch(created.id, { token: 'another-token' }));
+    expect(back).toMatchObject({ tokenSet: true });
+    expect(back).not.toHaveProperty('clientCredentials');
+    // GraphQL: the same change, the same rules.
+    const gql = await graphql(server, null, `mutation($t: String!, $id: String!, $in: PushTargetInput!) { updatePushTarget(tenant: $t, id: $id, target: $in) { id tokenUrl clientId scope authMethod secretSet } }`, {
+      t: t.name,
+      id: created.id,
+      in: { clientCredentials: { tokenUrl: 'http://127.0.0.1:11/token', clientId: 'c', clientSecret: 's' } },
+    });
+    expect(gql.body.data.updatePushTarget).toEqual({ id: created.id, tokenUrl: 'http://127.0.0.1:11/token', clientId: 'c', scope: null, authMethod: 'client_secret_basic', secretSet: true });
+    // An S3 target: settings and the secret access key alone.
+    const bucket = await json(post(targets(t.name), s3Target()));
+    const moved = await json(patch(bucket.id, { prefix: 'moved/', credentials: { secretAccessKey: 'new-secret-key' } }));
+    expect(moved).toMatchObject({ prefix: 'moved/', credentials: { accessKeyId: 'S3RVER', secretAccessKeySet: true }, bucket: BUCKET });
+    expect((await server.dataSource.query('SELECT secret FROM push_targets WHERE tenant_id = $1 AND id = $2', [t.id, bucket.id]))[0].secret).toBe('new-secret-key');
+  });
+
+  it('answers bad PATCH bodies with 400 and an AAS Result, and changes nothing', async () => {
+    const t = await server.createTenant();
+    const created = await json(post(targets(t.name), { kind: 'aasx-server', url: 'http://127.0.0.1:9/api/v3.0', token: TOKEN }));
+    const bucket = await json(post(targets(t.name), s3Target()));
+    const cc = { tokenUrl: 'http://127.0.0.1:11/token', clientId: 'c', clientSecret: 's' };
+    const bad: [string, string, unknown][] = [
+      ['array body', created.id, [1]],
+      ['string body', created.id, 'x'],
+      ['null body', created.id, null],
+      ['unknown field', created.id, { colour: 'red' }],
+      ['kind change', created.id, { kind: 's3' }],
+      ['unknown kind', created.id, { kind: 'ftp' }],
+      ['field of the other kind', created.id, { bucket: BUCKET }],
+      ['wrong type', created.id, { url: 7 }],
+      ['url removed', created.id, { url: null }],
+      ['bad url', created.id, { url: 'nope' }],
+      ['token and client credentials', created.id, { token: 'a', clientCredentials: cc }],
+      ['client credentials without their secret', created.id, { clientCredentials: { tokenUrl: cc.tokenUrl, clientId: 'c' } }],
+      ['client credentials without token url', created.id, { clientCredentials: { clientId: 'c', clientSecret: 's' } }],
+      ['bad token url', created.id, { clientCredentials: { ...cc, tokenUrl: 'not a url' } }],
+      ['token url with query', created.id, { clientCredentials: { ...cc, tokenUrl: 'http://127.0.0.1:11/token?x=1' } }],
+      ['token url with credentials', created.id, { clientCredentials: { ...cc, tokenUrl: 'http://a:b@127.0.0.1:11/token' } }],
+      ['unknown auth method', created.id, { clientCredentials: { ...cc, authMethod: 'private_key_jwt' } }],
+      ['bad scope', created.id, { clientCredentials: { ...cc, scope: 'a  "b"' } }],
+      ['unknown client credential field', created.id, { clientCredentials: { ...cc, audience: 'x' } }],
+      ['client credentials not an object', created.id, { clientCredentials: 'x' }],
+      ['too long client id', created.id, { clientCredentials: { ...cc, clientId: 'c'.repeat(257) } }],
+      ['client credentials on s3', bucket.id, { clientCredentials: cc }],
+      ['bucket removed', bucket.id, { bucket: null }],
+      ['secret removed', bucket.id, { credentials: { secretAccessKey: null } }],
+      ['bad region', bucket.id, { region: 'a b' }],
+    ];
+    for (const [what, id, body] of bad) {
+      const res = await fetch(`${targets(t.name)}/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await res.text();
+      expect(res.status, `${what}: ${text}`).toBe(400);
+      expectResult(JSON.parse(text));
+    }
+    expect((await fetch(`${targets(t.name)}/${created.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"url":' })).status).toBe(400);
+    expect((await fetch(`${targets(t.name)}/${created.id}`, { method: 'PATCH', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(415);
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const res = await fetch(`${targets(t.name)}/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' });
+      expect(res.status, id).toBe(404);
+      expectResult(await json(res));
+    }
+    expect(await json(fetch(`${targets(t.name)}/${created.id}`))).toEqual(created);
+    expect(await json(fetch(`${targets(t.name)}/${bucket.id}`))).toEqual(bucket);
+  });
+
   it('refuses private and plain-http targets unless PUSH_PRIVATE_NETWORKS allows them', async () => {
     const strict = await startTestServer(inject('databaseUrl'));
     try {
       const t = await strict.createTenant();
       const url = `${strict.url}/tenants/${t.name}/sphere/api/v1.0/push-targets`;
-      for (const body of [{ kind: 'aasx-server', url: 'http://127.0.0.1/x' }, { kind: 'aasx-server', url: 'https://127.0.0.1/x' }, s3Target({ endpoint: 'https://169.254.169.254/' })]) {
+      // The token URL passes the same rules as the target's URL.
+      const privateTokenUrl = { kind: 'aasx-server', url: 'https://93.184.215.14/api/v3.0', clientCredentials: { tokenUrl: 'https://169.254.169.254/token', clientId: 'c', clientSecret: 's' } };
+      const refused = await post(url, privateTokenUrl);
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(await json(refused))).toContain('clientCredentials.tokenUrl');
+      for (const body of [
+        { kind: 'aasx-server', url: 'http://127.0.0.1/x' },
+        { kind: 'aasx-server', url: 'https://127.0.0.1/x' },
+        s3Target({ endpoint: 'https://169.254.169.254/' }),
+        // IPv6 forms that embed a loopback, private or link-local IPv4 address, and IPv6 ranges of their own
+        { kind: 'aasx-server', url: 'https://[::127.0.0.1]/x' },
+        { kind: 'aasx-server', url: 'https://[2002:7f00:1::]/x' },
+        { kind: 'aasx-server', url: 'https://[64:ff9b::a00:1]/x' },
+        { kind: 'aasx-server', url: 'https://[2001:0:808:808::80ff:fffe]/x' },
+        s3Target({ endpoint: 'https://[::ffff:169.254.169.254]/' }),
+        s3Target({ endpoint: 'https://[2002:a9fe:a9fe::]/' }),
+        s3Target({ endpoint: 'https://[fd00:ec2::254]/' }),
+        privateTokenUrl,
+      ]) {
         const res = await post(url, body);
         expect(res.status, JSON.stringify(body)).toBe(400);
-        expectResult(await json(res));
+        const result = await json(res);
+        expectResult(result);
+        expect(result.messages[0].text, JSON.stringify(body)).toMatch(/PUSH_PRIVATE_NETWORKS=true allows/);
       }
+      expect((await json(fetch(url))).result).toEqual([]);
     } finally {
       await strict.close();
     }
@@ -372,6 +488,10 @@ describe('push targets: registration', () => {
     expect((await fetch(targets(t.name), { headers: as(reader) })).status).toBe(200);
     expect((await fetch(`${targets(t.name)}/${id}`, { headers: as(reader) })).status).toBe(200);
     expect((await fetch(`${targets(t.name)}/${id}`, { method: 'DELETE', headers: as(reader) })).status).toBe(403);
+    const patchAs = (token: string) => fetch(`${targets(t.name)}/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...as(token) }, body: '{"name":"x"}' });
+    expect((await patchAs(reader)).status).toBe(403);
+    expect((await patchAs(stranger)).status).toBe(404);
+    expect((await patchAs(contributor)).status).toBe(200);
     expect((await fetch(targets(t.name), { headers: as(stranger) })).status).toBe(404);
     expect((await fetch(`${targets(t.name)}/${id}`, { headers: as(stranger) })).status).toBe(404);
     // Another tenant's target is not found through one's own tenant either.
@@ -455,7 +575,11 @@ describe('push targets: pushes', () => {
 
     expect((await fetch(`${pushing.api(source.name)}/shells/${b64(id)}`, { method: 'DELETE' })).status).toBe(204);
     await until('the package deleted', async () => ((await json(fetch(`${pushing.api(sink.name)}/packages`))).result.length === 0 ? true : undefined));
-    const state = await json(fetch(`${targets(source.name)}/${target.id}`));
+    // The push is done once the worker recorded it (after the sink answered the deletion).
+    const state = await until('an empty backlog', async () => {
+      const answer = await json(fetch(`${targets(source.name)}/${target.id}`));
+      return answer.status.backlog === 0 ? answer : undefined;
+    });
     expect(state.status).toMatchObject({ lastError: null, backlog: 0 });
     expect(state.status.lastSuccessAt).not.toBeNull();
   });
@@ -516,6 +640,160 @@ describe('push targets: pushes', () => {
     } finally {
       release();
       await new Promise((resolve) => fake.close(resolve));
+    }
+  });
+
+  it('pushes for a tenant without change events, which still publishes no events', async () => {
+    const t = await pushing.createTenant({ eventsEnabled: false });
+    const seen: string[] = [];
+    const unsubscribe = pushing.services.changes.subscribe((event) => {
+      if (event.tenantId === t.id) seen.push(event.seq);
+    });
+    try {
+      await json(post(targets(t.name), s3Target({ prefix: `${t.name}/`, format: 'json' })));
+      const id = `urn:push:${t.name}:quiet`;
+      await putShell(t.name, sampleShell(id, { idShort: 'Quiet' }), true);
+      const env = await until('the JSON object', () => objectJson(`${t.name}/${b64(id)}.json`));
+      expect(env.assetAdministrationShells[0].idShort).toBe('Quiet');
+      // What the outbox holds for it is no change event, and carries no state.
+      const rows = await pushing.dataSource.query('SELECT events, payload FROM outbox WHERE tenant_id = $1', [t.id]);
+      expect(rows).toEqual([{ events: false, payload: null }]);
+      await until('the row delivered', async () => ((await pushing.dataSource.query('SELECT 1 FROM outbox WHERE tenant_id = $1 AND published_at IS NULL', [t.id])).length === 0 ? true : undefined));
+      expect(seen).toEqual([]);
+    } finally {
+      unsubscribe();
+    }
+    // A tenant with neither change events nor push targets writes nothing to the outbox.
+    const bare = await pushing.createTenant();
+    await putShell(bare.name, sampleShell(`urn:push:${bare.name}:bare`), true);
+    expect(await pushing.dataSource.query('SELECT 1 FROM outbox WHERE tenant_id = $1', [bare.id])).toEqual([]);
+  });
+
+  it("pushes with OAuth 2.0 client credentials of this server's own identity service (a service account of the sink's organization)", async () => {
+    const source = await pushing.createTenant();
+    const sink = await pushing.createTenant({ showcase: false });
+    const account = await newServiceAccount(pushing, sink.organizationId);
+    await assignRole(pushing, sink.organizationId, { type: 'service-account', id: account.id }, 'contributor', sink.id);
+    const target = await json(
+      post(targets(source.name), {
+        kind: 'aasx-server',
+        url: pushing.api(sink.name),
+        clientCredentials: { tokenUrl: `${pushing.url}/oidc/token`, clientId: account.id, clientSecret: account.secret, scope: 'api_access' },
+      }),
+    );
+    expect(target.clientCredentials).toMatchObject({ clientId: account.id, clientSecretSet: true });
+    // Without a token the sink refuses.
+    expect((await fetch(`${pushing.api(sink.name)}/packages`)).status).toBe(401);
+    const id = `urn:push:${source.name}:oauth`;
+    await putShell(source.name, sampleShell(id, { idShort: 'Authorized' }), true);
+    const token = await account.token();
+    const listed = await until('the package', async () => {
+      const page = await json(fetch(`${pushing.api(sink.name)}/packages`, { headers: as(token) }));
+      return page.result?.length ? page.result : undefined;
+    });
+    expect(listed[0].aasIds).toEqual([id]);
+    // Recorded by the worker once the sink answered.
+    const state = await until('an empty backlog', async () => {
+      const answer = await json(fetch(`${targets(source.name)}/${target.id}`));
+      return answer.status.backlog === 0 ? answer : undefined;
+    });
+    expect(state.status).toMatchObject({ lastError: null, backlog: 0 });
+  });
+
+  it('fetches a client-credentials token once, keeps it, renews it on expiry, after a 401 (once) and when the credentials change', async () => {
+    // A token endpoint that counts what it is asked, and an AASX File Server that takes only the tokens it is told to.
+    const fetches: { authorization?: string; form: URLSearchParams }[] = [];
+    let expiresIn = 3600;
+    let refuseClient = false;
+    const tokenServer = http.createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      fetches.push({ authorization: req.headers.authorization, form: new URLSearchParams(body) });
+      if (refuseClient) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client"}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: `tok-${fetches.length}`, token_type: 'Bearer', expires_in: expiresIn }));
+    });
+    const accepted = new Set<string>();
+    const calls: { method: string; url: string; token?: string; status: number }[] = [];
+    const sink = http.createServer(async (req, res) => {
+      for await (const _ of req);
+      const token = req.headers.authorization?.replace(/^Bearer /, '');
+      const status = token && accepted.has(token) ? (req.method === 'POST' ? 201 : 204) : 401;
+      calls.push({ method: req.method!, url: req.url!, token, status });
+      if (status === 201) res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ packageId: 'p-1' }));
+      else res.writeHead(status).end();
+    });
+    await Promise.all([tokenServer, sink].map((srv) => new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))));
+    const portOf = (srv: http.Server) => (srv.address() as { port: number }).port;
+    try {
+      const t = await pushing.createTenant();
+      const clientSecret = 'a secret:with/odd+chars';
+      const target = await json(
+        post(targets(t.name), {
+          kind: 'aasx-server',
+          url: `http://127.0.0.1:${portOf(sink)}/api/v3.0`,
+          clientCredentials: { tokenUrl: `http://127.0.0.1:${portOf(tokenServer)}/token`, clientId: 'pusher id', clientSecret, scope: 'aas:write' },
+        }),
+      );
+      const id = `urn:push:${t.name}:cc`;
+      let version = 0;
+      /** Changes the shell and waits for the push to succeed. */
+      const change = async () => {
+        const before = calls.filter((c) => c.status < 300).length;
+        await putShell(t.name, sampleShell(id, { idShort: `V${++version}` }), version === 1);
+        await until('the push', async () => (calls.filter((c) => c.status < 300).length > before ? true : undefined));
+      };
+      accepted.add('tok-1');
+      await change();
+      await change();
+      await change();
+      // One fetch for three pushes: client_secret_basic (RFC 6749 2.3.1: id and secret form-encoded), the scope asked for.
+      expect(fetches).toHaveLength(1);
+      expect(fetches[0].form.get('grant_type')).toBe('client_credentials');
+      expect(fetches[0].form.get('scope')).toBe('aas:write');
+      expect(fetches[0].form.has('client_secret')).toBe(false);
+      const basic = Buffer.from(fetches[0].authorization!.replace(/^Basic /, ''), 'base64').toString('utf8');
+      expect(basic).toBe(`${new URLSearchParams({ a: 'pusher id' }).toString().slice(2)}:${new URLSearchParams({ a: clientSecret }).toString().slice(2)}`);
+      expect(calls.map((c) => [c.method, c.token, c.status])).toEqual([['POST', 'tok-1', 201], ['PUT', 'tok-1', 204], ['PUT', 'tok-1', 204]]);
+
+      // The target stops taking the token: one 401, a new token, the same request again.
+      accepted.clear();
+      accepted.add('tok-2');
+      await change();
+      expect(fetches).toHaveLength(2);
+      expect(calls.slice(3).map((c) => [c.method, c.token, c.status])).toEqual([['PUT', 'tok-1', 401], ['PUT', 'tok-2', 204]]);
+
+      // Changed credentials: the cached token is not used; client_secret_post puts them in the form. A short-lived token next.
+      expiresIn = 1;
+      accepted.add('tok-3');
+      accepted.add('tok-4');
+      const patched = await fetch(`${targets(t.name)}/${target.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientCredentials: { authMethod: 'client_secret_post' } }) });
+      expect(patched.status).toBe(200);
+      await change();
+      expect(fetches).toHaveLength(3);
+      expect(fetches[2].authorization).toBeUndefined();
+      expect([fetches[2].form.get('client_id'), fetches[2].form.get('client_secret')]).toEqual(['pusher id', clientSecret]);
+      // The package id was kept through the change of credentials.
+      expect(calls.at(-1)).toMatchObject({ method: 'PUT', url: `/api/v3.0/packages/${b64('p-1')}`, token: 'tok-3' });
+      // tok-3 lives 1 s and is renewed a tenth of that before: once it is over, the next push fetches anew.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await change();
+      expect(fetches).toHaveLength(4);
+      expect(calls.at(-1)).toMatchObject({ token: 'tok-4', status: 204 });
+
+      // A token endpoint that refuses the client: the push fails with why (never the secret), and waits for its retry.
+      refuseClient = true;
+      expiresIn = 3600;
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await putShell(t.name, sampleShell(id, { idShort: 'Refused' }), false);
+      const failing = await until('the recorded error', async () => {
+        const state = await json(fetch(`${targets(t.name)}/${target.id}`));
+        return state.status.lastError ? state : undefined;
+      });
+      expect(failing.status.lastError).toContain('the token endpoint answered 401: invalid_client');
+      expect(failing.status.lastError).not.toContain(clientSecret);
+      expect(failing.status.backlog).toBe(1);
+    } finally {
+      await Promise.all([tokenServer, sink].map((srv) => new Promise((resolve) => srv.close(resolve))));
     }
   });
 
@@ -601,6 +879,14 @@ describe('push targets: queueing', () => {
       .catch(() => undefined);
     expect((await server.dataSource.query('SELECT count(*)::int AS n FROM push_jobs WHERE tenant_id = $1', [t.id]))[0].n).toBe(2);
     expect((await json(fetch(`${targets(t.name)}/${target.id}`))).status.backlog).toBe(2);
+    // A change of the target keeps its queue (due at once: new settings are tried now) and its state.
+    await server.dataSource.query(`UPDATE push_jobs SET next_attempt_at = now() + interval '1 hour', attempts = 5 WHERE tenant_id = $1`, [t.id]);
+    await server.dataSource.query(`UPDATE push_targets SET last_error = 'down', last_error_at = now() WHERE tenant_id = $1`, [t.id]);
+    const patched = await fetch(`${targets(t.name)}/${target.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: `http://127.0.0.1:${port}/`, name: 'renamed' }) });
+    expect(patched.status).toBe(200);
+    expect((await json(patched)).status).toMatchObject({ backlog: 2, lastError: 'down' });
+    const due: { attempts: number; due: boolean }[] = await server.dataSource.query('SELECT attempts, next_attempt_at <= now() AS due FROM push_jobs WHERE tenant_id = $1', [t.id]);
+    expect(due).toEqual([{ attempts: 0, due: true }, { attempts: 0, due: true }]);
     // Deleting the target drops its queue.
     expect((await fetch(`${targets(t.name)}/${target.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await server.dataSource.query('SELECT count(*)::int AS n FROM push_jobs WHERE tenant_id = $1', [t.id]))[0].n).toBe(0);

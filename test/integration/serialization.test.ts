@@ -85,7 +85,7 @@ describe('GET /serialization: XML (the default) and AASX packages', () => {
       const res = await serialize(query, type);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe(type);
-      expect(res.headers.get('content-disposition')).toBe('attachment; filename="urn_s_shell_1.aasx"');
+      expect(res.headers.get('content-disposition')).toBe("attachment; filename=\"urn_s_shell_1.aasx\"; filename*=UTF-8''urn_s_shell_1.aasx");
       const pkg = await readAasxPackage(Buffer.from(await res.arrayBuffer()));
       expect(pkg.specs.map((s) => s.path)).toEqual([spec]);
       const text = await pkg.specs[0].text();

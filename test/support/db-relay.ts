@@ -5,12 +5,20 @@ export interface DatabaseRelay {
   start(): Promise<string>;
   /** Cuts every relayed connection and refuses new ones: the database going away. */
   stop(): Promise<void>;
+  /**
+   * Stops forwarding, in both directions, on every connection, old and new, but closes nothing: a network
+   * partition, where the database neither answers nor says it is gone. What was sent waits in the relay.
+   */
+  silence(): void;
+  /** Forwards again what waited and what comes: the partition heals. */
+  resume(): void;
 }
 
 /**
  * A TCP relay to the test database: stopping it is the database going away (connections cut, new ones refused),
- * starting it again is the database coming back. The embedded database listens on a unix socket (`?host=/dir`),
- * a server on TCP; either way the relay listens on loopback TCP.
+ * starting it again is the database coming back; silencing it is a partition (nothing goes through, nothing is
+ * closed). The embedded database listens on a unix socket (`?host=/dir`), a server on TCP; either way the relay
+ * listens on loopback TCP.
  */
 export function databaseRelay(target: string): DatabaseRelay {
   const url = new URL(target);
@@ -18,19 +26,35 @@ export function databaseRelay(target: string): DatabaseRelay {
   const connect = () =>
     socketDir?.startsWith('/') ? net.connect(`${socketDir}/.s.PGSQL.${url.port || 5432}`) : net.connect(Number(url.port || 5432), url.hostname);
   const open = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
   let listener: net.Server | undefined;
   let port = 0;
+  let silent = false;
+  const forward = ([client, db]: [net.Socket, net.Socket]) => {
+    client.pipe(db);
+    db.pipe(client);
+  };
+  const hold = ([client, db]: [net.Socket, net.Socket]) => {
+    client.unpipe(db);
+    db.unpipe(client);
+    client.pause();
+    db.pause();
+  };
   return {
     async start() {
       listener = net.createServer((client) => {
         const db = connect();
+        const pair: [net.Socket, net.Socket] = [client, db];
         open.add(client).add(db);
-        client.pipe(db).pipe(client);
+        pairs.add(pair);
+        if (silent) hold(pair);
+        else forward(pair);
         const end = () => {
           client.destroy();
           db.destroy();
           open.delete(client);
           open.delete(db);
+          pairs.delete(pair);
         };
         client.on('error', end).on('close', end);
         db.on('error', end).on('close', end);
@@ -47,6 +71,14 @@ export function databaseRelay(target: string): DatabaseRelay {
       const closed = new Promise((resolve) => listener!.close(resolve));
       for (const socket of open) socket.destroy();
       await closed;
+    },
+    silence() {
+      silent = true;
+      for (const pair of pairs) hold(pair);
+    },
+    resume() {
+      silent = false;
+      for (const pair of pairs) forward(pair);
     },
   };
 }

@@ -184,6 +184,16 @@ const deepObjects = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 /** Built once: gzip of 32 MB of spaces is 32 KB, far past the body limit once inflated. */
 const GZIP_BOMB = gzipSync(Buffer.alloc(32 * MB, ' '), { level: 9 });
 const DEFLATE_BOMB = deflateSync(Buffer.alloc(32 * MB, '['), { level: 9 });
+/** Flat JSON: `[{},{},...]` of about `bytes`, the costliest kind to parse per byte (one object per 3 bytes). */
+export const flatObjects = (bytes: number) => `[${Array.from({ length: Math.floor(bytes / 3) }, () => '{}').join(',')}]`;
+/**
+ * A nesting bomb: `prefix` and then 60 MB of `[` (or of `{"a":`), gzipped (level 9) to about 61 KB. Inflated and
+ * parsed whole it held the event loop for 9 to 14 s and took 1.8 GB per request.
+ */
+export function nestingBomb(prefix = '', unit = '[', inflatedBytes = 60 * MB): Buffer {
+  return gzipSync(Buffer.concat([Buffer.from(prefix), Buffer.alloc(inflatedBytes, unit)]), { level: 9 });
+}
+const NESTING_BOMB = nestingBomb();
 const TOO_BIG = Buffer.from(JSON.stringify({ modelType: 'Submodel', id: 'urn:fuzz:big', idShort: 'x'.repeat(Math.round(1.5 * MB)) }));
 
 export const BAD_BODIES: BadBody[] = [
@@ -222,6 +232,12 @@ export const BAD_BODIES: BadBody[] = [
   { label: 'deflate bomb', body: DEFLATE_BOMB, headers: { 'content-encoding': 'deflate' } },
   { label: 'br, bad stream', body: 'not brotli', headers: { 'content-encoding': 'br' } },
   { label: 'unknown content-encoding', body: '{}', headers: { 'content-encoding': 'x-fuzz' } },
+  { label: 'gzip nesting bomb (60 MB of [ in 61 KB)', body: NESTING_BOMB, headers: { 'content-encoding': 'gzip' } },
+  { label: 'gzip nesting bomb of objects (10 MB of {"a":)', body: nestingBomb('', '{"a":', 10 * MB), headers: { 'content-encoding': 'gzip' } },
+  { label: 'flat [{},{},...] (900 KB)', body: flatObjects(900 * KB) },
+  { label: 'flat [{},{},...] gzipped (18 MB inflated)', body: gzipSync(flatObjects(18 * MB)), headers: { 'content-encoding': 'gzip' } },
+  { label: 'Content-Encoding of 8 KB', body: '{}', headers: { 'content-encoding': 'x'.repeat(8 * KB) } },
+  { label: 'Content-Encoding list of 1,000 codings', body: '{}', headers: { 'content-encoding': Array.from({ length: 1_000 }, () => 'gzip').join(', ') } },
   { label: 'gzip twice named, once applied', body: gzipSync(Buffer.from('{}')), headers: { 'content-encoding': 'gzip, gzip' } },
 ];
 

@@ -1,4 +1,4 @@
-import type { RunningServer } from '../../src/main';
+import type { RunningServer } from '../../src/server';
 import type { RoleName } from '../../src/auth/roles';
 import { RoleAssignmentEntity, type AssigneeType } from '../../src/management/role-assignments/role-assignment.entity';
 import { newServiceAccount } from './identity';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hashSecret } from '../../src/auth/secret-hash';
-import type { RunningServer } from '../../src/main';
+import type { RunningServer } from '../../src/server';
 import { ServiceAccountSecretEntity } from '../../src/management/service-accounts/service-account-secret.entity';
 import { ServiceAccountEntity } from '../../src/management/service-accounts/service-account.entity';
 

@@ -1,4 +1,4 @@
-import type { RunningServer } from '../../src/main';
+import type { RunningServer } from '../../src/server';
 import { newUser } from './identity';
 
 type Server = Pick<RunningServer, 'url' | 'services'>;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pino, { Logger } from 'pino';
 import { Config, loadConfig } from '../../src/config';
-import { RunningServer, start } from '../../src/main';
+import { RunningServer, start } from '../../src/server';
 import { OrganizationEntity } from '../../src/management/organizations/organization.entity';
 import { IdentityTrustEntity } from '../../src/management/federation/identity-trust.entity';
 import { TenantEntity } from '../../src/management/tenants/tenant.entity';

@@ -33,6 +33,14 @@ describe('config', () => {
     expect(() => loadConfig({ READ_CACHE_TTL_SECONDS: '0' })).toThrow(/READ_CACHE_TTL_SECONDS/);
   });
 
+  it('waits at most 5 s for a database connection and 5 s for an answer before checking, unless DB_CONNECT_TIMEOUT_MS and DB_ANSWER_TIMEOUT_MS say otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ dbConnectTimeoutMs: 5_000, dbAnswerTimeoutMs: 5_000 });
+    expect(loadConfig({ DB_CONNECT_TIMEOUT_MS: '1500', DB_ANSWER_TIMEOUT_MS: '20000' })).toMatchObject({ dbConnectTimeoutMs: 1_500, dbAnswerTimeoutMs: 20_000 });
+    for (const [name, value] of [['DB_CONNECT_TIMEOUT_MS', '0'], ['DB_CONNECT_TIMEOUT_MS', '5s'], ['DB_ANSWER_TIMEOUT_MS', '99'], ['DB_ANSWER_TIMEOUT_MS', '600001']]) {
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name} must be an integer in 100..600000`));
+    }
+  });
+
   it('limits failed authentications to 5 a minute unless AUTH_FAILURE_LIMIT says otherwise', () => {
     expect(loadConfig({}).auth.failureLimit).toBe(5);
     expect(loadConfig({ AUTH_FAILURE_LIMIT: '50' }).auth.failureLimit).toBe(50);
@@ -88,6 +96,39 @@ describe('config', () => {
     expect(() => loadConfig({ BOOTSTRAP_CLIENT_SECRET: 'x'.repeat(32) })).toThrow(/BOOTSTRAP_CLIENT_ID/);
     expect(() => loadConfig({ BOOTSTRAP_CLIENT_ID: '6f1c1a52-4d7e-4a8e-9c1e-2f5b3c4d5e6f', BOOTSTRAP_CLIENT_SECRET: 'short' })).toThrow(/BOOTSTRAP_CLIENT_SECRET/);
     expect(() => loadConfig({ TOKEN_TTL_SEC: '5' })).toThrow(/TOKEN_TTL_SEC/);
+  });
+
+  it('names the variable in every refusal: sizes, URLs of the wrong scheme, hosts, connection strings', () => {
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as Error).message;
+      }
+      throw new Error(`accepted ${JSON.stringify(env)}`);
+    };
+    for (const name of ['BODY_LIMIT', 'RESPONSE_LIMIT', 'READ_CACHE_SIZE']) expect(refusal({ [name]: 'lots' })).toMatch(new RegExp(`^${name}: not a size`));
+    // `localhost:8080` parses as a URL of the scheme "localhost:"; it is not an http(s) URL.
+    expect(refusal({ PUBLIC_URL: 'localhost:8080' })).toMatch(/^PUBLIC_URL must be a http or https URL/);
+    expect(refusal({ PUBLIC_URL: 'ftp://files.example.com' })).toMatch(/^PUBLIC_URL/);
+    expect(refusal({ PUBLIC_URL: 'https://aas.example.com/?x=1' })).toMatch(/^PUBLIC_URL must be a base URL/);
+    expect(refusal({ MANAGE_URL: 'https://user:pw@manage.example.com' })).toMatch(/^MANAGE_URL must be a base URL/);
+    expect(refusal({ S3_ENDPOINT: 'minio:9000', FILE_STORE: 's3', S3_BUCKET: 'files' })).toMatch(/^S3_ENDPOINT/);
+    expect(refusal({ MQTT_URL: 'http://broker:1883' })).toMatch(/^MQTT_URL must be a mqtt or mqtts or ws or wss URL/);
+    // Credentials in a refused URL are not repeated.
+    expect(refusal({ MQTT_URL: 'tcp://user:secret@broker:1883' })).not.toContain('secret');
+    expect(refusal({ HOST: 'not a host' })).toMatch(/^HOST/);
+    expect(refusal({ TENANT_HOST_SUFFIX: '*.example.com' })).toMatch(/^TENANT_HOST_SUFFIX/);
+    const database = refusal({ DATABASE_URL: 'mysql://root:hunter2@db/assets' });
+    expect(database).toMatch(/^DATABASE_URL/);
+    expect(database).not.toContain('hunter2');
+    // What is accepted: the usual forms.
+    expect(loadConfig({ HOST: '::' }).host).toBe('::');
+    expect(loadConfig({ HOST: 'localhost' }).host).toBe('localhost');
+    expect(loadConfig({ MQTT_URL: 'mqtt://mqtt:1883' }).events.mqttUrl).toBe('mqtt://mqtt:1883');
+    expect(loadConfig({ DATABASE_URL: 'postgresql:///assets?host=/var/run/postgresql' }).databaseUrl).toBe('postgresql:///assets?host=/var/run/postgresql');
+    expect(loadConfig({ TENANT_HOST_SUFFIX: 'assets.example.com' }).tenantHostSuffix).toBe('assets.example.com');
   });
 
   it('keeps files in PostgreSQL up to 512 MB an upload unless FILE_STORE and FILE_UPLOAD_LIMIT say otherwise', () => {

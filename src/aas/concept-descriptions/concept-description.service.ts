@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, verifyDocument } from '../model/parse';
+import type { JsonObject } from '../model/parse';
+import { verifyDocument } from '../model/verify-document';
 import { referenceKey } from '../model/reference-keys';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';

@@ -1,9 +1,7 @@
 import { AasxError, AasxPackage, isAasV2Xml, readAasxPackage } from '../aasx';
 import { badRequest } from '../../graphql/errors';
-import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { XmlReadError, readXmlEnvironment } from '../xml/reader';
 import { V2XmlError, convertV2Xml } from '../xml/v2';
-import type { ImportResult, ImportService, PackageFile } from './import.service';
 
 /** The environment of a package's one spec part, and what reading it found. */
 export interface PackageEnvironment {
@@ -55,26 +53,4 @@ export async function readPackageEnvironment(packagePath: string): Promise<Packa
     throw err;
   }
   return { pkg, specPath: spec.path, environment, warnings };
-}
-
-/**
- * Imports an AASX package: its environment (readPackageEnvironment) with the package's files (ImportService:
- * one transaction, exactly one shell). A supplementary file the spec part declares but the package lacks is a
- * warning: the documents are stored, and a File naming it keeps its value.
- */
-export async function importAasx(importer: ImportService, tenant: TenantEntity, packagePath: string): Promise<ImportResult> {
-  const { pkg, environment, warnings } = await readPackageEnvironment(packagePath);
-  const files = {
-    get: (path: string): PackageFile | undefined => {
-      const part = pkg.part(path);
-      return part && { path: part.path, contentType: part.contentType, open: async () => part.stream() };
-    },
-  };
-  try {
-    return await importer.importEnvironment(tenant, environment, { files, exactlyOneShell: true, warnings });
-  } catch (err) {
-    // A file of the package that fails to inflate (a bomb, a bad CRC) is found while it is stored.
-    if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
-    throw err;
-  }
 }

@@ -1,11 +1,13 @@
 import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import { badRequest } from '../../graphql/errors';
-import { importAasx } from './aasx-import';
+import { AasxError } from '../aasx';
+import { readPackageEnvironment } from './aasx-import';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
 import { fileElements } from '../model/file-elements';
-import { DocumentKind, JsonObject, verifyDocument } from '../model/parse';
+import type { DocumentKind, JsonObject } from '../model/parse';
+import { verifyDocument } from '../model/verify-document';
 import type { ShellService } from '../shells/shell.service';
 import type { SubmodelService } from '../submodels/submodel.service';
 
@@ -73,9 +75,26 @@ export class ImportService {
     private readonly fileSink: FileSink,
   ) {}
 
-  /** Imports an AASX package, a file on disk (aasx-import.ts). */
-  importPackage(tenant: TenantEntity, packagePath: string): Promise<ImportResult> {
-    return importAasx(this, tenant, packagePath);
+  /**
+   * Imports an AASX package, a file on disk: its environment (readPackageEnvironment) with the package's files
+   * (one transaction, exactly one shell). A supplementary file the spec part declares but the package lacks is a
+   * warning: the documents are stored, and a File naming it keeps its value.
+   */
+  async importPackage(tenant: TenantEntity, packagePath: string): Promise<ImportResult> {
+    const { pkg, environment, warnings } = await readPackageEnvironment(packagePath);
+    const files = {
+      get: (path: string): PackageFile | undefined => {
+        const part = pkg.part(path);
+        return part && { path: part.path, contentType: part.contentType, open: async () => part.stream() };
+      },
+    };
+    try {
+      return await this.importEnvironment(tenant, environment, { files, exactlyOneShell: true, warnings });
+    } catch (err) {
+      // A file of the package that fails to inflate (a bomb, a bad CRC) is found while it is stored.
+      if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
+      throw err;
+    }
   }
 
   async importEnvironment(tenant: TenantEntity, env: unknown, options: ImportOptions = {}): Promise<ImportResult> {

@@ -1,7 +1,6 @@
 import { common, jsonization, types, verification } from '@aas-core-works/aas-core3.0-typescript';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../common/json-depth';
 import { badRequest } from '../../graphql/errors';
-import { verifyPool } from './verify-pool';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -80,34 +79,6 @@ function strayProperties(sent: unknown, canonical: unknown, path: string, found:
   return found;
 }
 
-/**
- * Documents with more values than this are verified in the worker thread (`verify-pool`): below it, verification
- * takes a few milliseconds and the round trip would cost more than it saves.
- */
-export const WORKER_THRESHOLD = 20_000;
-
-/** Whether `json` holds more than `max` values (objects, arrays and scalars); stops counting at `max`. */
-function holdsMoreThan(json: unknown, max: number): boolean {
-  const stack: unknown[] = [json];
-  let count = 0;
-  while (stack.length) {
-    const value = stack.pop();
-    if (++count > max) return true;
-    if (value !== null && typeof value === 'object') for (const inner of Object.values(value)) stack.push(inner);
-  }
-  return false;
-}
-
-/**
- * `parseVerified` for `kind`, off the event loop when the document is large: a 50 MB submodel takes seconds to
- * verify, which would otherwise stall every other request (and the health check) for as long.
- */
-export async function verifyDocument(kind: DocumentKind, json: unknown, warnings?: string[]): Promise<JsonObject> {
-  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return DOCUMENT_PARSERS[kind](json, warnings);
-  // Its depth was checked where it came in (the REST body, the GraphQL variables), and the worker checks it again.
-  return verifyPool.verify(kind, JSON.stringify(json), warnings);
-}
-
 export const parseShell = (json: unknown, warnings?: string[]) =>
   parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json, warnings);
 export const parseAssetInformation = (json: unknown) =>
@@ -119,7 +90,7 @@ export const parseSubmodelElement = (json: unknown) =>
 export const parseConceptDescription = (json: unknown, warnings?: string[]) =>
   parseVerified('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json, warnings);
 
-/** The document kinds `verifyDocument` takes, and their parsers. */
+/** The document kinds `verifyDocument` (verify-document.ts) takes, and their parsers. */
 export const DOCUMENT_PARSERS = {
   AssetAdministrationShell: parseShell,
   Submodel: parseSubmodel,

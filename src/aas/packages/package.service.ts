@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
 import type { FileService } from '../../files/file.service';
 import { badRequest, notFound } from '../../graphql/errors';
+import { isUuid } from '../../common/uuid';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { readPackageEnvironment } from '../import/aasx-import';
 import { AasxPackageEntity } from './package.entity';
@@ -25,7 +26,6 @@ export const AASX_CONTENT_TYPE = 'application/asset-administration-shell-package
 const CURSOR_LIST = 'packages';
 /** A package's file is held by this module: the file repository's routes neither list nor change it. */
 const HOLDER = 'aasx-package';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The AASX File Server (AAS Part 2, AasxFileServerServiceSpecification SSP-001): packages stored as files of the
@@ -117,7 +117,7 @@ export class PackageService {
   }
 
   private async row(tenant: TenantEntity, packageId: string): Promise<AasxPackageEntity> {
-    const row = UUID.test(packageId) ? await this.dataSource.manager.findOneBy(AasxPackageEntity, { id: packageId.toLowerCase(), tenantId: tenant.id }) : null;
+    const row = isUuid(packageId) ? await this.dataSource.manager.findOneBy(AasxPackageEntity, { id: packageId.toLowerCase(), tenantId: tenant.id }) : null;
     if (!row) throw packageNotFound(packageId);
     return row;
   }

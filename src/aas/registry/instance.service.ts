@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
 import { etagOf, ifMatchAdmits } from '../../common/etag';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
+import { isUuid } from '../../common/uuid';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { Page } from '../store/identifiable-store';
 import { InstanceKind, RegistryInstanceEntity } from './registry.entities';
@@ -81,7 +82,7 @@ export class RegistryInstanceService {
   /** Deletes an instance with all its data (descriptors, asset links). */
   async delete(tenant: TenantEntity, instanceId: string, ifMatch?: string | null): Promise<void> {
     await this.dataSource.transaction(async (m): Promise<RegistryInstanceEntity> => {
-      const row = UUID.test(instanceId)
+      const row = isUuid(instanceId)
         ? await m.findOne(RegistryInstanceEntity, { where: { id: instanceId.toLowerCase(), tenantId: tenant.id }, lock: { mode: 'pessimistic_write' } })
         : null;
       if (!row) throw instanceNotFound(instanceId);
@@ -125,7 +126,7 @@ export class RegistryInstanceService {
   }
 
   private async row(tenant: TenantEntity, instanceId: string): Promise<RegistryInstanceEntity> {
-    const row = UUID.test(instanceId) ? await this.dataSource.manager.findOneBy(RegistryInstanceEntity, { id: instanceId.toLowerCase(), tenantId: tenant.id }) : null;
+    const row = isUuid(instanceId) ? await this.dataSource.manager.findOneBy(RegistryInstanceEntity, { id: instanceId.toLowerCase(), tenantId: tenant.id }) : null;
     if (!row) throw instanceNotFound(instanceId);
     return row;
   }
@@ -134,8 +135,6 @@ export class RegistryInstanceService {
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX_ENTRIES = 1_000;
 const cacheKey = (tenant: TenantEntity, name: string) => `${tenant.id}/${name}`;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const FOREIGN_KEY_VIOLATION = '23503';
 

@@ -3,7 +3,7 @@ import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { AasxFileInput, assignPartNames, writeAasxPackage } from '../aasx';
 import { fileElements } from '../model/file-elements';
 import type { JsonObject } from '../model/parse';
-import type { EnvironmentParts } from './serialization.service';
+import type { EnvironmentParts } from './environment-parts';
 
 /** A stored file a File value or thumbnail path names (a tfp of the tenant), or undefined when it names none. */
 export interface FileSource {

@@ -7,6 +7,7 @@ import type { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
 import type { SubmodelService } from '../submodels/submodel.service';
 import { writeXmlEnvironmentChunks } from '../xml/writer';
+import type { EnvironmentParts } from './environment-parts';
 import { FileSource, SpecWriter, aasxPackage } from './package';
 
 export interface SerializationRequest {
@@ -14,13 +15,6 @@ export interface SerializationRequest {
   aasIds: string[];
   submodelIds: string[];
   includeConceptDescriptions: boolean;
-}
-
-/** The three lists of an environment, each an async sequence: the writers stream them. */
-export interface EnvironmentParts {
-  assetAdministrationShells: AsyncIterable<JsonObject>;
-  submodels: AsyncIterable<JsonObject>;
-  conceptDescriptions: AsyncIterable<JsonObject>;
 }
 
 /** Rows fetched per read when the whole tenant is streamed; each read has a read budget of its own. */

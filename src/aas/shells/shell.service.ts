@@ -1,7 +1,8 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, parseAssetInformation, parseReference, parseShell, verifyDocument } from '../model/parse';
+import { JsonObject, parseAssetInformation, parseReference, parseShell } from '../model/parse';
+import { verifyDocument } from '../model/verify-document';
 import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page, pageOfList } from '../store/identifiable-store';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
+import { NotificationListener } from '../../db/listener';
 import { ReadCache } from './read-cache';
 
 /** The channel on which a write announces, with its commit, which identifiable it changed (PostgreSQL NOTIFY). */
@@ -11,8 +11,9 @@ export interface CacheSyncOptions {
   /** Where to LISTEN for the writes of other replicas (a PostgreSQL server); none for the embedded database. */
   listenUrl?: string;
   log: Logger;
-  /** The longest pause between attempts to LISTEN again. */
-  maxRetryMs?: number;
+  /** The LISTEN connection's heartbeat (DB_ANSWER_TIMEOUT_MS) and connect timeout (DB_CONNECT_TIMEOUT_MS). */
+  heartbeatMs: number;
+  connectTimeoutMs: number;
 }
 
 /**
@@ -22,15 +23,13 @@ export interface CacheSyncOptions {
  * stored identifiable sends `pg_notify('identifiable_changed', ...)` in its transaction (`notification`), which
  * PostgreSQL delivers to every listener when, and only if, it commits; each replica invalidates what it hears. (A
  * create needs no notification: nothing caches an identifiable that did not exist.) The cache serves only while the LISTEN connection is up: it
- * starts disabled, and a lost connection empties and disables it until it listens again.
+ * starts disabled, and a lost connection (closed, failed, or silent past its heartbeat) empties and disables it until
+ * it listens again.
  */
 export class CacheSync {
   readonly replica = randomUUID();
   private readonly open = new WeakMap<QueryRunner, string[]>();
-  private listener?: Client;
-  private stopped = false;
-  private retryTimer?: NodeJS.Timeout;
-  private failures = 0;
+  private readonly listener?: NotificationListener;
 
   constructor(
     readonly cache: ReadCache,
@@ -42,7 +41,25 @@ export class CacheSync {
       afterTransactionRollback: (event) => this.ended(event.queryRunner),
     };
     dataSource.subscribers.push(subscriber);
-    if (options.listenUrl) cache.disable();
+    if (!options.listenUrl) return;
+    cache.disable();
+    this.listener = new NotificationListener({
+      url: options.listenUrl,
+      channel: CHANGED_CHANNEL,
+      purpose: 'read cache (off meanwhile)',
+      log: options.log,
+      heartbeatMs: options.heartbeatMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+      onNotification: (payload) => {
+        const space = payload.indexOf(' ');
+        if (payload.slice(0, space) !== this.replica) cache.invalidate(payload.slice(space + 1));
+      },
+      onListening: () => {
+        cache.enable();
+        options.log.debug('read cache: listening for the writes of other replicas');
+      },
+      onLost: () => cache.disable(),
+    });
   }
 
   /** A write of `key` in the transaction of `manager`: pending here until the transaction ends. */
@@ -75,54 +92,10 @@ export class CacheSync {
 
   /** Starts listening (PostgreSQL); the cache serves once the LISTEN is in place. */
   async start(): Promise<void> {
-    if (!this.options.listenUrl) return;
-    await this.listen().catch((err: unknown) => this.retry(err));
+    await this.listener?.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retryTimer);
-    const client = this.listener;
-    this.listener = undefined;
-    await client?.end().catch(() => undefined);
-  }
-
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    // Keep-alive: a connection lost without a word (a network gone) is noticed, not only a closed one.
-    const client = new Client({ connectionString: this.options.listenUrl, keepAlive: true });
-    this.listener = client;
-    const lost = (err?: Error) => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      this.cache.disable();
-      client.end().catch(() => undefined);
-      this.retry(err ?? new Error('the connection ended'));
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', (message) => {
-      if (message.channel !== CHANGED_CHANNEL || !message.payload) return;
-      const space = message.payload.indexOf(' ');
-      if (message.payload.slice(0, space) !== this.replica) this.cache.invalidate(message.payload.slice(space + 1));
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANGED_CHANNEL}`);
-    if (this.listener !== client) return;
-    this.failures = 0;
-    this.cache.enable();
-    this.options.log.debug('read cache: listening for the writes of other replicas');
-  }
-
-  private retry(err: unknown): void {
-    if (this.stopped) return;
-    this.cache.disable();
-    this.failures++;
-    if (this.failures === 1 || this.failures % 60 === 0) {
-      this.options.log.warn({ err: (err as Error)?.message, failures: this.failures }, 'read cache off: cannot LISTEN for the writes of other replicas; retrying');
-    }
-    const wait = Math.min(this.options.maxRetryMs ?? 5_000, 100 * 2 ** Math.min(this.failures, 10));
-    clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => void this.listen().catch((e: unknown) => this.retry(e)), wait);
+    await this.listener?.stop();
   }
 }

@@ -1,6 +1,6 @@
 import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
 import { DataSource } from 'typeorm';
-import { isUuid } from '../policy';
+import { isUuid } from '../../common/uuid';
 
 /**
  * The one scope of the platform API (its resource server): a token carries it for the whole API, as the

@@ -4,6 +4,7 @@ import type { Configuration, KoaContextWithOIDC, Provider } from 'oidc-provider'
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import type { ClientAddresses } from '../../common/client-address';
+import { BodyError, contentCodingOf } from '../../common/json-body';
 import type { Config } from '../../config';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import { DATABASE_UNAVAILABLE } from '../../graphql/errors';
@@ -17,7 +18,7 @@ import { FailureLimiter } from './failure-limiter';
 import { INTERACTION_PATH, MOUNT_PATH, interactionHandler } from './interactions';
 import { SIGNING_ALGORITHM, SigningKeyStore } from './key-store';
 import { OidcProviderModule, loadOidcProvider } from './load-provider';
-import { errorPage } from './login-page';
+import { PAGE_CSP, errorPage } from './login-page';
 
 /** How often every replica re-reads the signing keys (another replica may have rotated them). */
 export const KEY_REFRESH_MS = 60_000;
@@ -143,6 +144,16 @@ export class IdentityService {
           ctx.body = errorPage('Something went wrong', unavailable ? DATABASE_UNAVAILABLE : 'The login could not be completed. Try again shortly.');
           return;
         }
+      }
+      // oidc-provider reads its endpoints' bodies itself (form-encoded, at most 56 KB; no enabled endpoint takes
+      // JSON) without decoding a Content-Encoding: a compressed body is refused here, not read as a garbled form.
+      try {
+        if (contentCodingOf(ctx.req.headers)) throw new BodyError(415, 'The identity service reads no compressed bodies: send them without Content-Encoding.');
+      } catch (err) {
+        if (!(err instanceof BodyError)) throw err;
+        ctx.status = err.status;
+        ctx.body = { error: 'invalid_request', error_description: err.message };
+        return;
       }
       const mounted = this.mounted!;
       const original = ctx.req.url ?? '/';
@@ -380,6 +391,8 @@ export class IdentityService {
         (client.redirectUris ?? []).some((uri) => new URL(uri).origin === origin),
       renderError: async (ctx: Koa.Context, out: { error?: string; error_description?: string }) => {
         ctx.type = 'text/html; charset=utf-8';
+        // The policy of our login pages (no script, no framing), which this page is one of.
+        ctx.set('Content-Security-Policy', PAGE_CSP);
         ctx.body = errorPage('Login not possible', `${out.error_description ?? out.error ?? 'The request is not valid.'}`);
       },
     };

@@ -1,5 +1,5 @@
 import { DataSource, QueryFailedError } from 'typeorm';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import { hashSecret, newSecretValue, verifySecret } from '../../auth/secret-hash';
 import type { AuthConfig } from '../../config';
 import { badRequest, conflict, forbidden } from '../../graphql/errors';

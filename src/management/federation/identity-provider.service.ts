@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { outboundProblem } from '../../auth/outbound';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import { notFound } from '../../graphql/errors';
 import { Page, bumpVersion, checkIfMatch, pageBySeq, rejectProblems, textProblem } from '../records';
 import { TenantEntity } from '../tenants/tenant.entity';
@@ -39,7 +39,7 @@ export class IdentityProviderService {
   /** 400 when the server would not fetch the JWKS URL (see auth/outbound.ts). */
   private async checkReachable(jwksUri: string | null | undefined): Promise<void> {
     if (this.privateNetworks || typeof jwksUri !== 'string') return;
-    rejectProblems([await outboundProblem(jwksUri, 'jwksUri')]);
+    rejectProblems([await outboundProblem(jwksUri, 'jwksUri', 'FEDERATION_PRIVATE_NETWORKS')]);
   }
 
   list(organizationId: string, limit: number, cursor: string | null): Promise<Page<IdentityTrustEntity>> {

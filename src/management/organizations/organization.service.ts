@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import type { EffectiveRole } from '../../auth/access';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import { Principal, principalRef } from '../../auth/principal';
 import { forbidden, notFound } from '../../graphql/errors';
 import { RoleAssignmentEntity } from '../role-assignments/role-assignment.entity';

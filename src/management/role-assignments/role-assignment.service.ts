@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import { Principal, principalRef } from '../../auth/principal';
 import { isRoleName, isTenantRole } from '../../auth/roles';
 import { badRequest, forbidden, notFound } from '../../graphql/errors';

@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import { hashSecret, newSecretValue } from '../../auth/secret-hash';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { Page, pageBySeq, rejectProblems, textProblem } from '../records';

@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import type { Config } from '../../config';
 import { notFound } from '../../graphql/errors';
 import { Page, assertOwnerRemains, bumpVersion, checkIfMatch, lockOrganization, pageBySeq, rejectProblems, textProblem, removePrincipalFrom } from '../records';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import { Config } from '../../config';
 import { notFound } from '../../graphql/errors';
 import { Page, bumpVersion, checkIfMatch, pageBySeq, rejectProblems, textProblem, uniquely } from '../records';
@@ -84,6 +84,20 @@ export class TenantService {
       return `${base.protocol}//${name}.${this.config.tenantHostSuffix}${port}`;
     }
     return `${this.config.publicUrl}/tenants/${name}`;
+  }
+
+  /**
+   * The names of the tenants in showcase mode, the first `limit` by name, and how many there are: the front door
+   * warns about them. They are open to anyone, so their names are no secret.
+   */
+  async showcaseNames(limit: number): Promise<{ names: string[]; total: number }> {
+    const [tenants, total] = await this.dataSource.manager.findAndCount(TenantEntity, {
+      select: { name: true },
+      where: { showcase: true },
+      order: { name: 'ASC' },
+      take: limit,
+    });
+    return { names: tenants.map((t) => t.name), total };
   }
 
   /** Forgets a cached tenant: called by every change to it. */

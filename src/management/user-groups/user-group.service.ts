@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import type { Principal } from '../../auth/principal';
 import { badRequest, forbidden, notFound } from '../../graphql/errors';
 import {

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isUuid } from '../../auth/policy';
+import { isUuid } from '../../common/uuid';
 import { Principal, principalRef } from '../../auth/principal';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { AccountEntity } from '../accounts/account.entity';

@@ -1,0 +1,391 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { AddressInfo } from 'node:net';
+import pino, { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { ConceptDescriptionService } from './aas/concept-descriptions/concept-description.service';
+import { QueryService } from './aas/query/query.service';
+import { SearchService } from './aas/search/search.service';
+import { ShellService } from './aas/shells/shell.service';
+import { CacheSync } from './aas/store/cache-sync';
+import { ReadCache } from './aas/store/read-cache';
+import { SubmodelService } from './aas/submodels/submodel.service';
+import { createApp } from './app';
+import { StartSummary, renderBanner } from './banner';
+import { PACKAGE } from './common/package-info';
+import { ChangeHub } from './events/hub';
+import { MqttTransport } from './events/mqtt-transport';
+import { OutboxPublisher } from './events/publisher';
+import { serveSubscriptions } from './events/subscriptions';
+import { PushTargetService } from './push/push-target.service';
+import { PUSH_WORKER_DEFAULTS, PushWorker } from './push/push.worker';
+import { ClientAddresses } from './common/client-address';
+import { resultOf } from './common/result';
+import { AccessService } from './auth/access';
+import { IdentityService } from './auth/identity/identity.service';
+import { createTokenVerifier } from './auth/jwt';
+import { Config, ConfigError, loadConfig } from './config';
+import { STATEMENT_TIMEOUT_MS, createDataSource, runMigrations } from './db/data-source';
+import { DataDirError } from './db/data-dir-lock';
+import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
+import { scheduleAnalyze } from './db/maintenance';
+import { Services } from './graphql/context';
+import { buildAppSchema } from './graphql/schema';
+import { AccountService } from './management/accounts/account.service';
+import { bootstrap } from './management/bootstrap';
+import { AttachmentService } from './aas/attachments/attachment.service';
+import { PackageService } from './aas/packages/package.service';
+import { ImportService } from './aas/import/import.service';
+import { SerializationService } from './aas/serialization/serialization.service';
+import { FileService, createBlobStore } from './files';
+import { DiscoveryService } from './aas/registry/discovery.service';
+import { ImplicitRegistryService } from './aas/registry/implicit.service';
+import { DescriptorQueryService } from './aas/registry/descriptor-query.service';
+import { RegistryInstanceService } from './aas/registry/instance.service';
+import { ShellDescriptorService } from './aas/registry/shell-descriptor.service';
+import { MeService } from './management/me/me.service';
+import { RoleAssignmentService } from './management/role-assignments/role-assignment.service';
+import { UserService } from './management/users/user.service';
+import { OrganizationService } from './management/organizations/organization.service';
+import { FederationService } from './management/federation/federation.service';
+import { TenantService } from './management/tenants/tenant.service';
+import { IdentityProviderService } from './management/federation/identity-provider.service';
+import { UserGroupService } from './management/user-groups/user-group.service';
+import { ServiceAccountSecretService } from './management/service-accounts/service-account-secret.service';
+import { ServiceAccountService } from './management/service-accounts/service-account.service';
+
+export interface RunningServer {
+  /** Where the server listens, e.g. http://127.0.0.1:8080. */
+  url: string;
+  dataSource: DataSource;
+  services: Services;
+  /** The URLs and facts a person starting it is told (the banner on a terminal). */
+  summary: StartSummary;
+  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), closes the database. */
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel, base: { service: 'asset-platform' } });
+}
+
+/** config -> database -> migrations -> first-start bootstrap -> HTTP server. */
+export async function start(config: Config, log: Logger = createLogger(config)): Promise<RunningServer> {
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedDatabase(config.dataDir, config.dbPoolSize + 2);
+    databaseUrl = embedded.url;
+    log.info(
+      { dataDir: config.dataDir, socket: embedded.socketPath, pid: process.pid },
+      'embedded PostgreSQL (PGlite) started on a unix socket only this user can reach; DATA_DIR is locked by this process. Set DATABASE_URL to use a PostgreSQL server',
+    );
+  }
+  // A PostgreSQL server across a network may fall silent (a partition): every wait for it is bounded. The watch on a silent
+  // statement gives up on a connection when the database answers no other either, or after the longest a statement
+  // may run on the server: by then any statement has ended, answered or cancelled.
+  const listenBounds = { heartbeatMs: config.dbAnswerTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs };
+  const dataSource = createDataSource(
+    databaseUrl,
+    config.dbPoolSize,
+    embedded
+      ? undefined
+      : {
+          connectTimeoutMs: config.dbConnectTimeoutMs,
+          answerTimeoutMs: config.dbAnswerTimeoutMs,
+          longestStatementMs: Math.max(STATEMENT_TIMEOUT_MS, config.queryTimeoutMs) + config.dbAnswerTimeoutMs,
+        },
+  );
+  await dataSource.initialize();
+  const applied = await runMigrations(dataSource);
+  if (applied.length) log.info({ migrations: applied }, 'database migrated');
+  const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
+
+  // The read cache of shells, submodels and concept descriptions; other replicas' writes reach it by NOTIFY (the
+  // embedded database has no other replicas).
+  const cacheSync = new CacheSync(new ReadCache(config.readCache), dataSource, { listenUrl: embedded ? undefined : databaseUrl, log, ...listenBounds });
+  await cacheSync.start();
+  const shells = new ShellService(dataSource, cacheSync);
+  const submodels = new SubmodelService(dataSource, shells, cacheSync);
+  const conceptDescriptions = new ConceptDescriptionService(dataSource, cacheSync);
+  const federation = new FederationService(dataSource);
+  const accounts = new AccountService(dataSource, config);
+  const serviceAccounts = new ServiceAccountService(dataSource, config);
+  // The built-in identity service: its signing keys are created on the first start, loaded on every start.
+  const clients = new ClientAddresses(config.trustProxy);
+  const identity = new IdentityService(config, dataSource, accounts, log, clients);
+  await identity.start();
+  const blobs = createBlobStore(config.files.store, dataSource);
+  const files = new FileService(dataSource, blobs, log);
+  const tenants = new TenantService(dataSource, config, (tenantId) =>
+    blobs.removeTenant(tenantId).catch((err) => log.warn({ err, tenantId }, 'could not remove the file contents of a deleted tenant from the object store')),
+  );
+  const changes = new ChangeHub((err) => log.error({ err }, 'a change-event listener failed'));
+  const implicitRegistry = new ImplicitRegistryService(shells, submodels, (tenantName) => `${tenants.urlOf(tenantName)}/api/v3.0`);
+  const services: Services = {
+    tenants,
+    shells,
+    submodels,
+    conceptDescriptions,
+    query: new QueryService(dataSource, { shells, submodels, conceptDescriptions }, { timeoutMs: config.queryTimeoutMs }),
+    search: new SearchService(dataSource, shells, { timeoutMs: config.queryTimeoutMs }),
+    serialization: new SerializationService(shells, submodels, conceptDescriptions, files, config.responseLimitBytes),
+    imports: new ImportService(dataSource, shells, submodels, conceptDescriptions, files),
+    attachments: new AttachmentService(dataSource, shells, submodels, files),
+    packages: new PackageService(dataSource, files, log),
+    files,
+    implicitRegistry,
+    registryInstances: new RegistryInstanceService(dataSource),
+    shellDescriptors: new ShellDescriptorService(dataSource),
+    discovery: new DiscoveryService(dataSource),
+    descriptorQueries: new DescriptorQueryService(dataSource, shells, submodels, implicitRegistry, { timeoutMs: config.queryTimeoutMs }),
+    changes,
+    pushTargets: new PushTargetService(dataSource, { privateNetworks: config.pushPrivateNetworks }),
+    access: new AccessService(dataSource),
+    federation,
+    tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),
+    accounts,
+    identity,
+    organizations: new OrganizationService(dataSource),
+    identityProviders: new IdentityProviderService(dataSource, federation, config.auth.federationPrivateNetworks),
+    userGroups: new UserGroupService(dataSource),
+    serviceAccounts,
+    serviceAccountSecrets: new ServiceAccountSecretService(dataSource, serviceAccounts),
+    users: new UserService(dataSource, config),
+    roleAssignments: new RoleAssignmentService(dataSource),
+    me: new MeService(dataSource),
+  };
+  const created = await bootstrap(dataSource, {
+    ownerEmail: config.bootstrapOwnerEmail,
+    defaultTenantShowcase: config.defaultTenantShowcase,
+    provisioningClient: config.provisioningClient,
+  });
+  if (created) {
+    // Said once, on the first start, and never again: only the password's hash is kept, and it must be changed at first login.
+    log.warn(
+      { organizationId: created.organization.id, tenant: created.tenant.name, login: created.owner.email, oneTimePassword: created.oneTimePassword, loginUrl: `${config.manageUrl}/console` },
+      'first start: created the first organization, its owner and the tenant "default". Log in with this one-time password; you will be asked to choose your own',
+    );
+  }
+  const defaultTenant = await services.tenants.byName('default');
+  const showcase = Boolean(defaultTenant?.showcase);
+  if (showcase) {
+    log.warn(
+      { tenant: 'default', url: `${services.tenants.urlOf('default')}/api/v3.0` },
+      'tenant "default" is in SHOWCASE MODE: its API needs no token and anyone who can reach this port can read and change its data. Not for production.',
+    );
+  }
+
+  // Every replica listens for the events others deliver (its subscribers get them too); those with EVENTS_PUBLISH deliver.
+  const publisher = new OutboxPublisher(dataSource, changes, {
+    deliver: config.events.publish,
+    transport: config.events.publish && config.events.mqttUrl
+      ? new MqttTransport({ url: config.events.mqttUrl, username: config.events.mqttUsername, password: config.events.mqttPassword }, log)
+      : undefined,
+    hooks: [services.pushTargets.enqueue],
+    tenantUrl: (name) => services.tenants.urlOf(name),
+    pollMs: config.events.pollMs,
+    batchSize: config.events.batchSize,
+    retentionMs: config.events.retentionSeconds * 1_000,
+    // Other replicas announce what they delivered by NOTIFY; the embedded database has no other replicas.
+    listenUrl: embedded ? undefined : databaseUrl,
+    listenBounds,
+    log,
+  });
+  await publisher.start();
+  // Pushes to push targets, queued by the publisher's hook above (here or on another replica): delivery work too,
+  // done by the replicas that deliver (EVENTS_PUBLISH), looking for due pushes as often as for events.
+  const pushWorker = config.events.publish
+    ? new PushWorker(dataSource, services.pushTargets, services, log, { ...PUSH_WORKER_DEFAULTS, pollMs: config.events.pollMs, privateNetworks: config.pushPrivateNetworks })
+    : undefined;
+  pushWorker?.start();
+
+  const schema = await buildAppSchema();
+  const app = await createApp({ config, schema, services, dataSource, log, clients });
+  const server = http.createServer({
+    // A real client sends its headers at once and its body at network speed; one that trickles them holds a
+    // connection, so both have deadlines (checked every second), and one address holds a bounded number of connections.
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: 1_000,
+  });
+  server.on('request', limitConnectionsPerClient(server, config.maxConnectionsPerClient, clients, log, app.koa.callback()));
+  const subscriptions = serveSubscriptions(server, schema, services, log);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host}:${port}`;
+  const listen = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // Where clients reach it is PUBLIC_URL (the address it listens on may be any interface, or behind a proxy).
+  log.info({ listen, publicUrl: config.publicUrl, ...Object.fromEntries(app.entryPoints.map((e) => [e.key, e.url])) }, 'listening');
+  const summary: StartSummary = {
+    name: PACKAGE.name,
+    version: PACKAGE.version,
+    listen,
+    publicUrl: config.publicUrl,
+    entryPoints: app.entryPoints,
+    database: embedded ? { kind: 'embedded', dataDir: config.dataDir } : { kind: 'postgres', host: new URL(databaseUrl).host || 'a unix socket' },
+    owner: { login: created?.owner.email ?? config.bootstrapOwnerEmail, oneTimePassword: created?.oneTimePassword, loginUrl: `${config.manageUrl}/console` },
+    showcase,
+  };
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      log.info('shutting down: no new connections, finishing in-flight requests');
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      await subscriptions.close();
+      // Keep-alive connections go as soon as they are idle: now, and as their in-flight responses finish.
+      server.closeIdleConnections();
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      await drained;
+      clearInterval(sweep);
+      clearTimeout(timer);
+      await app.apollo.stop();
+      await publisher.stop();
+      await cacheSync.stop();
+      await pushWorker?.stop();
+      identity.stop();
+      blobs.close();
+      await stopAnalyze?.();
+      await dataSource.destroy();
+      await embedded?.stop();
+      log.info('stopped');
+    })());
+  return { url, dataSource, services, summary, close };
+}
+
+/**
+ * A request Node's parser refused before it reached the app (a URL or headers over 16 KB, a malformed request
+ * line, bytes after a body without a length, a request that took too long): answered with a Result too,
+ * then the connection is closed.
+ *
+ * The refused bytes may follow a request still being answered on the same connection (a client that sends a GET
+ * or HEAD with a body but no Content-Length: the body is parsed as the next request). Written at once, the refusal
+ * would take that request's place (and a HEAD's client would read its body as stray bytes).
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
+  const response = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  if (response && !response.writableFinished && response.req.complete) {
+    // The refused bytes came after a request that was read whole and is still being answered. They are not
+    // answered: a second answer would reach a client that no longer waits for one (or that reuses the connection
+    // for its next request). That answer closes the connection instead.
+    if (!response.headersSent) response.shouldKeepAlive = false;
+    else response.once('finish', () => socket.end());
+    return;
+  }
+  if (!socket.writable || response?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const text =
+    status === 431 ? 'The request line or headers are larger than 16 KB.'
+      : status === 408 ? 'The request was not received in time.'
+        : 'The request is not well-formed HTTP.';
+  const requestId = randomUUID();
+  log.info({ requestId, status, reason: text, code: err.code }, 'request refused by the HTTP parser');
+  const body = JSON.stringify(resultOf(status, [text], requestId));
+  // The answer to a HEAD request has no body (what the parser read so far tells the method).
+  const head = (err as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nX-Request-Id: ${requestId}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+  );
+}
+
+/**
+ * What one client address may hold open (MAX_CONNECTIONS_PER_CLIENT; 0: no limit), the address being the one
+ * `clients` tells: a direct client's connections, counted as they open (one beyond the cap is closed at once); a
+ * trusted proxy's connections carry many clients' requests, so behind it each client's requests in flight count
+ * instead (one beyond the cap is answered 429). Returns the request handler to serve through it.
+ */
+function limitConnectionsPerClient(server: http.Server, max: number, clients: ClientAddresses, log: Logger, handler: http.RequestListener): http.RequestListener {
+  if (max === 0) return handler;
+  const open = new Map<string, number>();
+  const take = (address: string): boolean => {
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > max) return false;
+    open.set(address, count);
+    return true;
+  };
+  const release = (address: string) => {
+    const left = (open.get(address) ?? 1) - 1;
+    if (left > 0) open.set(address, left);
+    else open.delete(address);
+  };
+  server.on('connection', (socket) => {
+    const address = socket.remoteAddress ?? '';
+    if (clients.isProxy(address)) return;
+    if (!take(address)) {
+      log.warn({ address, max }, 'connection refused: too many open connections from this address (MAX_CONNECTIONS_PER_CLIENT)');
+      socket.destroy();
+      return;
+    }
+    socket.once('close', () => release(address));
+  });
+  return (req, res) => {
+    if (!clients.isProxy(req.socket.remoteAddress)) return handler(req, res);
+    const address = clients.of(req);
+    if (!take(address)) {
+      const requestId = randomUUID();
+      const text = `Too many open requests from this client address (at most ${max}); retry when one has finished.`;
+      log.warn({ requestId, address, max }, 'request refused: too many open requests from this client address behind a proxy (MAX_CONNECTIONS_PER_CLIENT)');
+      res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '1', 'X-Request-Id': requestId });
+      res.end(JSON.stringify(resultOf(429, [text], requestId)));
+      return;
+    }
+    res.once('close', () => release(address));
+    return handler(req, res);
+  };
+}
+
+/** Reads the configuration and starts the server until SIGINT or SIGTERM (what `node dist/src/main.js` runs). */
+export function runServer(): void {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`configuration error: ${err.message}\n`);
+    process.exit(2);
+  }
+  const log = createLogger(config);
+  start(config, log).then(
+    (running) => {
+      // A person at a terminal gets the URLs to open; a log collector gets the `listening` line only.
+      if (process.stdout.isTTY) process.stdout.write(renderBanner(running.summary));
+      const stop = (signal: string) => {
+        log.info({ signal }, 'signal received');
+        running.close().then(
+          () => process.exit(0),
+          (err) => {
+            log.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    },
+    (err) => {
+      // A data directory that cannot be used is the operator's to fix: say so plainly, without a stack.
+      if (err instanceof DataDirError) {
+        log.fatal(err.message);
+        process.stderr.write(`cannot start: ${err.message}\n`);
+      } else log.fatal({ err }, 'start failed');
+      process.exit(1);
+    },
+  );
+}
+

@@ -1,0 +1,121 @@
+import pino from 'pino';
+import { describe, expect, inject, it } from 'vitest';
+import { createDataSource } from '../../src/db/data-source';
+import { NotificationListener } from '../../src/db/listener';
+import { isDatabaseUnavailable } from '../../src/db/unavailable';
+import { databaseRelay } from '../support/db-relay';
+
+const log = pino({ level: 'silent' });
+const bounds = { connectTimeoutMs: 500, answerTimeoutMs: 300, longestStatementMs: 10_000 };
+
+/** How long `work` took (ms) and how it ended. */
+async function timed<T>(work: Promise<T>): Promise<{ ms: number; value?: T; error?: unknown }> {
+  const started = performance.now();
+  try {
+    const value = await work;
+    return { ms: performance.now() - started, value };
+  } catch (error) {
+    return { ms: performance.now() - started, error };
+  }
+}
+
+describe('the watch on statements without an answer', () => {
+  // A PostgreSQL server: the embedded database runs one statement at a time (a long one holds up the liveness check
+  // too), and is reached over a unix socket, where no bounds apply.
+  it.skipIf(!process.env.DATABASE_URL)('lets a statement run far past the answer timeout while the database answers others', async () => {
+    const dataSource = await createDataSource(inject('databaseUrl'), 2, bounds).initialize();
+    try {
+      // A long statement (an import, a lock wait) is not a silent database: ten answer timeouts, and it completes.
+      expect(await dataSource.query('SELECT 1 AS slept FROM pg_sleep(3)')).toEqual([{ slept: 1 }]);
+      expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)('gives up on a connection silent past the longest a statement may run, though the database answers others', async () => {
+    const dataSource = await createDataSource(inject('databaseUrl'), 2, { ...bounds, longestStatementMs: 1_000 }).initialize();
+    try {
+      const { ms, error } = await timed(dataSource.query('SELECT pg_sleep(30)'));
+      expect(isDatabaseUnavailable(error)).toBe(true);
+      expect(ms).toBeLessThan(1_000 + bounds.answerTimeoutMs + 1_000);
+      expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]); // a new connection
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('fails a statement on a silent database as unavailable, within the answer and connect timeouts, and serves again after', async () => {
+    const relay = databaseRelay(inject('databaseUrl'));
+    const dataSource = await createDataSource(await relay.start(), 2, bounds).initialize();
+    try {
+      await dataSource.query('SELECT 1');
+      relay.silence();
+      const silent = await timed(dataSource.query('SELECT 1'));
+      expect(isDatabaseUnavailable(silent.error)).toBe(true);
+      expect(silent.ms).toBeLessThan(bounds.answerTimeoutMs + bounds.connectTimeoutMs + 1_000);
+      // No connection free in the pool to wait for: a new one cannot be made in time either.
+      const waiting = await timed(Promise.all([dataSource.query('SELECT 1'), dataSource.query('SELECT 2'), dataSource.query('SELECT 3')]));
+      expect(isDatabaseUnavailable(waiting.error)).toBe(true);
+      expect(waiting.ms).toBeLessThan(bounds.answerTimeoutMs + bounds.connectTimeoutMs + 1_000);
+      relay.resume();
+      expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      relay.resume();
+      await dataSource.destroy();
+      await relay.stop();
+    }
+  }, 20_000);
+
+  it('closes its pool (a shutdown) within the bounds while the database is silent under a statement', async () => {
+    const relay = databaseRelay(inject('databaseUrl'));
+    const dataSource = await createDataSource(await relay.start(), 2, bounds).initialize();
+    try {
+      await dataSource.query('SELECT 1');
+      relay.silence();
+      const statement = dataSource.query('SELECT 1').catch((err: unknown) => err);
+      const closing = await timed(Promise.race([dataSource.destroy(), new Promise((resolve) => setTimeout(resolve, 10_000, 'still closing'))]));
+      expect(closing.value).toBeUndefined();
+      expect(closing.ms).toBeLessThan(bounds.answerTimeoutMs + bounds.connectTimeoutMs + 1_000);
+      expect(isDatabaseUnavailable(await statement)).toBe(true);
+    } finally {
+      relay.resume();
+      await relay.stop();
+    }
+  }, 20_000);
+});
+
+describe('a LISTEN connection', () => {
+  it('is found lost when it falls silent, and listens again by itself when the database answers', async () => {
+    const relay = databaseRelay(inject('databaseUrl'));
+    const events: string[] = [];
+    let changed = () => undefined as void;
+    const listener = new NotificationListener({
+      url: await relay.start(),
+      channel: 'answer_watch_test',
+      purpose: 'test',
+      log,
+      heartbeatMs: 200,
+      connectTimeoutMs: 500,
+      maxRetryMs: 200,
+      onNotification: (payload) => events.push(payload),
+      onListening: () => (events.push('listening'), changed()),
+      onLost: () => (events.push('lost'), changed()),
+    });
+    const next = (event: string) => new Promise<void>((resolve) => (changed = () => (events.at(-1) === event ? resolve() : undefined)));
+    try {
+      await listener.start();
+      expect(events).toEqual(['listening']);
+      const lost = next('lost');
+      relay.silence();
+      const { ms } = await timed(lost);
+      expect(ms).toBeLessThan(2 * 200 + 1_000); // two heartbeats
+      const listening = next('listening');
+      relay.resume();
+      await listening;
+    } finally {
+      await listener.stop();
+      await relay.stop();
+    }
+  }, 20_000);
+});
