@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RunningServer } from '../../src/main';
+import type { RunningServer } from '../../src/server';
 import { CookieJar, userLogin, userToken } from '../support/identity';
 import { newOrganization } from '../support/management';
 import { ROOT, killAll, startServerProcess, stopServerProcess } from '../support/server-process';
