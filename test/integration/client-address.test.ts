@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Config } from '../../src/config';
 import { Answer, ForwardingProxy, requestFrom, startForwardingProxy, tokenRequestFrom } from '../support/forwarding-proxy';
+import { openLoginPage } from '../support/identity';
 import { TestServer, startTestServer } from '../support/server';
 
 /**
@@ -155,22 +156,6 @@ describe('TRUST_PROXY with the proxy address', () => {
   });
 });
 
-/** The console's authorization request, followed to the login page: its URL and the session cookies. */
-async function openLoginPage(target: TestServer): Promise<{ page: string; cookies: string }> {
-  const url = new URL(`${target.url}/oidc/auth`);
-  url.search = new URLSearchParams({
-    client_id: 'console',
-    response_type: 'code',
-    redirect_uri: target.services.identity.clients[0].redirect_uris[0],
-    scope: 'openid api_access',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-    code_challenge_method: 'S256',
-  }).toString();
-  const res = await fetch(url, { redirect: 'manual' });
-  const page = new URL(res.headers.get('location')!, url).toString();
-  const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  return { page, cookies };
-}
 
 /** A POST from `from` whose body never comes: in flight until aborted. `headersSent` resolves once it is on its way. */
 function startSlowUpload(from: string, url: string): { headersSent: Promise<void>; abort(): void } {

@@ -1,9 +1,8 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE } from '../../src/common/package-info';
 import { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { FreshDatabase, freshDatabase } from '../support/fresh-database';
-import { TestServer, json, startTestServer } from '../support/server';
+import { TestServer, hostGet, json, startTestServer } from '../support/server';
 
 /**
  * `GET /`, where a newcomer lands: an HTML page for browsers, JSON for API clients, linking what there is to open,
@@ -28,16 +27,8 @@ const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/
 /** The `href` of every link of a page. */
 const hrefs = (page: string) => [...page.matchAll(/<a\s[^>]*href="([^"]*)"/g)].map((m) => m[1].replace(/&amp;/g, '&'));
 
-/** A GET with a Host header of its own (fetch sends the URL's). */
-const hostGet = (path: string, host: string, headers: Record<string, string> = {}) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port: new URL(server.url).port, path, headers: { ...headers, host } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      })
-      .on('error', reject);
-  });
+/** A GET to this file's server with a Host header of its own. */
+const viaHost = (path: string, host: string, headers: Record<string, string> = {}) => hostGet(new URL(server.url).port, host, path, headers);
 
 async function setShowcase(name: string, showcase: boolean): Promise<void> {
   await server.dataSource.manager.update(TenantEntity, { name }, { showcase });
@@ -136,11 +127,11 @@ describe('the front door (GET /)', () => {
   });
 
   it('links relative to itself, so its links work at any host name the page is opened at', async () => {
-    const page = await hostGet('/', 'aas.plant.example:8443', html);
+    const page = await viaHost('/', 'aas.plant.example:8443', html);
     expect(page.status).toBe(200);
     for (const href of hrefs(page.body)) {
       expect(href, href).not.toMatch(/^(https?:|\/)/);
-      expect((await hostGet(new URL(href, 'http://aas.plant.example:8443/').pathname, 'aas.plant.example:8443', html)).status, href).not.toBe(404);
+      expect((await viaHost(new URL(href, 'http://aas.plant.example:8443/').pathname, 'aas.plant.example:8443', html)).status, href).not.toBe(404);
     }
   });
 });

@@ -12,7 +12,7 @@ import { ServiceAccountSecretEntity } from '../../src/management/service-account
 import { ServiceAccountEntity } from '../../src/management/service-accounts/service-account.entity';
 import { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { OrganizationUserEntity } from '../../src/management/users/organization-user.entity';
-import { clientCredentials, clientCredentialsToken, newServiceAccount, newUser, tokenRequest, userLogin, userToken } from '../support/identity';
+import { clientCredentials, clientCredentialsToken, newServiceAccount, newUser, openLoginPage, tokenRequest, userLogin, userToken } from '../support/identity';
 import { databaseRelay } from '../support/db-relay';
 import { TestServer, json, startTestServer, testAuth } from '../support/server';
 
@@ -64,22 +64,6 @@ async function assign(principalType: 'user' | 'service-account', principalId: st
   return saved.id;
 }
 
-/** Starts the console's authorization request and follows it to the login page: its URL and the session cookies. */
-async function openLoginPage(target: TestServer): Promise<{ page: string; cookies: string }> {
-  const url = new URL(`${target.url}/oidc/auth`);
-  url.search = new URLSearchParams({
-    client_id: 'console',
-    response_type: 'code',
-    redirect_uri: target.services.identity.clients[0].redirect_uris[0],
-    scope: 'openid api_access',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-    code_challenge_method: 'S256',
-  }).toString();
-  const res = await fetch(url, { redirect: 'manual' });
-  const page = new URL(res.headers.get('location')!, url).toString();
-  const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  return { page, cookies };
-}
 
 describe('discovery and keys', () => {
   it('serves the discovery document and the JWKS under {manage_url}/oidc', async () => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { describe, expect, inject, it } from 'vitest';
 import { OutboxEntity } from '../../src/events/outbox.entity';
-import { b64, json, sampleShell, startTestServer } from '../support/server';
+import { b64, hostGet, json, sampleShell, startTestServer } from '../support/server';
 
 describe('health', () => {
   it('reports live and ready, and not ready once the database is gone', async () => {
@@ -49,27 +49,18 @@ describe('tenants', () => {
       const tenant = await server.createTenant();
       const port = new URL(server.url).port;
       expect(server.services.tenants.urlOf(tenant.name)).toBe(`http://${tenant.name}.aas.example.com:${port}`);
-      const hostGet = (host: string, path: string) =>
-        new Promise<{ status: number; body: string }>((resolve, reject) => {
-          http
-            .get({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
-              let text = '';
-              res.on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-            })
-            .on('error', reject);
-        });
       const created = await fetch(`${server.api(tenant.name)}/shells`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', host: `${tenant.name}.aas.example.com:${port}` },
         body: JSON.stringify(sampleShell('urn:host:1')),
       });
       expect(created.status).toBe(201);
-      const viaHost = await hostGet(`${tenant.name}.aas.example.com:${port}`, `/api/v3.0/shells/${b64('urn:host:1')}`);
+      const viaHost = await hostGet(port, `${tenant.name}.aas.example.com:${port}`, `/api/v3.0/shells/${b64('urn:host:1')}`);
       expect(viaHost.status).toBe(200);
       expect(JSON.parse(viaHost.body).id).toBe('urn:host:1');
       // An unknown tenant host: anonymous callers get 401 as for any tenant that is not a showcase.
-      expect((await hostGet(`nope.aas.example.com:${port}`, '/api/v3.0/shells')).status).toBe(401);
-      expect((await hostGet(`other.example.org:${port}`, '/api/v3.0/shells')).status).toBe(404);
+      expect((await hostGet(port, `nope.aas.example.com:${port}`, '/api/v3.0/shells')).status).toBe(401);
+      expect((await hostGet(port, `other.example.org:${port}`, '/api/v3.0/shells')).status).toBe(404);
     } finally {
       await server.close();
     }

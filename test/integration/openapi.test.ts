@@ -1,4 +1,3 @@
-import http from 'node:http';
 import vm from 'node:vm';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -12,7 +11,7 @@ import { VDI_2770_CLASSES } from '../../src/common/vdi2770';
 import { buildAppSchema } from '../../src/graphql/schema';
 import { minimalPackage, zipOf } from '../support/aasx-package';
 import { enc, sendFile } from '../support/file-suite';
-import { TestServer, json, sampleShell, startTestServer } from '../support/server';
+import { TestServer, hostGet, json, sampleShell, startTestServer } from '../support/server';
 
 /**
  * The OpenAPI documents (Management API, a tenant's AAS API), the REST API console that shows them, and CORS.
@@ -97,16 +96,6 @@ async function expectServed(base: string, route: Route): Promise<void> {
   expect(res.status, `${route.method} ${path}: ${text.slice(0, 200)}`).not.toBe(405);
 }
 
-/** A GET with a Host header of its own (fetch sends the URL's). */
-const hostGet = (port: string, host: string, path: string) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      })
-      .on('error', reject);
-  });
 
 /** Checks a value against the JSON Schema subset the generated documents use ($ref, type, properties, required, items, enum). */
 function conforms(value: unknown, schema: Doc, doc: Doc, at = '$'): void {

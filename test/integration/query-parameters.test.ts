@@ -1,7 +1,6 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newOrganization } from '../support/management';
-import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
+import { TestServer, b64, hostGet, json, sampleShell, startTestServer } from '../support/server';
 
 /**
  * Query parameters: every route takes those its OpenAPI operation declares and refuses any other with a 400 that
@@ -170,16 +169,6 @@ describe('unknown query parameters', () => {
   });
 });
 
-/** A GET with a Host header of its own (fetch sends the URL's). */
-const hostGet = (port: string, host: string, path: string) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      })
-      .on('error', reject);
-  });
 
 describe('identifiers in standard base64', () => {
   // Standard base64 of these ids has a '/' inside (no route can match) and a '+' (the route matches, the id does not).

@@ -211,3 +211,20 @@ export async function newServiceAccount(server: Server & Pick<RunningServer, 'da
   await manager.insert(ServiceAccountSecretEntity, { serviceAccountId: account.id, hash: await hashSecret(secret), hint: secret.slice(0, 4), description: 'test' });
   return { id: account.id, secret, token: () => clientCredentialsToken(server, account.id, secret) };
 }
+
+/** Starts the console's authorization request and follows it to the login page: its URL and the session cookies. */
+export async function openLoginPage(target: Server): Promise<{ page: string; cookies: string }> {
+  const url = new URL(`${target.url}/oidc/auth`);
+  url.search = new URLSearchParams({
+    client_id: 'console',
+    response_type: 'code',
+    redirect_uri: target.services.identity.clients[0].redirect_uris[0],
+    scope: 'openid api_access',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  }).toString();
+  const res = await fetch(url, { redirect: 'manual' });
+  const page = new URL(res.headers.get('location')!, url).toString();
+  const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  return { page, cookies };
+}

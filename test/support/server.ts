@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import pino, { Logger } from 'pino';
 import { Config, loadConfig } from '../../src/config';
@@ -98,3 +99,14 @@ export function sampleShell(id: string, extra: Record<string, unknown> = {}): Re
 /** A response's JSON body, untyped: tests assert on its shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const json = async (res: Response | Promise<Response>): Promise<any> => (await res).json();
+
+/** A GET to 127.0.0.1:`port` with a Host header of its own (fetch sends the URL's): host-based tenants, other host names. */
+export const hostGet = (port: string, host: string, path: string, headers: Record<string, string> = {}) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, headers: { ...headers, host } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      })
+      .on('error', reject);
+  });
