@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningServer } from '../../src/server';
-import { CookieJar, userLogin, userToken } from '../support/identity';
+import { CookieJar, openLoginPage, userLogin, userToken } from '../support/identity';
 import { newOrganization } from '../support/management';
 import { ROOT, killAll, startServerProcess, stopServerProcess } from '../support/server-process';
 import { TestServer, startTestServer } from '../support/server';
@@ -113,19 +113,8 @@ describe('on the database of DATABASE_URL, while the server runs', () => {
     const { user } = await newOrganization(server);
     const first = await resetPassword({ DATABASE_URL: databaseUrl() }, user.email);
     // Someone logs in with that one-time password and is asked for a new one; meanwhile the operator resets again.
-    const jar = new CookieJar();
-    const authorize = new URL(`${server.url}/oidc/auth`);
-    authorize.search = new URLSearchParams({
-      client_id: 'console',
-      response_type: 'code',
-      redirect_uri: server.services.identity.clients[0].redirect_uris[0],
-      scope: 'openid api_access',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
-    const opened = await fetch(authorize, { redirect: 'manual' });
-    jar.take(opened);
-    const page = new URL(opened.headers.get('location')!, authorize).toString();
+    const { page, cookies } = await openLoginPage(server);
+    const jar = new CookieJar(cookies);
     const post = async (url: string, form: Record<string, string>) => {
       const res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
       jar.take(res);
