@@ -11,6 +11,9 @@ export const STARTING_GRACE_MS = 120_000;
 /** The embedded database's directory cannot be used: in use by another server, or not writable. */
 export class DataDirError extends Error {}
 
+/** The embedded database's directory is held by another server (running, or starting). */
+export class DataDirInUseError extends DataDirError {}
+
 /** What the lock file says: who holds the directory, and where its database answers once it is up. */
 interface Owner {
   pid: number;
@@ -134,14 +137,14 @@ function writing<T>(dir: string, step: () => T): T {
 export async function lockDataDir(dir: string): Promise<DataDirLock> {
   const file = path.join(dir, LOCK_FILE);
   const key = path.resolve(dir);
-  if (held.has(key)) throw new DataDirError(`DATA_DIR ${dir} is in use by another server (pid ${process.pid}, this process): one data directory serves one server.`);
+  if (held.has(key)) throw new DataDirInUseError(`DATA_DIR ${dir} is in use by another server (pid ${process.pid}, this process): one data directory serves one server.`);
   const me: Owner = { pid: process.pid, host: os.hostname(), since: Date.now() };
   const inUse = (owner: Owner) =>
-    new DataDirError(
+    new DataDirInUseError(
       `DATA_DIR ${dir} is in use by another server (pid ${owner.pid} on ${owner.host}): one data directory serves one server. ` +
         `Stop that server, or give this one another DATA_DIR. If that server is gone for sure, remove ${file}.`,
     );
-  const starting = () => new DataDirError(`DATA_DIR ${dir} is in use: another server is starting on it (${file}). One data directory serves one server.`);
+  const starting = () => new DataDirInUseError(`DATA_DIR ${dir} is in use: another server is starting on it (${file}). One data directory serves one server.`);
   for (let attempt = 0; attempt < 3; attempt++) {
     const created = writing(dir, () => {
       try {

@@ -57,8 +57,16 @@ export async function clientCredentials(
 }
 
 /** A minimal cookie jar: every cookie goes to every request of the flow (one host). */
-class CookieJar {
+export class CookieJar {
   private readonly cookies = new Map<string, string>();
+
+  /** Starts with the cookies of a Cookie header (`a=1; b=2`), e.g. a `LoginFlow`'s. */
+  constructor(header = '') {
+    for (const pair of header.split(';')) {
+      const eq = pair.indexOf('=');
+      if (eq > 0) this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    }
+  }
 
   take(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
@@ -82,6 +90,8 @@ export interface LoginFlow {
   accessToken: string;
   idToken?: string;
   tokens: TokenResponse;
+  /** The identity service's cookies after the login (its session), as a Cookie header. */
+  cookies: string;
 }
 
 export interface UserTokenOptions {
@@ -159,7 +169,7 @@ export async function userLogin(server: Server, email: string, password: string,
       });
       if (tokenRes.status !== 200) throw new Error(`code exchange refused: ${tokenRes.status} ${await tokenRes.text()}`);
       const tokens = (await tokenRes.json()) as TokenResponse;
-      return { accessToken: tokens.access_token, idToken: tokens.id_token, tokens };
+      return { accessToken: tokens.access_token, idToken: tokens.id_token, tokens, cookies: jar.header() };
     }
     url = location;
     res = await get(url);

@@ -10,11 +10,11 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * those tests are skipped and the run says so in one line (the globalSetup prints skipNotice()).
  */
 const TOOLS = {
-  chromium: { present: () => fs.existsSync(CHROMIUM), debian: 'chromium', tests: 'test/e2e/console-browser.test.ts' },
-  curl: { present: () => onPath('curl'), debian: 'curl', tests: 'test/e2e/provision.test.ts (docker/provision.sh)' },
-  jq: { present: () => onPath('jq'), debian: 'jq', tests: 'test/e2e/provision.test.ts (docker/provision.sh)' },
+  chromium: { present: () => fs.existsSync(CHROMIUM), debian: 'chromium', tests: ['test/e2e/console-browser.test.ts'] },
+  curl: { present: () => onPath('curl'), debian: 'curl', tests: ['test/e2e/provision.test.ts (docker/provision.sh)', 'test/e2e/first-five-minutes.test.ts (the README)'] },
+  jq: { present: () => onPath('jq'), debian: 'jq', tests: ['test/e2e/provision.test.ts (docker/provision.sh)'] },
   // Docker is not a Debian package here: its Compose plugin comes from Docker's own packages.
-  'docker compose': { present: () => spawnSync('docker', ['compose', 'version']).status === 0, debian: undefined, tests: 'test/e2e/provision.test.ts (docker/compose.yaml)' },
+  'docker compose': { present: () => spawnSync('docker', ['compose', 'version']).status === 0, debian: undefined, tests: ['test/e2e/provision.test.ts (docker/compose.yaml)'] },
 };
 
 export type Tool = keyof typeof TOOLS;
@@ -39,7 +39,7 @@ export function debianPackages(tools: Tool[]): string[] {
 
 /** The one line that says which tests are skipped for want of `missing`, and what enables them. */
 export function skipNotice(missing: Tool[]): string {
-  const tests = [...new Set(missing.map((tool) => TOOLS[tool].tests))].join(', ');
+  const tests = [...new Set(missing.flatMap((tool) => TOOLS[tool].tests))].join(', ');
   const packages = debianPackages(missing);
   const enable = [
     ...(packages.length ? [`sudo apt-get install ${packages.join(' ')}`] : []),

@@ -21,7 +21,7 @@ export class AccountEntity {
   @Column({ name: 'must_change_password', type: 'boolean', default: false })
   mustChangePassword: boolean;
 
-  /** When the account was removed from its last organization: the access tokens issued until then no longer count. */
+  /** Since when the access tokens issued before no longer count: the account was removed from its last organization, or its password was reset. */
   @Column({ name: 'tokens_revoked_at', type: 'timestamptz', nullable: true, select: false })
   tokensRevokedAt: Date | null;
 

@@ -1,6 +1,6 @@
 import { DataSource, QueryFailedError } from 'typeorm';
 import { isUuid } from '../../common/uuid';
-import { hashSecret, verifySecret } from '../../auth/secret-hash';
+import { hashSecret, newSecretValue, verifySecret } from '../../auth/secret-hash';
 import type { AuthConfig } from '../../config';
 import { badRequest, conflict, forbidden } from '../../graphql/errors';
 import { AccountEntity } from './account.entity';
@@ -99,6 +99,46 @@ export class AccountService {
       throw badRequest('Choose a password different from the current one.');
     }
     await this.dataSource.manager.update(AccountEntity, { id: accountId }, { passwordHash: await hashSecret(newPassword), mustChangePassword: false });
+  }
+
+  /**
+   * Gives the account with this email a new one-time password (returned once; only its hash is kept) that must be
+   * changed at the next login, as the first owner's is. Everything the old password opened ends with it: its access
+   * tokens (`tokens_revoked_at`) and the identity service's sessions, grants and logins in progress. Undefined when
+   * no account has that email.
+   */
+  async resetPassword(email: string): Promise<{ account: AccountEntity; oneTimePassword: string } | undefined> {
+    const account = await this.byEmail(email);
+    if (!account) return undefined;
+    const oneTimePassword = newSecretValue();
+    const passwordHash = await hashSecret(oneTimePassword);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query('UPDATE accounts SET password_hash = $2, must_change_password = true, tokens_revoked_at = clock_timestamp(), updated_at = now() WHERE id = $1', [
+        account.id,
+        passwordHash,
+      ]);
+      // oidc-provider's rows that name the account: sessions, grants, codes, and logins waiting for a password change.
+      await manager.query(
+        `DELETE FROM oidc_payloads WHERE payload->>'accountId' = $1 OR payload #>> '{session,accountId}' = $1
+            OR payload #>> '{result,login,accountId}' = $1 OR payload #>> '{result,pendingPasswordChange}' = $1`,
+        [account.id],
+      );
+    });
+    return { account: { ...account, mustChangePassword: true }, oneTimePassword };
+  }
+
+  /** The identity accounts that own an organization (directly or through a group), with the organization's name. */
+  async organizationOwners(): Promise<{ email: string; organization: string }[]> {
+    const rows: { email: string; organization: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT a.email, o.name AS organization, o.platform
+         FROM role_assignments ra
+         JOIN organizations o ON o.id = ra.organization_id
+         LEFT JOIN group_members gm ON ra.principal_type = 'group' AND gm.group_id = ra.principal_id AND gm.principal_type = 'user'
+         JOIN accounts a ON a.id = CASE WHEN ra.principal_type = 'user' THEN ra.principal_id ELSE gm.principal_id END
+        WHERE ra.role = 'organization-owner'
+        ORDER BY o.platform DESC, o.name, a.email`,
+    );
+    return rows.map(({ email, organization }) => ({ email, organization }));
   }
 
   /** The account (never its password hash), or null when the id is no account's (or no uuid). */
