@@ -12,7 +12,7 @@ import { ROOT, ServerProcess, killAll, startServerProcess, stopServerProcess } f
 import { hasTools } from '../support/system-tools';
 
 /**
- * Provisioning by script (README): docker/provision.sh against the real server process on a fresh embedded
+ * Provisioning by script (docs/management-and-identity.md): docker/provision.sh against the real server process on a fresh embedded
  * database, so the real first start creates the bootstrap client it uses; the first start's one-time password;
  * and docker/compose.yaml, which runs the script once the app is healthy.
  */
@@ -167,9 +167,10 @@ describe.skipIf(!hasTools('curl', 'jq'))('docker/provision.sh against a server o
     expect(missing.stderr).toContain('set BOOTSTRAP_CLIENT_ID');
   });
 
-  it("the README's curl + GraphQL commands work as shown (on another tenant name)", async () => {
-    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Provisioning by script'));
+  it("the documented curl + GraphQL commands work as shown (on another tenant name)", async () => {
+    const page = fs.readFileSync(path.join(ROOT, 'docs/management-and-identity.md'), 'utf8');
+    expect(page).toContain('## Provisioning by script');
+    const section = page.slice(page.indexOf('## Provisioning by script'));
     const block = /```sh\n([\s\S]*?)```/.exec(section)![1];
     expect(block).toContain('URL=http://localhost:8080\n');
     const commands = block.replace('URL=http://localhost:8080\n', `URL=${server.url}\n`).replaceAll('plant-1', 'readme-1');
