@@ -12,7 +12,7 @@ import { ServiceAccountSecretEntity } from '../../src/management/service-account
 import { ServiceAccountEntity } from '../../src/management/service-accounts/service-account.entity';
 import { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { OrganizationUserEntity } from '../../src/management/users/organization-user.entity';
-import { clientCredentials, clientCredentialsToken, newServiceAccount, newUser, openLoginPage, tokenRequest, userLogin, userToken } from '../support/identity';
+import { clientCredentials, clientCredentialsToken, consoleAuthorizationUrl, newServiceAccount, newUser, openLoginPage, tokenRequest, userLogin, userToken } from '../support/identity';
 import { databaseRelay } from '../support/db-relay';
 import { TestServer, json, startTestServer, testAuth } from '../support/server';
 
@@ -318,16 +318,8 @@ describe('interactive login (authorization code + PKCE)', () => {
   });
 
   it('shows a page of its own, with the fields email and password, and bad requests are 4xx pages', async () => {
-    const url = new URL(`${server.url}/oidc/auth`);
+    const url = consoleAuthorizationUrl(server);
     const redirectUri = server.services.identity.clients[0].redirect_uris[0];
-    url.search = new URLSearchParams({
-      client_id: 'console',
-      response_type: 'code',
-      redirect_uri: redirectUri,
-      scope: 'openid api_access',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
     const res = await fetch(url, { redirect: 'manual' });
     expect(res.status).toBe(303);
     const page = new URL(res.headers.get('location')!, url).toString();

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningServer } from '../../src/server';
-import { CookieJar, openLoginPage, userLogin, userToken } from '../support/identity';
+import { CookieJar, consoleAuthorizationUrl, openLoginPage, userLogin, userToken } from '../support/identity';
 import { newOrganization } from '../support/management';
 import { ROOT, killAll, startServerProcess, stopServerProcess } from '../support/server-process';
 import { TestServer, startTestServer } from '../support/server';
@@ -45,15 +45,7 @@ type Server = Pick<RunningServer, 'url' | 'services'>;
 /** Whether the identity service's session in `cookies` still logs the console in without the login page. */
 async function sessionResumes(target: Server, cookies: string): Promise<boolean> {
   const redirectUri = target.services.identity.clients[0].redirect_uris[0];
-  const authorize = new URL(`${target.url}/oidc/auth`);
-  authorize.search = new URLSearchParams({
-    client_id: 'console',
-    response_type: 'code',
-    redirect_uri: redirectUri,
-    scope: 'openid api_access',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-    code_challenge_method: 'S256',
-  }).toString();
+  const authorize = consoleAuthorizationUrl(target);
   const jar = new CookieJar(cookies);
   let url = authorize.toString();
   for (let hops = 0; hops < 10; hops++) {

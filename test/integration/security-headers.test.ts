@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
+import { consoleAuthorizationUrl } from '../support/identity';
 
 /**
  * Headers that keep browsers safe: no answer is sniffed into another type, no page is framed (clickjacking), and
@@ -65,15 +66,7 @@ describe('HTML pages', () => {
   });
 
   it('the identity service\'s pages may not be framed either: its login page and its error page', async () => {
-    const auth = new URL(`${server.url}/oidc/auth`);
-    auth.search = new URLSearchParams({
-      client_id: 'console',
-      response_type: 'code',
-      redirect_uri: server.services.identity.clients[0].redirect_uris[0],
-      scope: 'openid api_access',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
+    const auth = consoleAuthorizationUrl(server);
     const started = await fetch(auth, { redirect: 'manual' });
     const cookies = started.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
     const login = await fetch(new URL(started.headers.get('location')!, auth), { headers: { cookie: cookies } });

@@ -212,8 +212,8 @@ export async function newServiceAccount(server: Server & Pick<RunningServer, 'da
   return { id: account.id, secret, token: () => clientCredentialsToken(server, account.id, secret) };
 }
 
-/** Starts the console's authorization request and follows it to the login page: its URL and the session cookies. */
-export async function openLoginPage(target: Server): Promise<{ page: string; cookies: string }> {
+/** The console's authorization request (authorization code with PKCE) at `target`'s identity service. */
+export function consoleAuthorizationUrl(target: Server): URL {
   const url = new URL(`${target.url}/oidc/auth`);
   url.search = new URLSearchParams({
     client_id: 'console',
@@ -223,6 +223,12 @@ export async function openLoginPage(target: Server): Promise<{ page: string; coo
     code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
     code_challenge_method: 'S256',
   }).toString();
+  return url;
+}
+
+/** Starts the console's authorization request and follows it to the login page: its URL and the session cookies. */
+export async function openLoginPage(target: Server): Promise<{ page: string; cookies: string }> {
+  const url = consoleAuthorizationUrl(target);
   const res = await fetch(url, { redirect: 'manual' });
   const page = new URL(res.headers.get('location')!, url).toString();
   const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
