@@ -14,6 +14,18 @@ import { CHROMIUM, hasTools } from '../support/system-tools';
 let server: TestServer;
 let browser: Browser;
 
+/** A new page in a context of its own, and the page's errors and console errors as they come. */
+async function openPage() {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(msg.text());
+  });
+  return { context, page, problems };
+}
+
 describe.skipIf(!hasTools('chromium'))('REST API console in a browser', () => {
   beforeAll(async () => {
     server = await startTestServer(inject('databaseUrl'));
@@ -52,13 +64,7 @@ describe.skipIf(!hasTools('chromium'))('REST API console in a browser', () => {
     });
     expect(created.status).toBe(201);
 
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') problems.push(msg.text());
-    });
+    const { context, page, problems } = await openPage();
     const offsite: string[] = [];
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url());
@@ -106,13 +112,7 @@ describe.skipIf(!hasTools('chromium'))('REST API console in a browser', () => {
     });
     expect(created.status).toBe(201);
     const origin = `http://localhost:${new URL(server.url).port}`;
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') problems.push(msg.text());
-    });
+    const { context, page, problems } = await openPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
 
