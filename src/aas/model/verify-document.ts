@@ -1,4 +1,4 @@
-import { DOCUMENT_PARSERS, type DocumentKind, type JsonObject } from './parse';
+import { DOCUMENT_PARSERS, DOCUMENT_READERS, introduced, refuseViolations, type DocumentKind, type JsonObject, type Violation } from './parse';
 import { verifyPool } from './verify-pool';
 
 /**
@@ -27,4 +27,33 @@ export async function verifyDocument(kind: DocumentKind, json: unknown, warnings
   if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return DOCUMENT_PARSERS[kind](json, warnings);
   // Its depth was checked where it came in (the REST body, the GraphQL variables), and the worker checks it again.
   return verifyPool.verify(kind, JSON.stringify(json), warnings);
+}
+
+/** `readWithViolations` for `kind`, off the event loop when the document is large (as `verifyDocument`). */
+export async function readDocument(kind: DocumentKind, json: unknown): Promise<{ doc: JsonObject; violations: Violation[] }> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) {
+    const { doc, violations } = DOCUMENT_READERS[kind](json);
+    return { doc, violations };
+  }
+  return verifyPool.read(kind, JSON.stringify(json));
+}
+
+/**
+ * A document that replaces `stored`, judged by what it changes: refused (400) for a constraint violation `stored`
+ * did not already have, or when it cannot be read; a violation both have (an import with warnings, sent back as it
+ * was read) does not block the write. Returns the canonical JSON to store.
+ */
+export async function verifyReplacement(kind: DocumentKind, json: unknown, stored: JsonObject): Promise<JsonObject> {
+  const read = await readDocument(kind, json);
+  if (read.violations.length) refuseViolations(kind, introduced(read.violations, await violationsOfStored(kind, stored)));
+  return read.doc;
+}
+
+/** The violations of a stored document; none where it cannot be read as `kind` at all (nothing to compare with). */
+async function violationsOfStored(kind: DocumentKind, stored: JsonObject): Promise<Violation[]> {
+  try {
+    return (await readDocument(kind, stored)).violations;
+  } catch {
+    return [];
+  }
 }

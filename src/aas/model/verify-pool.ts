@@ -1,8 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../common/worker-script';
 import { badRequest } from '../../graphql/errors';
-import type { JsonObject } from './parse';
-import type { DocumentKind } from './parse';
+import type { DocumentKind, JsonObject, Violation } from './parse';
 import type { VerifyRequest, VerifyResponse } from './verify-worker';
 
 interface Waiting {
@@ -10,6 +9,8 @@ interface Waiting {
   reject(err: unknown): void;
   /** Where a lenient verification puts what it found. */
   warnings?: string[];
+  /** Where a reading with violations puts them. */
+  violations?: Violation[];
 }
 
 /**
@@ -32,6 +33,18 @@ class VerifyPool {
     });
   }
 
+  /** `readWithViolations` of `kind`: the document and its violations, refused only when it cannot be read. */
+  async read(kind: DocumentKind, text: string): Promise<{ doc: JsonObject; violations: Violation[] }> {
+    const worker = this.started();
+    const id = this.next++;
+    const violations: Violation[] = [];
+    const doc = await new Promise<JsonObject>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject, violations });
+      worker.postMessage({ id, kind, text, violations: true } satisfies VerifyRequest);
+    });
+    return { doc, violations };
+  }
+
   private started(): Worker {
     if (this.worker) return this.worker;
     const script = workerScript(__dirname, 'verify-worker', __filename);
@@ -44,6 +57,7 @@ class VerifyPool {
       if ('messages' in answer) waiting.reject(badRequest(answer.message, answer.messages));
       else {
         if (answer.warnings) waiting.warnings?.push(...answer.warnings);
+        if (answer.violations) waiting.violations?.push(...answer.violations);
         waiting.resolve(JSON.parse(answer.text) as JsonObject);
       }
     });

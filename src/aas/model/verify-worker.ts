@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { GraphQLError } from 'graphql';
-import { DOCUMENT_PARSERS, DocumentKind } from './parse';
+import { DOCUMENT_PARSERS, DOCUMENT_READERS, DocumentKind, Violation } from './parse';
 
 /**
  * The worker side of `verify-pool`: reads JSON text as one AAS document kind, verifies it, and answers the
@@ -13,12 +13,21 @@ export interface VerifyRequest {
   text: string;
   /** Lenient: problems are answered as warnings (parseVerified's `warnings`). */
   lenient?: boolean;
+  /** The violations are answered, not refused (`readWithViolations`). */
+  violations?: boolean;
 }
 
-export type VerifyResponse = { id: number; text: string; warnings?: string[] } | { id: number; message: string; messages: string[] };
+export type VerifyResponse =
+  | { id: number; text: string; warnings?: string[]; violations?: Violation[] }
+  | { id: number; message: string; messages: string[] };
 
-parentPort?.on('message', ({ id, kind, text, lenient }: VerifyRequest) => {
+parentPort?.on('message', ({ id, kind, text, lenient, violations }: VerifyRequest) => {
   try {
+    if (violations) {
+      const read = DOCUMENT_READERS[kind](JSON.parse(text));
+      parentPort!.postMessage({ id, text: JSON.stringify(read.doc), violations: read.violations } satisfies VerifyResponse);
+      return;
+    }
     const warnings: string[] | undefined = lenient ? [] : undefined;
     const doc = DOCUMENT_PARSERS[kind](JSON.parse(text), warnings);
     parentPort!.postMessage({ id, text: JSON.stringify(doc), warnings } satisfies VerifyResponse);

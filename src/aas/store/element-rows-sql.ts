@@ -97,7 +97,8 @@ export async function readElementsText(db: Db, tenantId: string, seq: string): P
 
 /**
  * The element at `path` of submodel `seq` and its descendants, in `ord` order (the element first), and the
- * modelTypes of the elements on the way to it (the element's own last). Empty `rows` when nothing is there.
+ * modelTypes of the elements on the way to it (the element's own last). Empty `rows` when nothing is there. Where an
+ * import stored two siblings of one idShort, the first is the one at their path.
  */
 export async function readSubtree(db: Db, tenantId: string, seq: string, path: string): Promise<{ rows: ReadRow<JsonObject>[]; types: string[] }> {
   // Index scans: the element by its path, its descendants (an `ord` range), and the elements above it (each a
@@ -105,6 +106,7 @@ export async function readSubtree(db: Db, tenantId: string, seq: string, path: s
   const rows = (await db.query(
     `WITH target AS (
         SELECT ord FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = $2 AND left(path, 256) = left($3, 256) AND path = $3
+          ORDER BY ord LIMIT 1
       )
       SELECT e.ord AS o, e.ord::text AS ord, cardinality(e.ord) AS depth, e.model_type AS type, e.path, e.json, false AS above
         FROM target t JOIN submodel_elements e ON e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord >= t.ord AND e.ord < t.ord || 2147483647
@@ -118,4 +120,134 @@ export async function readSubtree(db: Db, tenantId: string, seq: string, path: s
   const above = rows.filter((row) => row.above);
   const subtree = rows.filter((row) => !row.above);
   return { rows: subtree, types: subtree.length ? [...above.map((row) => row.type), subtree[0].type] : [] };
+}
+
+/** The last position an `ord` can have at a level: `ord || MAX_POSITION` is past every descendant of `ord`. */
+const MAX_POSITION = 2147483647;
+
+/** An element as a place: its own row (`json` without child elements) and the modelTypes above it. */
+export interface NodeRow {
+  ord: string;
+  type: string;
+  path: string;
+  json: JsonObject;
+  above: string[];
+}
+
+/** The row of the element at `path` of submodel `seq` (the first, where an import stored a path twice), or null. */
+export async function readNode(db: Db, tenantId: string, seq: string, path: string): Promise<NodeRow | null> {
+  const rows = (await db.query(
+    `WITH target AS (
+        SELECT ord, model_type, path, json FROM submodel_elements
+          WHERE tenant_id = $1 AND submodel_seq = $2 AND left(path, 256) = left($3, 256) AND path = $3 ORDER BY ord LIMIT 1
+      )
+      SELECT t.ord::text AS ord, t.model_type AS type, t.path, t.json,
+          ARRAY(SELECT e.model_type FROM generate_series(1, cardinality(t.ord) - 1) AS k
+            JOIN submodel_elements e ON e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = t.ord[1:k] ORDER BY k) AS above
+        FROM target t`,
+    [tenantId, seq, path],
+  )) as NodeRow[];
+  return rows[0] ?? null;
+}
+
+/** The position of the last child of the element at `ord` (the submodel: `[]`); -1 when it has none. */
+export async function lastChildPosition(db: Db, tenantId: string, seq: string, ord: number[]): Promise<number> {
+  // The last row in the range of `ord`'s descendants is its last child or a descendant of it: one index step back.
+  const rows = (await db.query(
+    `SELECT e.ord[$4::int] AS position FROM submodel_elements e
+      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord > $3::integer[] AND e.ord < $3::integer[] || ${MAX_POSITION}
+      ORDER BY e.ord DESC LIMIT 1`,
+    [tenantId, seq, ordText(ord), ord.length + 1],
+  )) as { position: number }[];
+  return rows.length ? Number(rows[0].position) : -1;
+}
+
+/** Whether a row of submodel `seq` is at `path` at depth `depth`: a sibling by that idShort exists. */
+export async function pathTaken(db: Db, tenantId: string, seq: string, path: string, depth: number): Promise<boolean> {
+  const rows = (await db.query(
+    `SELECT 1 FROM submodel_elements
+      WHERE tenant_id = $1 AND submodel_seq = $2 AND left(path, 256) = left($3, 256) AND path = $3 AND cardinality(ord) = $4 LIMIT 1`,
+    [tenantId, seq, path, depth],
+  )) as unknown[];
+  return rows.length > 0;
+}
+
+/** The distinct semanticIds of the children of the element at `ord`, but the child at `except`. */
+export async function childSemanticIds(db: Db, tenantId: string, seq: string, ord: number[], except: number[] | null): Promise<JsonObject[]> {
+  const rows = (await db.query(
+    `SELECT DISTINCT (e.json->'semanticId')::text AS s FROM submodel_elements e
+      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord > $3::integer[] AND e.ord < $3::integer[] || ${MAX_POSITION}
+        AND cardinality(e.ord) = $4 AND e.json->'semanticId' IS NOT NULL AND ($5::integer[] IS NULL OR e.ord <> $5::integer[])`,
+    [tenantId, seq, ordText(ord), ord.length + 1, except ? ordText(except) : null],
+  )) as { s: string }[];
+  return rows.map((row) => JSON.parse(row.s) as JsonObject);
+}
+
+/** SQL: whether a row (`model_type`, `json`) holds a Blob value, itself or in an Operation's variables. */
+const HOLDS_BLOB = `(model_type = 'Blob' OR (model_type = 'Operation' AND json::text LIKE '%"Blob"%'))`;
+
+/** Deletes the element at `ord` and its descendants; says how many JSON bytes went and whether a Blob was among them. */
+export async function deleteSubtree(db: Db, tenantId: string, seq: string, ord: number[]): Promise<{ bytes: number; blobs: boolean }> {
+  const rows = (await db.query(
+    `WITH gone AS (
+        DELETE FROM submodel_elements
+          WHERE tenant_id = $1 AND submodel_seq = $2 AND ord >= $3::integer[] AND ord < $3::integer[] || ${MAX_POSITION}
+          RETURNING model_type, json
+      )
+      SELECT coalesce(sum(octet_length(json::text)), 0) AS bytes, coalesce(bool_or(${HOLDS_BLOB}), false) AS blobs FROM gone`,
+    [tenantId, seq, ordText(ord)],
+  )) as { bytes: string; blobs: boolean }[];
+  return { bytes: Number(rows[0].bytes), blobs: rows[0].blobs };
+}
+
+/**
+ * After the item at `index` of the list at `listOrd` (idShortPath `listPath`) was deleted, the items after it move
+ * up one place: their rows' positions and the index in their paths, descendants included. Two statements, through
+ * negative positions, so no two rows ever share a key on the way.
+ */
+export async function closeListGap(db: Db, tenantId: string, seq: string, listOrd: number[], listPath: string, index: number): Promise<void> {
+  const level = listOrd.length + 1;
+  const list = ordText(listOrd);
+  await db.query(
+    `UPDATE submodel_elements SET ord[$5::int] = -ord[$5::int],
+        path = $6 || '[' || (ord[$5::int] - 1) || ']' || substr(path, length($6 || '[' || ord[$5::int] || ']') + 1)
+      WHERE tenant_id = $1 AND submodel_seq = $2 AND ord > $3::integer[] || $4::int AND ord < $3::integer[] || ${MAX_POSITION}`,
+    [tenantId, seq, list, index, level, listPath],
+  );
+  await db.query(
+    `UPDATE submodel_elements SET ord[$4::int] = -ord[$4::int] - 1
+      WHERE tenant_id = $1 AND submodel_seq = $2 AND ord >= $3::integer[] || -${MAX_POSITION} AND ord < $3::integer[] || 0`,
+    [tenantId, seq, list, level],
+  );
+}
+
+/** Writes the element row at `ord`'s own JSON (a container whose empty child list goes when a child comes). */
+export async function writeNodeJson(db: Db, tenantId: string, seq: string, ord: number[], json: JsonObject): Promise<void> {
+  await db.query(`UPDATE submodel_elements SET json = $4::json WHERE tenant_id = $1 AND submodel_seq = $2 AND ord = $3::integer[]`, [
+    tenantId,
+    seq,
+    ordText(ord),
+    JSON.stringify(json),
+  ]);
+}
+
+/**
+ * After an element write: the submodel's version, size (`bytes` more or fewer) and whether it holds a Blob (looked up
+ * again only where one went and none came), and its head where `head` is given.
+ */
+export async function touchSubmodel(
+  db: Db,
+  tenantId: string,
+  seq: string,
+  change: { bytes: number; blobAdded: boolean; blobRemoved: boolean; head?: JsonObject },
+): Promise<void> {
+  const params: unknown[] = [tenantId, seq, change.bytes, change.blobAdded, change.blobRemoved];
+  const head = change.head ? `, doc = $${params.push(JSON.stringify(change.head))}::jsonb` : '';
+  await db.query(
+    `UPDATE submodels SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3${head},
+        has_blobs = CASE WHEN $4 THEN true WHEN NOT $5 THEN has_blobs
+          ELSE EXISTS (SELECT 1 FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = $2 AND ${HOLDS_BLOB}) END
+      WHERE tenant_id = $1 AND seq = $2`,
+    params,
+  );
 }

@@ -10,9 +10,10 @@ import { outboxWritten, recordChange } from '../../events/outbox';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject } from '../model/parse';
-import { RowSignatures, assemble, signaturesOf, splitSubmodel, subtreeRows } from '../submodels/element-rows';
+import { RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
+import { ElementEdit, Step, ordOf, readElement } from './element-edit';
 import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
-import { Db, readElementsText, readRowsOf, readSubtree, replaceRows } from './element-rows-sql';
+import { Db, readElementsText, readRowsOf, replaceRows } from './element-rows-sql';
 import { CachedRead, ReadCache } from './read-cache';
 
 export interface Page<T> {
@@ -40,8 +41,7 @@ export interface StoredElement {
   types: string[];
 }
 
-/** A step of an element path: an idShort, or an index into a list. */
-export type Step = string | number;
+export type { Step } from './element-edit';
 
 /** A filter condition: SQL with one `?` for its parameter. */
 export type Condition = [sql: string, value: unknown];
@@ -81,26 +81,6 @@ export function originOf(doc: object): Origin | undefined {
 }
 
 const PG_UNIQUE_VIOLATION = '23505';
-
-/** Steps as an idShortPath, `a.b[2]`: the form element rows store their path in. */
-function pathText(steps: Step[]): string {
-  return steps.map((step, i) => (typeof step === 'number' ? `[${step}]` : i ? `.${step}` : step)).join('');
-}
-
-/** An element read from its rows for a write: the element, the modelTypes on its path, its root row's place. */
-interface Subtree {
-  element: JsonObject;
-  types: string[];
-  ord: number[];
-  path: string;
-  /** Its rows as stored, to write only those that change. */
-  before: RowSignatures;
-  /** The JSON size of its rows. */
-  bytes: number;
-}
-
-/** `{1,2}`, PostgreSQL's text of an integer array, as numbers. */
-const ordOf = (text: string) => text.slice(1, -1).split(',').map(Number);
 
 /** The top-level field of a submodel that element rows hold. */
 const ELEMENTS = 'submodelElements';
@@ -218,7 +198,8 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
  * The stored identifiables of one kind (shells, submodels, concept descriptions): AAS JSON documents with
  * their query columns (a submodel's elements as rows of their own), a version for entity tags, keyset paging,
  * and the write path, which locks the row, checks `If-Match`, applies the change and records the change event in
- * one transaction (`write`; for one element's values, `writeElement`, which writes that element's rows only).
+ * one transaction (`write`; for a submodel's elements, `editElements`, which reads and writes only the rows a change
+ * touches).
  */
 export class IdentifiableStore<E extends ObjectLiteral> {
   /** One-statement reads on the pool, for element rows read outside a transaction. */
@@ -226,7 +207,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
 
   /**
    * `sync`: the read cache of `findText` answers and its invalidation. Every write of this kind of identifiable
-   * goes through `write` or `writeElement`, which mark it in the cache (DESIGN: one module owns each identifiable's
+   * goes through `write` or `editElements`, which mark it in the cache (DESIGN: one module owns each identifiable's
    * writes); without `sync`, nothing is cached.
    */
   constructor(
@@ -459,67 +440,38 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const head = await readRows<{ seq: string; version: number }>(this.dataSource, `SELECT seq, version FROM ${this.spec.table} WHERE ${BY_ID}`, [tenant.id, id]);
     if (!head.length) return null;
     const etag = etagOf(head[0].seq, head[0].version);
-    const [{ found }] = await budgeted(() => this.subtree(this.reader, tenant, head[0].seq, steps).then((found) => [{ bytes: found?.bytes ?? 0, found }]));
+    const [{ found }] = await budgeted(() => readElement(this.reader, tenant.id, head[0].seq, steps).then((found) => [{ bytes: found?.bytes ?? 0, found }]));
     return { etag, found: found ? { etag, element: found.element, types: found.types } : null };
   }
 
   /**
-   * The element at `steps` of the submodel `seq`, assembled from its rows, with what a write of it needs: where
-   * its root row is, and the signatures and size of its rows as stored. Null when nothing is there.
+   * The write path of elements: under the submodel's row lock and `If-Match`, `edit` reads and writes the rows its
+   * change touches through an `ElementEdit` (never the whole submodel), and the submodel gets a new version (entity
+   * tag), its size and Blob flag updated, its cached reads invalidated on commit. Element-level: no change event
+   * (platform spec, Events 4). `manager`: inside that transaction (a change that goes with a stored file).
    */
-  private async subtree(db: Db, tenant: TenantEntity, seq: string, steps: Step[]): Promise<Subtree | null> {
-    if (!this.spec.elementRows) throw new Error(`${this.spec.modelType} documents have no element rows`);
-    const { rows, types } = await readSubtree(db, tenant.id, seq, pathText(steps));
-    if (!rows.length) return null;
-    const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(JSON.stringify(row.json)), 0);
-    // Before `assemble`, which puts the children into their parents' objects.
-    const before = await signaturesOf(rows.map((row) => ({ ord: ordOf(row.ord), path: row.path, json: row.json })));
-    const [root, ...descendants] = rows;
-    const element = assemble(root.json, descendants, root.depth);
-    return { element, types, ord: ordOf(root.ord), path: root.path, before, bytes };
-  }
-
-  /**
-   * The write path for one element's values: under the document's row lock and `If-Match`, `change` turns the
-   * element into its replacement, whose rows replace the element's (only the rows that differ are written).
-   * The rest of the submodel is neither read nor written. Element-level: no change event (platform spec,
-   * Events 4). 404 when nothing is at `steps`.
-   */
-  async writeElement(
-    tenant: TenantEntity,
-    id: string,
-    steps: Step[],
-    change: (current: StoredElement) => JsonObject,
-    options: WriteOptions = {},
-  ): Promise<StoredElement> {
+  async editElements<T>(tenant: TenantEntity, id: string, edit: (elements: ElementEdit) => Promise<T>, options: WriteOptions = {}): Promise<{ result: T; etag: string }> {
     const { table, modelType } = this.spec;
+    if (!this.spec.elementRows) throw new Error(`${modelType} documents have no element rows`);
     checkId(modelType, id);
+    const run = async (manager: EntityManager) => {
+      const [notify, notifyParams] = this.writing(manager, ReadCache.key(table, tenant.id, id), 3);
+      const heads: { seq: string; version: number; doc: JsonObject }[] = await manager.query(
+        `SELECT seq, version, doc${notify} FROM ${table} WHERE ${BY_ID} FOR UPDATE`,
+        [tenant.id, id, ...notifyParams],
+      );
+      const head = heads[0];
+      if (!head) throw notFound(`${modelType} '${id}' not found.`);
+      if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(head.seq, head.version))) {
+        throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
+      }
+      const elements = new ElementEdit(manager, tenant.id, head.seq, head.doc);
+      const result = await edit(elements);
+      await elements.finish();
+      return { result, etag: etagOf(head.seq, head.version + 1) };
+    };
     try {
-      return await this.dataSource.transaction(async (manager) => {
-        const [notify, notifyParams] = this.writing(manager, ReadCache.key(table, tenant.id, id), 3);
-        const heads: { seq: string; version: number }[] = await manager.query(`SELECT seq, version${notify} FROM ${table} WHERE ${BY_ID} FOR UPDATE`, [
-          tenant.id,
-          id,
-          ...notifyParams,
-        ]);
-        const head = heads[0];
-        if (!head) throw notFound(`${modelType} '${id}' not found.`);
-        if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(head.seq, head.version))) {
-          throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
-        }
-        const found = await this.subtree(manager, tenant, head.seq, steps);
-        if (!found) throw notFound(`No element at '${pathText(steps)}' in ${modelType} '${id}'.`);
-        const current = { etag: etagOf(head.seq, head.version), element: found.element, types: found.types };
-        const element = change(current);
-        const after = subtreeRows(element, found.ord, found.path);
-        await replaceRows(manager, tenant.id, head.seq, found.before, after);
-        const bytes = after.reduce((sum, row) => sum + Buffer.byteLength(JSON.stringify(row.json)), 0);
-        await manager.query(
-          `UPDATE ${table} SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3 WHERE tenant_id = $1 AND seq = $2`,
-          [tenant.id, head.seq, bytes - found.bytes],
-        );
-        return { etag: etagOf(head.seq, head.version + 1), element, types: current.types };
-      });
+      return options.manager ? await run(options.manager) : await this.dataSource.transaction(run);
     } catch (err) {
       rethrowClientError(err);
     }

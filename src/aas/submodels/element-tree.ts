@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../../graphql/errors';
+import { badRequest } from '../../graphql/errors';
 import { JsonObject } from '../model/parse';
 
 /**
@@ -50,48 +50,14 @@ export function childList(node: JsonObject): JsonObject[] {
   return children ? ((node[children.key] ?? []) as JsonObject[]) : [];
 }
 
-/** An element found by its path: the element and where it sits. */
-export interface Located {
-  element: JsonObject;
-  parent: JsonObject;
-  /** Position in the parent's child list. */
-  position: number;
-  segments: Segment[];
-  /** The modelType of each step. */
-  types: string[];
-}
-
 /** The steps of a path as the store takes them: idShorts and list indices. */
 export function stepsOf(segments: Segment[]): (string | number)[] {
   return segments.map((s) => ('index' in s ? s.index : s.idShort));
 }
 
-/** The element at `segments`; 404 when there is none (a missing idShort, an index out of range, a leaf). */
-export function locate(submodel: JsonObject, segments: Segment[]): Located {
-  let parent: JsonObject | undefined;
-  let node = submodel;
-  let position = -1;
-  const types: string[] = [];
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i];
-    const children = childrenOf(node);
-    const list = children ? ((node[children.key] ?? []) as JsonObject[]) : [];
-    if (!children || children.byIndex !== 'index' in segment) {
-      throw notFound(`No element at '${formatIdShortPath(segments.slice(0, i + 1))}': ${describe(node, i === 0)} has no ${'index' in segment ? 'indexed' : 'named'} children.`);
-    }
-    position = 'index' in segment ? segment.index : list.findIndex((child) => child.idShort === segment.idShort);
-    if (position < 0 || position >= list.length) {
-      throw notFound(`No element at '${formatIdShortPath(segments.slice(0, i + 1))}'.`);
-    }
-    parent = node;
-    node = list[position];
-    types.push(node.modelType as string);
-  }
-  return { element: node, parent: parent!, position, segments, types };
-}
-
-function describe(node: JsonObject, isSubmodel: boolean): string {
-  return isSubmodel ? 'the submodel' : `${node.modelType} '${node.idShort ?? ''}'`;
+/** The segments of store steps. */
+export function segmentsOf(steps: (string | number)[]): Segment[] {
+  return steps.map((step) => (typeof step === 'number' ? { index: step } : { idShort: step }));
 }
 
 /** The idShortPaths of `node`'s descendants (all levels, or only its children with `core`). */

@@ -2,8 +2,10 @@ import { DataSource, EntityManager } from 'typeorm';
 import { MAX_LIMIT, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, parseSubmodelElement } from '../model/parse';
-import { verifyDocument } from '../model/verify-document';
+import { JsonObject, Violation, readSubmodelElement, refuseViolations } from '../model/parse';
+import { readDocument, verifyDocument, verifyReplacement } from '../model/verify-document';
+import type { ElementEdit, Step } from '../store/element-edit';
+import { refuseDuplicateIdShort, refuseIntroduced } from './element-checks';
 import { referenceFilterKeys } from '../model/reference-keys';
 import { IdentifiableTextFilter, identifiableTextConditions } from '../query/text-match';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
@@ -12,13 +14,12 @@ import { Condition, IdentifiableStore, Page, assertLimit, originOf, pageOfList }
 import type { ListAnswers, WriteOptions } from '../store/identifiable-store';
 import {
   Level,
-  Located,
   Segment,
   childrenOf,
   containsBlob,
   descendantPaths,
-  locate,
   parseIdShortPath,
+  segmentsOf,
   shapeForOutput,
   stepsOf,
   withMetadata,
@@ -81,14 +82,11 @@ function pathCursorPosition(cursor: string): { seq: number; index: number } {
   return { seq: Number(match[1]), index: Number(match[2]) };
 }
 
-function elementAt(submodel: JsonObject, found: Located): ElementAt {
-  return { submodelId: submodel.id as string, etag: originOf(submodel)!.etag, element: found.element, path: found.segments, types: found.types };
-}
-
 /**
  * The Submodel Repository: submodels and, inside them, their elements. Every change goes through the store,
- * under the submodel's row lock and `If-Match`: whole documents through `write`, element values through
- * `writeElement`. Element-level changes fire no change event (platform spec, Events 4).
+ * under the submodel's row lock and `If-Match`: whole documents through `write`, every element-level change
+ * through `editElements`, which touches only that element's rows. Element-level changes fire no change event
+ * (platform spec, Events 4).
  */
 export class SubmodelService {
   private readonly store: IdentifiableStore<SubmodelEntity>;
@@ -232,29 +230,30 @@ export class SubmodelService {
     return stored!;
   }
 
+  /** PUT: refused only for violations the stored submodel did not already have (`verifyReplacement`). */
   async replace(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    const doc = await verifyDocument('Submodel', json);
-    this.checkId(doc, id);
-    return this.update(tenant, id, options, () => doc);
+    const read = await readDocument('Submodel', json);
+    this.checkId(read.doc, id);
+    return this.update(tenant, id, options, () => read.doc);
   }
 
   /** PATCH (level core): the attributes the body has replace the submodel's; the others stay. */
   async patch(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    const body = await verifyDocument('Submodel', json);
+    const body = (await readDocument('Submodel', json)).doc;
     this.checkId(body, id);
-    return this.update(tenant, id, options, (current) => verifyDocument('Submodel', { ...current, ...body }));
+    return this.update(tenant, id, options, (current) => ({ ...current, ...body }));
   }
 
   async patchMetadata(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    return this.update(tenant, id, options, async (current) => {
-      const doc = await verifyDocument('Submodel', withMetadata(current, json));
-      this.checkId(doc, id);
-      return doc;
+    return this.update(tenant, id, options, (current) => {
+      const next = withMetadata(current, json);
+      this.checkId(next, id);
+      return next;
     });
   }
 
   async patchValue(tenant: TenantEntity, id: string, value: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    return this.update(tenant, id, options, (current) => verifyDocument('Submodel', applySubmodelValue(current, value)));
+    return this.update(tenant, id, options, (current) => applySubmodelValue(current, value));
   }
 
   /** Deletes the submodel; through a shell, also the shell's reference to it, in the same transaction. */
@@ -312,135 +311,127 @@ export class SubmodelService {
 
   /** Adds an element to the submodel (no path) or to the collection, list, entity or relationship at `path`. */
   async createElement(tenant: TenantEntity, id: string, path: string | null, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    const parentPath = path === null ? [] : parseIdShortPath(path);
-    const element = parseSubmodelElement(json);
-    let at: Segment[] = [];
-    const submodel = await this.updateTree(tenant, id, options, (doc) => {
-      const parent = parentPath.length ? locate(doc, parentPath).element : doc;
-      const children = childrenOf(parent);
-      if (!children) throw badRequest(`The ${String(parent.modelType)} at '${path}' cannot hold elements.`);
-      const list = ((parent[children.key] as JsonObject[] | undefined) ?? []);
-      if (children.byIndex) {
-        at = [...parentPath, { index: list.length }];
-      } else {
-        if (list.some((child) => child.idShort === element.idShort)) {
-          throw conflict(`An element '${String(element.idShort)}' already exists at '${path ?? ''}'.`);
-        }
-        at = [...parentPath, { idShort: element.idShort as string }];
+    const parentSteps = path === null ? [] : stepsOf(parseIdShortPath(path));
+    const read = readSubmodelElement(json);
+    // A new element: every violation it has is one it introduces.
+    refuseViolations('SubmodelElement', read.violations);
+    const element = read.doc;
+    return this.editElement(tenant, id, options, async (edit) => {
+      const parent = await edit.node(parentSteps);
+      if (!parent) throw notFound(`No element at '${path}'.`);
+      const children = childrenOf({ modelType: parent.type });
+      if (!children) throw badRequest(`The ${parent.type} at '${path}' cannot hold elements.`);
+      if (!children.byIndex && typeof element.idShort === 'string' && (await edit.hasChild(parent, element.idShort))) {
+        throw conflict(`An element '${element.idShort}' already exists at '${path ?? ''}'.`);
       }
-      parent[children.key] = [...list, element];
+      await refuseIntroduced(edit, parent, read, null);
+      return { steps: await edit.append(parent, element), element, types: [...parent.types, element.modelType as string] };
     });
-    return elementAt(submodel, locate(submodel, at));
   }
 
   async replaceElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    const element = parseSubmodelElement(json);
-    return this.changeElement(tenant, id, path, options, (_current, segments) => {
-      const last = segments[segments.length - 1];
-      if ('idShort' in last && element.idShort !== last.idShort) {
-        throw badRequest(`The element's idShort '${String(element.idShort)}' differs from the path's '${last.idShort}'.`);
+    const read = readSubmodelElement(json);
+    return this.changeElement(tenant, id, path, options, (_current, steps) => {
+      const last = steps[steps.length - 1];
+      if (typeof last === 'string' && read.doc.idShort !== last) {
+        throw badRequest(`The element's idShort '${String(read.doc.idShort)}' differs from the path's '${last}'.`);
       }
-      return element;
+      return read;
     });
   }
 
   /**
-   * Changes one element as `change` says, under the submodel's row lock (the whole submodel verified again);
-   * for services that derive the new element from the current one (attachments).
+   * Changes one element as `change` says, under the submodel's row lock, judged by what it changes; for services
+   * that derive the new element from the current one (attachments).
    */
   async updateElement(tenant: TenantEntity, id: string, path: string, change: (current: JsonObject) => JsonObject, options: SubmodelWrite = {}): Promise<ElementAt> {
-    return this.changeElement(tenant, id, path, options, (current) => change(current));
+    return this.changeElement(tenant, id, path, options, (current) => readSubmodelElement(change(current)));
   }
 
   /** PATCH (level core): the attributes the body has replace the element's; the others, children among them, stay. */
   async patchElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    const body = parseSubmodelElement(json);
+    const body = readSubmodelElement(json).doc;
     return this.changeElement(tenant, id, path, options, (current) => {
       if (body.modelType !== current.modelType) {
         throw badRequest(`The body is a ${String(body.modelType)}; the element at '${path}' is a ${String(current.modelType)}.`);
       }
       if (body.idShort !== current.idShort) throw badRequest(`The body's idShort differs from the element's.`);
-      return { ...current, ...body };
+      return readSubmodelElement({ ...current, ...body });
     });
   }
 
   async patchElementMetadata(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    return this.changeElement(tenant, id, path, options, (current) => withMetadata(current, json));
+    return this.changeElement(tenant, id, path, options, (current) => readSubmodelElement(withMetadata(current, json)));
   }
 
-  /**
-   * Values only: the element's own constraints are verified; the tree's structure cannot change, so the rest
-   * of the submodel needs no check and stays in the database (one `jsonb_set`).
-   */
+  /** Values only: the element's structure stays; its new values are judged as any change of it. */
   async patchElementValue(tenant: TenantEntity, id: string, path: string, value: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    const segments = parseIdShortPath(path);
-    await this.checkScope(tenant, id, options);
-    const stored = await this.store.writeElement(
-      tenant,
-      id,
-      stepsOf(segments),
-      (current) => parseSubmodelElement(applyElementValue(current.element, value)),
-      { ifMatch: options.ifMatch },
-    );
-    return { submodelId: id, etag: stored.etag, element: stored.element, path: segments, types: stored.types };
+    return this.changeElement(tenant, id, path, options, (current) => readSubmodelElement(applyElementValue(current, value)));
   }
 
   async deleteElement(tenant: TenantEntity, id: string, path: string, options: SubmodelWrite = {}): Promise<void> {
-    const segments = parseIdShortPath(path);
-    await this.updateTree(tenant, id, options, (doc) => {
-      const { parent, position } = locate(doc, segments);
-      const children = childrenOf(parent)!;
-      const kept = (parent[children.key] as JsonObject[]).filter((_, i) => i !== position);
-      if (kept.length) parent[children.key] = kept;
-      else delete parent[children.key];
+    const steps = stepsOf(parseIdShortPath(path));
+    // Removing an element introduces no violation: nothing is verified.
+    await this.editElement(tenant, id, options, async (edit) => {
+      const node = await edit.node(steps);
+      if (!node) throw notFound(`No element at '${path}'.`);
+      await edit.remove(node, await edit.parentOf(steps));
+      return null;
     });
   }
 
-  /** Replaces the element at `path` with what `change` makes of it. */
+  /**
+   * Replaces the element at `path` with what `change` reads from it (with the violations it has): refused for a
+   * violation the element did not have before in its place; renamed, its path follows (unique among its siblings).
+   */
   private async changeElement(
     tenant: TenantEntity,
     id: string,
     path: string,
     options: SubmodelWrite,
-    change: (current: JsonObject, segments: Segment[]) => JsonObject,
+    change: (current: JsonObject, steps: Step[]) => { doc: JsonObject; violations: Violation[] },
   ): Promise<ElementAt> {
-    const segments = parseIdShortPath(path);
-    const submodel = await this.updateTree(tenant, id, options, (doc) => {
-      const found: Located = locate(doc, segments);
-      const children = childrenOf(found.parent)!;
-      (found.parent[children.key] as JsonObject[])[found.position] = change(found.element, segments);
+    const steps = stepsOf(parseIdShortPath(path));
+    return this.editElement(tenant, id, options, async (edit) => {
+      const current = await edit.subtree(steps);
+      if (!current) throw notFound(`No element at '${path}'.`);
+      const before = structuredClone(current.element);
+      const after = change(current.element, steps);
+      const parent = await edit.parentOf(steps);
+      if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
+      await refuseIntroduced(edit, parent, after, { element: before, node: current });
+      return { steps: await edit.replace(current, parent, after.doc), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
     });
-    return elementAt(submodel, locate(submodel, segments));
   }
 
   /**
-   * A structural element-level change: `mutate` edits the stored tree in place, under the submodel's row lock,
-   * and the whole submodel is verified again (idShorts unique among siblings, list constraints, template
-   * qualifiers). Element-level: no change event.
+   * The one write path of elements, REST and GraphQL alike: `edit` reads and writes, through the store's
+   * `ElementEdit`, only the rows its change touches, under the submodel's row lock and `If-Match`.
    */
-  private async updateTree(tenant: TenantEntity, id: string, options: SubmodelWrite, mutate: (doc: JsonObject) => void): Promise<JsonObject> {
+  private async editElement<T extends { steps: Step[]; element: JsonObject; types: string[] } | null>(
+    tenant: TenantEntity,
+    id: string,
+    options: SubmodelWrite,
+    edit: (elements: ElementEdit) => Promise<T>,
+  ): Promise<T extends null ? void : ElementAt> {
     await this.checkScope(tenant, id, options);
-    const stored = await this.store.write(
-      tenant,
-      id,
-      async (current) => {
-        if (!current) throw notFound(`Submodel '${id}' not found.`);
-        mutate(current);
-        return { kind: 'updated', doc: await verifyDocument('Submodel', current) };
-      },
-      { ifMatch: options.ifMatch, event: false, manager: options.manager },
-    );
-    return stored!;
+    const { result, etag } = await this.store.editElements(tenant, id, edit, { ifMatch: options.ifMatch, manager: options.manager });
+    if (result === null) return undefined as T extends null ? void : ElementAt;
+    return { submodelId: id, etag, element: result.element, path: segmentsOf(result.steps), types: result.types } as T extends null ? void : ElementAt;
   }
 
-  private async update(tenant: TenantEntity, id: string, options: SubmodelWrite, modify: (current: JsonObject) => JsonObject | Promise<JsonObject>): Promise<JsonObject> {
+  /**
+   * A whole-submodel change: `modify` makes the new document from the stored one (without changing it), which is
+   * refused only for violations the stored one did not already have.
+   */
+  private async update(tenant: TenantEntity, id: string, options: SubmodelWrite, modify: (current: JsonObject) => JsonObject): Promise<JsonObject> {
     await this.checkScope(tenant, id, options);
     const stored = await this.store.write(
       tenant,
       id,
       async (current) => {
         if (!current) throw notFound(`Submodel '${id}' not found.`);
-        return { kind: 'updated', doc: await modify(current) };
+        return { kind: 'updated', doc: await verifyReplacement('Submodel', modify(current), current) };
       },
       { ifMatch: options.ifMatch },
     );

@@ -1,0 +1,199 @@
+import { notFound } from '../../graphql/errors';
+import { JsonObject } from '../model/parse';
+import { ElementRow, RowSignatures, assemble, signaturesOf, subtreeRows } from '../submodels/element-rows';
+import { childrenOf, containsBlob } from '../submodels/element-tree';
+import {
+  Db,
+  childSemanticIds,
+  closeListGap,
+  deleteSubtree,
+  insertRows,
+  lastChildPosition,
+  pathTaken,
+  readNode,
+  readSubtree,
+  replaceRows,
+  touchSubmodel,
+  writeNodeJson,
+} from './element-rows-sql';
+
+/** A step of an element path: an idShort, or an index into a list. */
+export type Step = string | number;
+
+/** Steps as an idShortPath, `a.b[2]`: the form element rows store their path in. */
+export function pathText(steps: Step[]): string {
+  return steps.map((step, i) => (typeof step === 'number' ? `[${step}]` : i ? `.${step}` : step)).join('');
+}
+
+/** `{1,2}`, PostgreSQL's text of an integer array, as numbers. */
+export const ordOf = (text: string) => (text === '{}' ? [] : text.slice(1, -1).split(',').map(Number));
+
+const jsonBytes = (rows: Pick<ElementRow, 'json'>[]) => rows.reduce((sum, row) => sum + Buffer.byteLength(JSON.stringify(row.json)), 0);
+
+/** The element at `steps` of submodel `seq`, assembled from its rows, its modelTypes on the way and its size; null when absent. */
+export async function readElement(db: Db, tenantId: string, seq: string, steps: Step[]): Promise<{ element: JsonObject; types: string[]; bytes: number } | null> {
+  const { rows, types } = await readSubtree(db, tenantId, seq, pathText(steps));
+  if (!rows.length) return null;
+  const bytes = jsonBytes(rows);
+  const [root, ...descendants] = rows;
+  return { element: assemble(root.json, descendants, root.depth), types, bytes };
+}
+
+/** A place in a submodel that holds elements or is one: the submodel itself (`ord` []) or one of its elements. */
+export interface ElementNode {
+  steps: Step[];
+  ord: number[];
+  /** Its idShortPath; '' for the submodel. */
+  path: string;
+  /** `Submodel`, or the element's modelType. */
+  type: string;
+  /** Its own JSON without child elements (for the submodel: its head). */
+  json: JsonObject;
+  /** The modelTypes on the way to it, its own last (none for the submodel). */
+  types: string[];
+}
+
+/** An element with its whole subtree, as stored. */
+export interface ElementSubtree extends ElementNode {
+  element: JsonObject;
+  /** Its rows as stored: only the rows that change are written. */
+  before: RowSignatures;
+  bytes: number;
+}
+
+/**
+ * The element-level write of one submodel, inside the transaction that holds the submodel's row lock (opened by
+ * `IdentifiableStore.editElements`): reads and writes only the rows a change touches (the element's subtree; a
+ * container's own row where its empty child list goes; the following items of a list whose indices shift), and
+ * keeps count of what the submodel's row must say afterwards (`finish`).
+ */
+export class ElementEdit {
+  private bytes = 0;
+  private blobAdded = false;
+  private blobRemoved = false;
+  private headChanged = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly tenantId: string,
+    private readonly seq: string,
+    /** The submodel without its elements. */
+    readonly head: JsonObject,
+  ) {}
+
+  /** The submodel as the place of its top-level elements. */
+  get submodel(): ElementNode {
+    return { steps: [], ord: [], path: '', type: 'Submodel', json: this.head, types: [] };
+  }
+
+  /** The element at `steps` as a place (its own row, not its subtree); the submodel for no steps. Null when absent. */
+  async node(steps: Step[]): Promise<ElementNode | null> {
+    if (!steps.length) return this.submodel;
+    const row = await readNode(this.db, this.tenantId, this.seq, pathText(steps));
+    if (!row) return null;
+    return { steps, ord: ordOf(row.ord), path: row.path, type: row.type, json: row.json, types: [...row.above, row.type] };
+  }
+
+  /** The element at `steps` with its descendants, assembled; null when absent. */
+  async subtree(steps: Step[]): Promise<ElementSubtree | null> {
+    const { rows, types } = await readSubtree(this.db, this.tenantId, this.seq, pathText(steps));
+    if (!rows.length) return null;
+    // Before `assemble`, which puts the children into their parents' objects.
+    const before = await signaturesOf(rows.map((row) => ({ ord: ordOf(row.ord), path: row.path, json: row.json })));
+    const bytes = jsonBytes(rows);
+    const [root, ...descendants] = rows;
+    const own = { ...root.json };
+    const element = assemble(root.json, descendants, root.depth);
+    return { steps, ord: ordOf(root.ord), path: root.path, type: root.type, json: own, types, element, before, bytes };
+  }
+
+  /** The place that holds the element at `steps` (it exists: it was read). */
+  async parentOf(steps: Step[]): Promise<ElementNode> {
+    const parent = await this.node(steps.slice(0, -1));
+    if (!parent) throw notFound(`No element at '${pathText(steps)}'.`);
+    return parent;
+  }
+
+  /** The idShortPath a child of `parent` named `idShort` has. */
+  childPath(parent: ElementNode, idShort: string): string {
+    return parent.path ? `${parent.path}.${idShort}` : idShort;
+  }
+
+  /** Whether `parent` (not a list) has a child named `idShort`. */
+  hasChild(parent: ElementNode, idShort: string): Promise<boolean> {
+    return pathTaken(this.db, this.tenantId, this.seq, this.childPath(parent, idShort), parent.ord.length + 1);
+  }
+
+  /** The distinct semanticIds `parent`'s children have, but the child at `except`. */
+  childSemanticIds(parent: ElementNode, except?: ElementNode): Promise<JsonObject[]> {
+    return childSemanticIds(this.db, this.tenantId, this.seq, parent.ord, except?.ord ?? null);
+  }
+
+  /** Appends `element` to `parent`'s children; returns its steps. */
+  async append(parent: ElementNode, element: JsonObject): Promise<Step[]> {
+    const byIndex = childrenOf({ modelType: parent.type })!.byIndex;
+    const position = (await lastChildPosition(this.db, this.tenantId, this.seq, parent.ord)) + 1;
+    const step: Step = byIndex ? position : (element.idShort as string);
+    const path = byIndex ? `${parent.path}[${position}]` : this.childPath(parent, element.idShort as string);
+    const rows = subtreeRows(element, [...parent.ord, position], path);
+    await insertRows(this.db, this.tenantId, this.seq, rows);
+    this.bytes += jsonBytes(rows);
+    this.blobAdded ||= containsBlob(element);
+    await this.dropEmptyChildList(parent);
+    return [...parent.steps, step];
+  }
+
+  /**
+   * Replaces the element `current` with `element` (its idShort may differ: its path and its descendants' follow);
+   * only the rows that differ are written. Returns the element's steps.
+   */
+  async replace(current: ElementSubtree, parent: ElementNode, element: JsonObject): Promise<Step[]> {
+    const last = current.steps[current.steps.length - 1];
+    const renamed = typeof last === 'string' && element.idShort !== last;
+    const path = renamed ? this.childPath(parent, element.idShort as string) : current.path;
+    const rows = subtreeRows(element, current.ord, path);
+    await replaceRows(this.db, this.tenantId, this.seq, current.before, rows);
+    this.bytes += jsonBytes(rows) - current.bytes;
+    this.blobAdded ||= containsBlob(element);
+    this.blobRemoved ||= containsBlob(current.element);
+    return renamed ? [...parent.steps, element.idShort as string] : current.steps;
+  }
+
+  /** Deletes the element `current` with its subtree; in a list, the items after it move up one index. */
+  async remove(current: ElementNode, parent: ElementNode): Promise<void> {
+    const gone = await deleteSubtree(this.db, this.tenantId, this.seq, current.ord);
+    this.bytes -= gone.bytes;
+    this.blobRemoved ||= gone.blobs;
+    if (parent.type === 'SubmodelElementList') {
+      await closeListGap(this.db, this.tenantId, this.seq, parent.ord, parent.path, current.ord[current.ord.length - 1]);
+    }
+  }
+
+  /**
+   * A container keeps its child list in its own JSON only while the list is empty (`"value": []`, see
+   * element-rows.ts); with a child, the list is its rows.
+   */
+  private async dropEmptyChildList(parent: ElementNode): Promise<void> {
+    const key = childrenOf({ modelType: parent.type })!.key;
+    if (!(key in parent.json)) return;
+    const { [key]: _empty, ...rest } = parent.json;
+    parent.json = rest;
+    if (parent.ord.length) await writeNodeJson(this.db, this.tenantId, this.seq, parent.ord, rest);
+    else this.headChanged = true;
+  }
+
+  /** Writes the submodel's row: a new version, its size, whether it holds a Blob, its head where that changed. */
+  finish(): Promise<void> {
+    return touchSubmodel(this.db, this.tenantId, this.seq, {
+      bytes: this.bytes,
+      blobAdded: this.blobAdded,
+      blobRemoved: this.blobRemoved,
+      head: this.headChanged ? this.submodelHead() : undefined,
+    });
+  }
+
+  private submodelHead(): JsonObject {
+    const { submodelElements: _empty, ...head } = this.head;
+    return head;
+  }
+}
