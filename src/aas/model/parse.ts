@@ -79,11 +79,71 @@ export function readInstance<T extends types.Class>(
   return readModel(what, parse, json).instance;
 }
 
-/** The violations of `instance`: with `recursive` false, only its own invariants (not its parts'). */
+/** The classes whose invariants speak of their child elements, and the property that holds them. */
+const CHILD_LISTS: [new (...args: never[]) => types.Class, string][] = [
+  [types.Submodel, 'submodelElements'],
+  [types.SubmodelElementCollection, 'value'],
+  [types.SubmodelElementList, 'value'],
+  [types.Entity, 'statements'],
+  [types.AnnotatedRelationshipElement, 'annotations'],
+];
+
+/** The instance a verification error is about: the root, or what the last step of its path reaches. */
+function subjectOf(root: types.Class, error: verification.VerificationError): unknown {
+  const last = error.path.segments[error.path.segments.length - 1];
+  if (!last) return root;
+  if (last instanceof verification.IndexSegment) return last.sequence[last.index];
+  return (last.instance as unknown as Record<string, unknown>)[last.name];
+}
+
+/** `container` with `children` in place of its child elements (a copy; the original stays as it is). */
+function withChildren(container: types.Class, key: string, children: types.Class[] | null): types.Class {
+  return Object.assign(Object.create(Object.getPrototypeOf(container) as object) as types.Class, container, { [key]: children });
+}
+
+/**
+ * Which children a container's violation is about, where its invariant speaks of them one by one (an idShort in a
+ * list, a child of the wrong type, ...): by idShort, else by index. Undefined where the container has it without any
+ * child (its own, such as a list without valueTypeListElement), or no single child has it (AASd-114, two children
+ * that differ). A new child that breaks a list's rule is then a new violation, though the list already had one.
+ */
+function childrenAt(subject: unknown, message: string): string[] | undefined {
+  const entry = CHILD_LISTS.find(([kind]) => subject instanceof kind);
+  if (!entry) return undefined;
+  const container = subject as types.Class;
+  const key = entry[1];
+  const children = (container as unknown as Record<string, unknown>)[key];
+  if (!Array.isArray(children) || !children.length) return undefined;
+  const name = (child: types.Class, i: number) => {
+    const idShort = (child as { idShort?: string | null }).idShort;
+    return typeof idShort === 'string' ? `{${idShort}}` : `[${i}]`;
+  };
+  const has = (candidate: types.Class) => [...verification.verify(candidate, false)].some((e) => e.path.segments.length === 0 && e.message === message);
+  if (message.includes('AASd-022')) {
+    const seen = new Map<string, number>();
+    for (const child of children as types.Class[]) {
+      const idShort = (child as { idShort?: string | null }).idShort;
+      if (typeof idShort === 'string') seen.set(idShort, (seen.get(idShort) ?? 0) + 1);
+    }
+    return [...seen].filter(([, count]) => count > 1).map(([idShort]) => `{${idShort}}`);
+  }
+  if (has(withChildren(container, key, null))) return undefined;
+  const named = (children as types.Class[]).flatMap((child, i) => (has(withChildren(container, key, [child])) ? [name(child, i)] : []));
+  return named.length ? named : undefined;
+}
+
+/**
+ * The violations of `instance`: with `recursive` false, only its own invariants (not its parts'). A container's
+ * violation about its children is one violation per child it is about (`childrenAt`).
+ */
 export function violationsOf(instance: types.Class, recursive = true): Violation[] {
   const found: Violation[] = [];
   for (const error of verification.verify(instance, recursive)) {
-    found.push({ key: stableKey(error), text: `${jsonPath(error.path.toString())}: ${error.message}` });
+    const key = stableKey(error);
+    const text = `${jsonPath(error.path.toString())}: ${error.message}`;
+    const children = childrenAt(subjectOf(instance, error), error.message);
+    if (children) for (const child of children) found.push({ key: `${key} ${child}`, text });
+    else found.push({ key, text });
   }
   return found;
 }
@@ -91,8 +151,10 @@ export function violationsOf(instance: types.Class, recursive = true): Violation
 /** 400 for `what` with the messages of `violations` (at most MAX_REPORTED, the rest counted); nothing when none. */
 export function refuseViolations(what: string, violations: Violation[]): void {
   if (!violations.length) return;
-  const messages = violations.slice(0, MAX_REPORTED).map((v) => v.text);
-  if (violations.length > MAX_REPORTED) messages.push(`... and ${violations.length - MAX_REPORTED} more violations`);
+  // One violation of a container about several of its children is one message.
+  const texts = [...new Set(violations.map((v) => v.text))];
+  const messages = texts.slice(0, MAX_REPORTED);
+  if (texts.length > MAX_REPORTED) messages.push(`... and ${texts.length - MAX_REPORTED} more violations`);
   throw badRequest(`Invalid ${what}: ${messages[0]}`, messages);
 }
 
