@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { JsonObject } from '../model/parse';
-import { verifyDocument } from '../model/verify-document';
+import { judgeReplacement, readDocument, verifyDocument } from '../model/verify-document';
 import { referenceKey } from '../model/reference-keys';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';
@@ -96,14 +96,15 @@ export class ConceptDescriptionService {
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {
-    const doc = await verifyDocument('ConceptDescription', json);
-    if (doc.id !== id) throw badRequest(`The concept description's id '${String(doc.id)}' differs from the id in the path '${id}'.`);
+    const read = await readDocument('ConceptDescription', json);
+    if (read.doc.id !== id) throw badRequest(`The concept description's id '${String(read.doc.id)}' differs from the id in the path '${id}'.`);
     const stored = await this.store.write(
       tenant,
       id,
-      (current) => {
+      async (current) => {
         if (!current) throw notFound(`Concept description '${id}' not found.`);
-        return { kind: 'updated', doc };
+        // Refused only for violations the stored one did not already have.
+        return { kind: 'updated', doc: await judgeReplacement('ConceptDescription', read, current) };
       },
       options,
     );

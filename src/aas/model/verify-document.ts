@@ -44,7 +44,11 @@ export async function readDocument(kind: DocumentKind, json: unknown): Promise<{
  * was read) does not block the write. Returns the canonical JSON to store.
  */
 export async function verifyReplacement(kind: DocumentKind, json: unknown, stored: JsonObject): Promise<JsonObject> {
-  const read = await readDocument(kind, json);
+  return judgeReplacement(kind, await readDocument(kind, json), stored);
+}
+
+/** `verifyReplacement` of a document already read (`readDocument`). */
+export async function judgeReplacement(kind: DocumentKind, read: { doc: JsonObject; violations: Violation[] }, stored: JsonObject): Promise<JsonObject> {
   if (read.violations.length) refuseViolations(kind, introduced(read.violations, await violationsOfStored(kind, stored)));
   return read.doc;
 }

@@ -1,8 +1,8 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, parseAssetInformation, parseReference, parseShell } from '../model/parse';
-import { verifyDocument } from '../model/verify-document';
+import { JsonObject, parseAssetInformation, parseReference } from '../model/parse';
+import { judgeReplacement, readDocument, verifyDocument, verifyReplacement } from '../model/verify-document';
 import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page, pageOfList } from '../store/identifiable-store';
@@ -189,9 +189,9 @@ export class ShellService {
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const doc = await verifyDocument('AssetAdministrationShell', json);
-    if (doc.id !== id) throw badRequest(`The shell's id '${doc.id}' differs from the id in the path '${id}'.`);
-    return this.update(tenant, id, () => doc, options);
+    const read = await readDocument('AssetAdministrationShell', json);
+    if (read.doc.id !== id) throw badRequest(`The shell's id '${String(read.doc.id)}' differs from the id in the path '${id}'.`);
+    return this.update(tenant, id, (current) => judgeReplacement('AssetAdministrationShell', read, current), options);
   }
 
   async delete(tenant: TenantEntity, id: string, options: ShellWrite = {}): Promise<void> {
@@ -208,8 +208,8 @@ export class ShellService {
 
   async replaceAssetInformation(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
     const assetInformation = parseAssetInformation(json);
-    // Re-verify the whole shell: shell-level constraints may span the new asset information.
-    return this.update(tenant, id, (current) => parseShell({ ...current, assetInformation }), options);
+    // The whole shell is judged: shell-level constraints may span the new asset information (only new violations count).
+    return this.update(tenant, id, (current) => verifyReplacement('AssetAdministrationShell', { ...current, assetInformation }, current), options);
   }
 
   /**
@@ -223,7 +223,7 @@ export class ShellService {
       (current) => {
         const { defaultThumbnail, ...info } = current.assetInformation as JsonObject;
         if (!thumbnail && !defaultThumbnail) throw notFound(`Shell '${id}' has no thumbnail.`);
-        return parseShell({ ...current, assetInformation: thumbnail ? { ...info, defaultThumbnail: thumbnail } : info });
+        return verifyReplacement('AssetAdministrationShell', { ...current, assetInformation: thumbnail ? { ...info, defaultThumbnail: thumbnail } : info }, current);
       },
       options,
     );
@@ -266,13 +266,13 @@ export class ShellService {
   }
 
   /** Read-modify-write of an existing shell, under its row lock. */
-  private async update(tenant: TenantEntity, id: string, modify: (current: JsonObject) => JsonObject, options: ShellWrite): Promise<JsonObject> {
+  private async update(tenant: TenantEntity, id: string, modify: (current: JsonObject) => JsonObject | Promise<JsonObject>, options: ShellWrite): Promise<JsonObject> {
     const stored = await this.store.write(
       tenant,
       id,
-      (current) => {
+      async (current) => {
         if (!current) throw notFound(`Shell '${id}' not found.`);
-        return { kind: 'updated', doc: modify(current) };
+        return { kind: 'updated', doc: await modify(current) };
       },
       options,
     );

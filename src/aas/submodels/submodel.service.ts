@@ -3,7 +3,7 @@ import { MAX_LIMIT, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, Violation, readSubmodelElement, refuseViolations } from '../model/parse';
-import { readDocument, verifyDocument, verifyReplacement } from '../model/verify-document';
+import { judgeReplacement, readDocument, verifyDocument } from '../model/verify-document';
 import type { ElementEdit, Step } from '../store/element-edit';
 import { refuseDuplicateIdShort, refuseIntroduced } from './element-checks';
 import { referenceFilterKeys } from '../model/reference-keys';
@@ -234,7 +234,7 @@ export class SubmodelService {
   async replace(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
     const read = await readDocument('Submodel', json);
     this.checkId(read.doc, id);
-    return this.update(tenant, id, options, () => read.doc);
+    return this.update(tenant, id, options, () => read);
   }
 
   /** PATCH (level core): the attributes the body has replace the submodel's; the others stay. */
@@ -424,14 +424,21 @@ export class SubmodelService {
    * A whole-submodel change: `modify` makes the new document from the stored one (without changing it), which is
    * refused only for violations the stored one did not already have.
    */
-  private async update(tenant: TenantEntity, id: string, options: SubmodelWrite, modify: (current: JsonObject) => JsonObject): Promise<JsonObject> {
+  private async update(
+    tenant: TenantEntity,
+    id: string,
+    options: SubmodelWrite,
+    modify: (current: JsonObject) => JsonObject | { doc: JsonObject; violations: Violation[] },
+  ): Promise<JsonObject> {
     await this.checkScope(tenant, id, options);
     const stored = await this.store.write(
       tenant,
       id,
       async (current) => {
         if (!current) throw notFound(`Submodel '${id}' not found.`);
-        return { kind: 'updated', doc: await verifyReplacement('Submodel', modify(current), current) };
+        const next = modify(current);
+        const read = 'violations' in next && 'doc' in next ? (next as { doc: JsonObject; violations: Violation[] }) : await readDocument('Submodel', next);
+        return { kind: 'updated', doc: await judgeReplacement('Submodel', read, current) };
       },
       { ifMatch: options.ifMatch },
     );
