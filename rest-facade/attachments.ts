@@ -6,6 +6,9 @@ import { receiveUpload } from './files';
 import { idParam } from './params';
 import { TenantAccess } from './streamed';
 
+/** The request's `If-Match`, for the write of the shell or submodel the attachment is in. */
+const ifMatchOf = (ctx: KoaContext) => ctx.get('If-Match') || null;
+
 type Download = Awaited<ReturnType<Context['services']['attachments']['thumbnail']>>;
 
 /**
@@ -65,8 +68,8 @@ export function attachmentRoutes(access: TenantAccess, contextOf: (ctx: KoaConte
       const tenant = await access.contributor(ctx.state.tenant as string, context);
       await receiveUpload(ctx, context, uploadLimitBytes, ['fileName'], (file) =>
         t.kind === 'thumbnail'
-          ? context.services.attachments.setThumbnail(tenant, t.shellId, file)
-          : context.services.attachments.setAttachment(tenant, t.submodelId, t.path, { shellId: t.shellId }, file),
+          ? context.services.attachments.setThumbnail(tenant, t.shellId, file, ifMatchOf(ctx))
+          : context.services.attachments.setAttachment(tenant, t.submodelId, t.path, { shellId: t.shellId, ifMatch: ifMatchOf(ctx) }, file),
       );
       ctx.status = 204;
     },
@@ -75,8 +78,8 @@ export function attachmentRoutes(access: TenantAccess, contextOf: (ctx: KoaConte
       const context = contextOf(ctx);
       const tenant = await access.contributor(ctx.state.tenant as string, context);
       try {
-        if (t.kind === 'thumbnail') await context.services.attachments.deleteThumbnail(tenant, t.shellId);
-        else await context.services.attachments.deleteAttachment(tenant, t.submodelId, t.path, { shellId: t.shellId });
+        if (t.kind === 'thumbnail') await context.services.attachments.deleteThumbnail(tenant, t.shellId, ifMatchOf(ctx));
+        else await context.services.attachments.deleteAttachment(tenant, t.submodelId, t.path, { shellId: t.shellId, ifMatch: ifMatchOf(ctx) });
       } catch (err) {
         throw facadeErrorOf(err, context);
       }

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { JsonObject, parseSubmodel, parseSubmodelElement } from '../../src/aas/model/parse';
-import { childList, childrenOf, descendantPaths, formatIdShortPath, locate, parseIdShortPath, withMetadata } from '../../src/aas/submodels/element-tree';
+import { childList, childrenOf, descendantPaths, formatIdShortPath, parseIdShortPath, withMetadata } from '../../src/aas/submodels/element-tree';
+import { locate } from '../support/element-tree-oracle';
 import { applyElementValue, elementValue } from '../../src/aas/submodels/value-only';
 import { statusOfCode } from '../../src/graphql/errors';
 import { firstDifference } from '../support/json-difference';
@@ -24,12 +25,6 @@ import { TestServer, b64, startTestServer } from '../support/server';
 
 const SEED = (process.env.ORACLE_SEED ? Number(process.env.ORACLE_SEED) : 20261127) | 0;
 const RUNS = process.env.ORACLE_RUNS ? Number(process.env.ORACLE_RUNS) : 40;
-/**
- * Renaming an element through PATCH $metadata (a new idShort) is left out of the sequences unless ORACLE_RENAMES=1:
- * the server commits the rename but answers 404, looking the element up again at its former path (the test
- * 'PATCH $metadata with a new idShort' below shows it).
- */
-const RENAMES = process.env.ORACLE_RENAMES === '1';
 
 let server: TestServer;
 let api: string;
@@ -417,9 +412,6 @@ function patchBody(element: Json, parent: Json, inList: boolean, variant: number
 }
 
 function metadataBody(element: Json, parent: Json, siblings: Json[], variant: number, n: number): Json {
-  // The metamodel library checks idShorts for uniqueness in a submodel's and a collection's elements only, so
-  // a sibling's idShort in an entity's statements or a relationship's annotations is a rename it accepts.
-  const uniqueChecked = parent.modelType === 'Submodel' || parent.modelType === 'SubmodelElementCollection';
   const own = element.idShort === undefined ? {} : { idShort: element.idShort };
   switch (variant % 11) {
     case 0:
@@ -428,10 +420,10 @@ function metadataBody(element: Json, parent: Json, siblings: Json[], variant: nu
       // A sibling's idShort: a duplicate; in a list, any idShort breaks AASd-120.
       const taken = siblings.find((s) => typeof s.idShort === 'string')?.idShort as string | undefined;
       if (element.idShort === undefined) return { idShort: taken ?? `Taken${n}` };
-      return taken !== undefined && (RENAMES || uniqueChecked) ? { idShort: taken } : own;
+      return taken !== undefined ? { idShort: taken } : own;
     }
     case 2:
-      return RENAMES || element.idShort === undefined ? { idShort: `Renamed${n}` } : own;
+      return { idShort: `Renamed${n}` };
     case 3:
       return { semanticId: ref(`urn:oracle:meta:${n}`) };
     case 4:
@@ -667,9 +659,7 @@ describe(`element writes against the whole-tree oracle (seed ${SEED}, replay wit
     await runSequence([]);
   });
 
-  // Today the rename is committed but answered with 404 (the element is looked up again at its former path): this
-  // test fails until that is fixed; then it passes, `.fails` goes, and ORACLE_RENAMES=1 can become the default.
-  it.fails('PATCH $metadata with a new idShort renames the element: 204, and it is at its new path', async () => {
+  it('PATCH $metadata with a new idShort renames the element: 204, and it is at its new path', async () => {
     const id = `urn:oracle:rename:${SEED}`;
     await fetch(`${api}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(startingSubmodel(id)) });
     const res = await fetch(url(id, 'Motor.Power', '/$metadata'), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ idShort: 'Output' }) });

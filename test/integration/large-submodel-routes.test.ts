@@ -345,9 +345,8 @@ describe('element routes on a submodel of 10,000 elements', () => {
     console.log(`GraphQL on ${TOP + ITEMS + CHILDREN + 3} elements:\n${figures.join('\n')}`);
   }, 600_000);
 
-  // Today leaving the optional idShortPath out (rather than passing null) fails with an internal error (500): this
-  // test fails until that is fixed; then `.fails` goes.
-  it.fails('GraphQL: createSubmodelElement without idShortPath adds the element at the top level', async () => {
+  // The optional idShortPath left out (rather than null): the top level, not a 500.
+  it('GraphQL: createSubmodelElement without idShortPath adds the element at the top level', async () => {
     const id = 'urn:large:graphql-top-level';
     const small = { modelType: 'Submodel', id, submodelElements: [prop('A', 'xs:int', '1')] };
     expect((await fetch(`${api}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(small) })).status).toBe(201);

@@ -5,7 +5,7 @@ import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { FileService } from '../../files';
 import type { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
-import type { Scope, SubmodelService } from '../submodels/submodel.service';
+import type { Scope, SubmodelService, SubmodelWrite } from '../submodels/submodel.service';
 
 /** A download: its media type, name, size when known, and the bytes. */
 export interface Download {
@@ -32,6 +32,7 @@ export const MAX_BLOB_ATTACHMENT_BYTES = 16 * 1024 * 1024;
  * - PUT stores the upload as a new file and points only that one reference at its new tfp, in one
  *   transaction; the former file and its tfp stay valid (other references may use it).
  * - DELETE removes only the reference; the file stays in the repository.
+ * - PUT and DELETE take the request's `If-Match` (`ifMatch`): the shell's or submodel's entity tag.
  */
 export class AttachmentService {
   constructor(
@@ -48,18 +49,18 @@ export class AttachmentService {
     return this.download(tenant, thumbnail.path as string, `The thumbnail of shell '${shellId}'`);
   }
 
-  async setThumbnail(tenant: TenantEntity, shellId: string, upload: Upload): Promise<void> {
+  async setThumbnail(tenant: TenantEntity, shellId: string, upload: Upload, ifMatch?: string | null): Promise<void> {
     // Checked before the upload is read; inside the transaction only its connection is used (the embedded
     // database serves one transaction at a time).
     await this.shells.get(tenant, shellId);
     await this.dataSource.transaction(async (manager) => {
       const record = await this.files.store(tenant, upload, manager);
-      await this.shells.setThumbnail(tenant, shellId, { path: record.tfp, contentType: record.contentType }, { manager });
+      await this.shells.setThumbnail(tenant, shellId, { path: record.tfp, contentType: record.contentType }, { manager, ifMatch });
     });
   }
 
-  async deleteThumbnail(tenant: TenantEntity, shellId: string): Promise<void> {
-    await this.shells.setThumbnail(tenant, shellId, null);
+  async deleteThumbnail(tenant: TenantEntity, shellId: string, ifMatch?: string | null): Promise<void> {
+    await this.shells.setThumbnail(tenant, shellId, null, { ifMatch });
   }
 
   async attachment(tenant: TenantEntity, submodelId: string, path: string, scope: Scope): Promise<Download> {
@@ -74,7 +75,7 @@ export class AttachmentService {
     return this.download(tenant, element.value, what);
   }
 
-  async setAttachment(tenant: TenantEntity, submodelId: string, path: string, scope: Scope, upload: Upload): Promise<void> {
+  async setAttachment(tenant: TenantEntity, submodelId: string, path: string, scope: SubmodelWrite, upload: Upload): Promise<void> {
     const element = await this.fileOrBlob(tenant, submodelId, path, scope);
     if (element.modelType === 'Blob') {
       const chunks: Buffer[] = [];
@@ -99,12 +100,12 @@ export class AttachmentService {
         submodelId,
         path,
         (current) => ({ ...sameKind(current, 'File', path), contentType: record.contentType, value: record.tfp }),
-        { manager },
+        { manager, ifMatch: scope.ifMatch },
       );
     });
   }
 
-  async deleteAttachment(tenant: TenantEntity, submodelId: string, path: string, scope: Scope): Promise<void> {
+  async deleteAttachment(tenant: TenantEntity, submodelId: string, path: string, scope: SubmodelWrite): Promise<void> {
     await this.fileOrBlob(tenant, submodelId, path, scope);
     await this.submodels.updateElement(
       tenant,

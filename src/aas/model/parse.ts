@@ -132,6 +132,38 @@ function childrenAt(subject: unknown, message: string): string[] | undefined {
   return named.length ? named : undefined;
 }
 
+const AASD_022 = 'Constraint AASd-022: ID-short of non-identifiable referables within the same name space shall be unique (case-sensitive).';
+
+/**
+ * AASd-022 where the library does not check it: among an Entity's statements and an annotated relationship's
+ * annotations (it checks a submodel's and a collection's elements). One violation per duplicated idShort.
+ */
+function duplicatesOutsideLibrary(node: unknown, path: string, key: string, found: Violation[]): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    node.forEach((item, i) => {
+      const idShort = (item as { idShort?: unknown } | null)?.idShort;
+      duplicatesOutsideLibrary(item, `${path}[${i}]`, typeof idShort === 'string' ? `${key}{${idShort}}` : `${key}[${i}]`, found);
+    });
+    return;
+  }
+  const object = node as JsonObject;
+  const own = object.modelType === 'Entity' ? 'statements' : object.modelType === 'AnnotatedRelationshipElement' ? 'annotations' : undefined;
+  if (own && Array.isArray(object[own])) {
+    const seen = new Set<string>();
+    const twice = new Set<string>();
+    for (const child of object[own] as JsonObject[]) {
+      if (typeof child.idShort !== 'string') continue;
+      if (seen.has(child.idShort)) twice.add(child.idShort);
+      seen.add(child.idShort);
+    }
+    for (const idShort of twice) found.push({ key: `${key}.${own}: ${AASD_022} {${idShort}}`, text: `${jsonPath(`${path}.${own}`)}: ${AASD_022}` });
+  }
+  for (const [name, value] of Object.entries(object)) {
+    if (value !== null && typeof value === 'object') duplicatesOutsideLibrary(value, `${path}.${name}`, `${key}.${name}`, found);
+  }
+}
+
 /**
  * The violations of `instance`: with `recursive` false, only its own invariants (not its parts'). A container's
  * violation about its children is one violation per child it is about (`childrenAt`).
@@ -177,7 +209,9 @@ export function readWithViolations<T extends types.Class>(
 ): { doc: JsonObject; instance: T; violations: Violation[] } {
   const read = readModel(what, parse, json);
   if (read.stray.length) throw badRequest(`Invalid ${what}: ${read.stray[0]}`, read.stray.slice(0, MAX_REPORTED));
-  return { doc: read.canonical, instance: read.instance, violations: violationsOf(read.instance) };
+  const violations: Violation[] = [];
+  duplicatesOutsideLibrary(read.canonical, '', '', violations);
+  return { doc: read.canonical, instance: read.instance, violations: [...violations, ...violationsOf(read.instance)] };
 }
 
 /**
@@ -197,7 +231,10 @@ export function parseVerified<T extends types.Class>(
   if (stray.length && warnings) warnings.push(...stray.slice(0, MAX_REPORTED).map((m) => `${m} (left out)`));
   else if (stray.length) throw badRequest(`Invalid ${what}: ${stray[0]}`, stray.slice(0, MAX_REPORTED));
   const messages: string[] = [];
-  let count = 0;
+  const duplicates: Violation[] = [];
+  duplicatesOutsideLibrary(canonical, '', '', duplicates);
+  let count = duplicates.length;
+  messages.push(...duplicates.slice(0, MAX_REPORTED).map((v) => v.text));
   for (const error of verification.verify(instance, true)) {
     count++;
     if (messages.length < MAX_REPORTED) messages.push(`${jsonPath(error.path.toString())}: ${error.message}`);

@@ -311,7 +311,7 @@ export class SubmodelService {
 
   /** Adds an element to the submodel (no path) or to the collection, list, entity or relationship at `path`. */
   async createElement(tenant: TenantEntity, id: string, path: string | null, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    const parentSteps = path === null ? [] : stepsOf(parseIdShortPath(path));
+    const parentSteps = path == null ? [] : stepsOf(parseIdShortPath(path));
     const read = readSubmodelElement(json);
     // A new element: every violation it has is one it introduces.
     refuseViolations('SubmodelElement', read.violations);
