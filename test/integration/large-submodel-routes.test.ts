@@ -195,22 +195,31 @@ async function largeSubmodelSession(id: string) {
   return { expected, write, figures, etag: () => etag };
 }
 
+/** Reads of single elements (top level, in the collection, in the list) answer them with the submodel's ETag. */
+async function expectSingleReads(
+  id: string,
+  session: Awaited<ReturnType<typeof largeSubmodelSession>>,
+  read: (id: string, path: string) => Promise<{ element: Json; etag: string | null }>,
+): Promise<void> {
+  const { expected } = session;
+  for (const [path, element] of [
+    ['P4500', named(expected, 'P4500')],
+    ['Coll.C250', collChildren(expected)[250]],
+    ['List[250]', listItems(expected)[250]],
+  ] as [string, Json][]) {
+    const found = await read(id, path);
+    expect(found.element).toEqual(element);
+    expect(found.etag).toBe(session.etag());
+  }
+}
+
 describe('element routes on a submodel of 10,000 elements', () => {
   it('REST: GET element, POST (top level, collection, list), PUT, PATCH, $metadata, $value, DELETE (top level, list middle), attachment', async () => {
     const id = 'urn:large:rest';
     const session = await largeSubmodelSession(id);
     const { expected, write, figures } = session;
 
-    // Reads of single elements: top level, in the collection, in the list.
-    for (const [path, element] of [
-      ['P4500', named(expected, 'P4500')],
-      ['Coll.C250', collChildren(expected)[250]],
-      ['List[250]', listItems(expected)[250]],
-    ] as [string, Json][]) {
-      const read = await readElement(id, path);
-      expect(read.element).toEqual(element);
-      expect(read.etag).toBe(session.etag());
-    }
+    await expectSingleReads(id, session, readElement);
 
     // A first write without If-Match, so that the ones after it have a stale ETag to be refused with.
     await write('PATCH $value P0', rest('PATCH', elementUrl(id, 'P0', '/$value'), 77), 204, (doc) => {
@@ -283,15 +292,7 @@ describe('element routes on a submodel of 10,000 elements', () => {
     const session = await largeSubmodelSession(id);
     const { expected, write, figures } = session;
 
-    for (const [path, element] of [
-      ['P4500', named(expected, 'P4500')],
-      ['Coll.C250', collChildren(expected)[250]],
-      ['List[250]', listItems(expected)[250]],
-    ] as [string, Json][]) {
-      const read = await graphqlElement(id, path);
-      expect(read.element).toEqual(element);
-      expect(read.etag).toBe(session.etag());
-    }
+    await expectSingleReads(id, session, graphqlElement);
 
     await write('patchSubmodelElementValue P0', mutation('patchSubmodelElementValue', { idShortPath: 'P0', value: '77' }), 200, (doc) => {
       named(doc, 'P0').value = '77';
