@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { JsonObject, parseSubmodel, parseSubmodelElement } from '../../src/aas/model/parse';
+import { JsonObject, parseSubmodel, parseSubmodelElement, readSubmodelElement } from '../../src/aas/model/parse';
 import { childList, childrenOf, descendantPaths, formatIdShortPath, parseIdShortPath, withMetadata } from '../../src/aas/submodels/element-tree';
 import { locate } from '../support/element-tree-oracle';
 import { applyElementValue, elementValue } from '../../src/aas/submodels/value-only';
@@ -537,8 +537,9 @@ function oracle(tree: Json, request: Request): Outcome {
       if (kept.length) parent[children.key] = kept;
       else delete parent[children.key];
     } else {
-      // PUT and PATCH (core) read their body before they look for the element.
-      const body = request.suffix === '' ? parseSubmodelElement(request.body) : undefined;
+      // PUT and PATCH (core) read their body before they look for the element (400 when it cannot be read); its
+      // constraints are judged with the element in place, by the whole submodel's verification below.
+      const body = request.suffix === '' ? readSubmodelElement(request.body).doc : undefined;
       const found = locate(doc, segments);
       const last = segments[segments.length - 1];
       let replacement: Json;
