@@ -1,5 +1,6 @@
 import { ElementRow, RowSignatures, StoredRow, rowChanges } from '../submodels/element-rows';
 import { JsonObject } from '../model/parse';
+import { rowsWritten } from '../../db/statistics';
 
 /**
  * The SQL of submodel element rows (`submodel_elements`; the layout is in `submodels/element-rows.ts`), for the
@@ -37,6 +38,7 @@ export async function insertRows(db: Db, tenantId: string, seq: string, rows: El
       [tenantId, seq, JSON.stringify(batch)],
     );
   }
+  rowsWritten(db, 'submodel_elements', rows.length);
 }
 
 export async function deleteRows(db: Db, tenantId: string, seq: string, ords: number[][]): Promise<void> {
@@ -98,20 +100,34 @@ export async function readElementsText(db: Db, tenantId: string, seq: string): P
 /**
  * The element at `path` of submodel `seq` and its descendants, in `ord` order (the element first), and the
  * modelTypes of the elements on the way to it (the element's own last). Empty `rows` when nothing is there.
+ *
+ * Each read of the rows is written so that its plan needs no planner statistics (a submodel just written has
+ * none until the next ANALYZE): the bounds of the descendants' `ord` range are the results of subqueries, which
+ * are values to the planner (parameters of an index scan, never a join it could turn around), and the descendants
+ * and each element above are read in `ord` order, which the primary key gives and the path index would have to
+ * sort. Without that order the two indexes tie (both lead with the submodel; the estimates of either are one row
+ * without statistics) and PostgreSQL took the smaller one, the path index, filtering every row of the submodel.
+ * The elements above are looked up one at a time by primary key (LATERAL ... OFFSET 0 keeps the lookup inside the
+ * loop over their depths), each as the range [prefix, prefix], for the same order.
  */
 export async function readSubtree(db: Db, tenantId: string, seq: string, path: string): Promise<{ rows: ReadRow<JsonObject>[]; types: string[] }> {
-  // Index scans: the element by its path, its descendants (an `ord` range), and the elements above it (each a
-  // primary-key lookup of a prefix of its `ord`).
   const rows = (await db.query(
-    `WITH target AS (
+    `WITH target AS MATERIALIZED (
         SELECT ord FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = $2 AND left(path, 256) = left($3, 256) AND path = $3
       )
-      SELECT e.ord AS o, e.ord::text AS ord, cardinality(e.ord) AS depth, e.model_type AS type, e.path, e.json, false AS above
-        FROM target t JOIN submodel_elements e ON e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord >= t.ord AND e.ord < t.ord || 2147483647
+      SELECT * FROM (
+        SELECT e.ord AS o, e.ord::text AS ord, cardinality(e.ord) AS depth, e.model_type AS type, e.path, e.json, false AS above
+          FROM submodel_elements e
+          WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord >= (SELECT ord FROM target) AND e.ord < (SELECT ord || 2147483647 FROM target)
+          ORDER BY e.ord
+      ) AS subtree
       UNION ALL
-      SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, NULL, true
-        FROM target t CROSS JOIN generate_series(1, cardinality(t.ord) - 1) AS k
-        JOIN submodel_elements e ON e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = t.ord[1:k]
+      SELECT a.* FROM target t CROSS JOIN generate_series(1, cardinality(t.ord) - 1) AS k CROSS JOIN LATERAL (
+        SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, NULL::json, true
+          FROM submodel_elements e
+          WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord >= t.ord[1:k] AND e.ord <= t.ord[1:k]
+          ORDER BY e.ord OFFSET 0
+      ) AS a
       ORDER BY o`,
     [tenantId, seq, path],
   )) as (ReadRow<JsonObject> & { above: boolean })[];
