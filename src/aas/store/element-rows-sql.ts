@@ -108,7 +108,10 @@ export async function readElementsText(db: Db, tenantId: string, seq: string): P
  * sort. Without that order the two indexes tie (both lead with the submodel; the estimates of either are one row
  * without statistics) and PostgreSQL took the smaller one, the path index, filtering every row of the submodel.
  * The elements above are looked up one at a time by primary key (LATERAL ... OFFSET 0 keeps the lookup inside the
- * loop over their depths), each as the range [prefix, prefix], for the same order.
+ * loop over their depths), each as the range [prefix, prefix], for the same order. Their number is a parameter
+ * (an idShort has neither `.` nor `[`, so the path's separators count the elements above): a number of rows the
+ * planner knows, where `generate_series` over a column would be estimated at 1,000, which made the statement's
+ * estimated cost pass `jit_above_cost` and spend 90 ms compiling it.
  */
 export async function readSubtree(db: Db, tenantId: string, seq: string, path: string): Promise<{ rows: ReadRow<JsonObject>[]; types: string[] }> {
   const rows = (await db.query(
@@ -122,14 +125,14 @@ export async function readSubtree(db: Db, tenantId: string, seq: string, path: s
           ORDER BY e.ord
       ) AS subtree
       UNION ALL
-      SELECT a.* FROM target t CROSS JOIN generate_series(1, cardinality(t.ord) - 1) AS k CROSS JOIN LATERAL (
+      SELECT a.* FROM target t CROSS JOIN generate_series(1, $4::int) AS k CROSS JOIN LATERAL (
         SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, NULL::json, true
           FROM submodel_elements e
           WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord >= t.ord[1:k] AND e.ord <= t.ord[1:k]
           ORDER BY e.ord OFFSET 0
       ) AS a
       ORDER BY o`,
-    [tenantId, seq, path],
+    [tenantId, seq, path, path.split(/[.[]/).length - 1],
   )) as (ReadRow<JsonObject> & { above: boolean })[];
   const above = rows.filter((row) => row.above);
   const subtree = rows.filter((row) => !row.above);
