@@ -77,24 +77,21 @@ export async function readRowsOf(db: Db, tenantId: string, seqs: readonly string
 }
 
 /**
- * The elements of submodel `seq` as the JSON text of its `submodelElements` array without the brackets, built
- * by PostgreSQL from the rows' JSON texts: a large submodel leaves the database as one value, not as a row per
- * element to be put together here. Each row's text is followed by what the next row's depth says: the opening of
- * its child list (the next row is its child), or the closing of the lists the next row is outside of and a comma.
- * Null when the submodel has no elements.
+ * SQL of the elements of the submodel (`tenant`, `seq`: SQL expressions, such as the columns of the submodel's row
+ * in the statement around it) as the JSON text of its `submodelElements` array without the brackets, built by
+ * PostgreSQL from the rows' JSON texts: a large submodel leaves the database as one value, not as a row per
+ * element to be put together here, and with its head, in the same statement. Each row's text is followed by what
+ * the next row's depth says: the opening of its child list (the next row is its child), or the closing of the
+ * lists the next row is outside of and a comma. Null when the submodel has no elements.
  */
-export async function readElementsText(db: Db, tenantId: string, seq: string): Promise<string | null> {
-  const rows = (await db.query(
-    `SELECT string_agg(CASE WHEN nd > d THEN left(j, -1) || ',"' || k || '":['
-        ELSE j || repeat(']}', d - greatest(nd, 1)) || CASE WHEN nd > 0 THEN ',' ELSE '' END END, '') AS text
+export function elementsTextSql(tenant: string, seq: string): string {
+  return `(SELECT string_agg(CASE WHEN nd > d THEN left(j, -1) || ',"' || k || '":['
+        ELSE j || repeat(']}', d - greatest(nd, 1)) || CASE WHEN nd > 0 THEN ',' ELSE '' END END, '')
       FROM (
         SELECT e.json::text AS j, cardinality(e.ord) AS d, lead(cardinality(e.ord), 1, 0) OVER (ORDER BY e.ord) AS nd,
             CASE e.model_type WHEN 'Entity' THEN 'statements' WHEN 'AnnotatedRelationshipElement' THEN 'annotations' ELSE 'value' END AS k
-          FROM submodel_elements e WHERE e.tenant_id = $1 AND e.submodel_seq = $2 ORDER BY e.ord
-      ) AS x`,
-    [tenantId, seq],
-  )) as { text: string | null }[];
-  return rows[0]?.text ?? null;
+          FROM submodel_elements e WHERE e.tenant_id = ${tenant} AND e.submodel_seq = ${seq} ORDER BY e.ord
+      ) AS x)`;
 }
 
 /**
