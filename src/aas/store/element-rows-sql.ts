@@ -20,7 +20,26 @@ export interface ReadRow<J> extends StoredRow<J> {
 
 const ordText = (ord: number[]) => `{${ord.join(',')}}`;
 
+/**
+ * Up to this many rows are inserted as a VALUES list with a parameter per column: for a few rows, PostgreSQL
+ * inserts those three times faster than it unpacks a JSON recordset (0.07 against 0.24 ms for one row).
+ */
+const VALUES_ROWS = 20;
+
 export async function insertRows(db: Db, tenantId: string, seq: string, rows: ElementRow[]): Promise<void> {
+  if (rows.length && rows.length <= VALUES_ROWS) {
+    const params: unknown[] = [tenantId, seq];
+    const values = rows.map((row) => {
+      const at = params.push(ordText(row.ord), row.path, row.idShort, row.modelType, row.semanticKey, row.value, JSON.stringify(row.json)) - 6;
+      return `($1, $2, $${at}::integer[], $${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}::json)`;
+    });
+    await db.query(
+      `INSERT INTO submodel_elements (tenant_id, submodel_seq, ord, path, id_short, model_type, semantic_key, v_text, json) VALUES ${values.join(', ')}`,
+      params,
+    );
+    rowsWritten(db, 'submodel_elements', rows.length);
+    return;
+  }
   for (let start = 0; start < rows.length; start += INSERT_BATCH) {
     const batch = rows.slice(start, start + INSERT_BATCH).map((row) => ({
       ord: ordText(row.ord),
