@@ -31,6 +31,7 @@ import { STATEMENT_TIMEOUT_MS, createDataSource, runMigrations } from './db/data
 import { DataDirError } from './db/data-dir-lock';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
 import { scheduleAnalyze } from './db/maintenance';
+import { StatisticsUpkeep } from './db/statistics';
 import { Services } from './graphql/context';
 import { buildAppSchema } from './graphql/schema';
 import { AccountService } from './management/accounts/account.service';
@@ -102,6 +103,9 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const applied = await runMigrations(dataSource);
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
   const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
+  // Tables that gained many rows are analyzed soon after, on both databases: plans that read one element of a large
+  // submodel need to know how large it is.
+  const statistics = new StatisticsUpkeep(dataSource, log);
 
   // The read cache of shells, submodels and concept descriptions; other replicas' writes reach it by NOTIFY (the
   // embedded database has no other replicas).
@@ -255,6 +259,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
       identity.stop();
       blobs.close();
       await stopAnalyze?.();
+      await statistics.stop();
       await dataSource.destroy();
       await embedded?.stop();
       log.info('stopped');

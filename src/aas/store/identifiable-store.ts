@@ -13,7 +13,7 @@ import { JsonObject } from '../model/parse';
 import { RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
 import { ElementEdit, Step, ordOf, readElement } from './element-edit';
 import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
-import { Db, readElementsText, readRowsOf, replaceRows } from './element-rows-sql';
+import { Db, elementsTextSql, readRowsOf, replaceRows } from './element-rows-sql';
 import { CachedRead, ReadCache } from './read-cache';
 
 export interface Page<T> {
@@ -262,11 +262,16 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const hit = key ? await this.charged(cache!.get(key, usable)) : undefined;
     if (hit) return hit;
     const token = cache?.token() ?? 0;
+    const { table } = this.spec;
+    // A submodel's elements in the same statement as its head: one round trip.
+    const elements = this.spec.elementRows
+      ? `, CASE WHEN ${usable} THEN ${docWithin('doc_bytes', '$3', elementsTextSql(`${table}.tenant_id`, `${table}.seq`))} END AS elements`
+      : '';
     const rows = await budgeted((remaining) =>
-      readRows<{ seq: string; version: number; bytes: string; usable: boolean; doc: string | null }>(
+      readRows<{ seq: string; version: number; bytes: string; usable: boolean; doc: string | null; elements?: string | null }>(
         this.dataSource,
-        `SELECT seq, version, doc_bytes AS bytes, ${usable} AS usable, CASE WHEN ${usable} THEN ${docWithin('doc_bytes', '$3', 'doc::text')} END AS doc
-          FROM ${this.spec.table} WHERE ${BY_ID}`,
+        `SELECT seq, version, doc_bytes AS bytes, ${usable} AS usable, CASE WHEN ${usable} THEN ${docWithin('doc_bytes', '$3', 'doc::text')} END AS doc${elements}
+          FROM ${table} WHERE ${BY_ID}`,
         [tenant.id, id, remaining],
       ),
       // A document that needs shaping is read again in full (`find`), which charges it then.
@@ -274,10 +279,8 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     );
     if (!rows.length) return null;
     let text = rows[0].doc;
-    if (text !== null && this.spec.elementRows) {
-      const elements = await readElementsText(this.reader, tenant.id, rows[0].seq);
-      if (elements !== null) text = `${text.slice(0, text.lastIndexOf('}'))},"${ELEMENTS}":[${elements}]}`;
-    }
+    const elementsText = rows[0].elements;
+    if (text !== null && elementsText != null) text = `${text.slice(0, text.lastIndexOf('}'))},"${ELEMENTS}":[${elementsText}]}`;
     const etag = etagOf(rows[0].seq, rows[0].version);
     if (key) cache!.fill(key, usable, token, { etag, text, docBytes: Number(rows[0].bytes) });
     return { etag, text };

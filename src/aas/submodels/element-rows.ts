@@ -15,7 +15,7 @@ import { childrenOf } from './element-tree';
  * have to say whether an absent list was absent or empty.
  *
  * The whole document is the head plus the rows in `ord` order: `assemble` builds the object; PostgreSQL builds
- * the JSON text itself (`readElementsText` in store/element-rows-sql.ts).
+ * the JSON text itself (`elementsTextSql` in store/element-rows-sql.ts).
  */
 
 export interface ElementRow {
