@@ -19,6 +19,9 @@ declare module 'autocannon' {
       duration?: number;
       /** Total requests to send, instead of a duration. */
       amount?: number;
+      /** With a duration: stop once this many requests were sent, if that comes first. */
+      maxOverallRequests?: number;
+      /** Seconds before a request counts as timed out (default 10). */
       timeout?: number;
       method?: string;
       headers?: Record<string, string>;

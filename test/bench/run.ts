@@ -17,7 +17,7 @@ import { benchFiles } from './files';
 import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './identity';
 import { benchDatabaseUrl, benchRegistry } from './registry';
 import { benchQuery } from './query';
-import { benchPeer } from './peer';
+import { benchPeer, type OurDatabase } from './peer';
 import { printColumns } from './table';
 
 /**
@@ -42,7 +42,8 @@ import { printColumns } from './table';
  * `BENCH_ONLY=events` runs the change-event bench of `events.ts` alone (writes with events off and on, latency to MQTT).
  */
 /**
- * `npm run bench -- --peer URL` runs the workloads of `peer.ts` alone, on this server and on the AAS server at URL.
+ * `npm run bench -- --peer URL` runs the workloads of `peer.ts` alone, on the AAS server at URL and on this server:
+ * on PostgreSQL when DATABASE_URL is set, then on the embedded database, each in a fresh database of its own.
  */
 const peerAt = process.argv.indexOf('--peer');
 const PEER_URL = peerAt >= 0 ? process.argv[peerAt + 1] : undefined;
@@ -70,6 +71,8 @@ export interface Row {
   /** CPU time the server process spent per request, in µs (NaN where /proc is not there). */
   cpuUs: number;
   failures: number;
+  /** Of the failures: connections that broke (reset or closed under a request), timeouts not counted. */
+  connectionErrors?: number;
 }
 
 /** A server under test: where it listens, and its process (for its CPU time). */
@@ -99,8 +102,7 @@ async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>
 }
 
 /** A fresh, empty database for this run: on the DATABASE_URL server, or the embedded one in a new directory. */
-async function freshDatabase(dataDir: string): Promise<{ env: NodeJS.ProcessEnv; description: string }> {
-  const serverUrl = process.env.DATABASE_URL;
+async function freshDatabase(dataDir: string, serverUrl = process.env.DATABASE_URL): Promise<{ env: NodeJS.ProcessEnv; description: string }> {
   if (!serverUrl) return { env: { DATABASE_URL: '' }, description: `embedded PostgreSQL (PGlite) in ${dataDir}` };
   const name = `bench_${randomBytes(6).toString('hex')}`;
   const version = await withClient(serverUrl, async (client) => {
@@ -144,7 +146,7 @@ function countLines(stream: Readable, counts: LogCounts): void {
 
 const describeLog = (counts: LogCounts) => [...counts].map(([key, count]) => `  ${count} x ${key}`).join('\n');
 
-async function startServer(env: NodeJS.ProcessEnv): Promise<Target & { log: LogCounts }> {
+async function startServer(env: NodeJS.ProcessEnv, log: LogCounts = new Map()): Promise<Target & { log: LogCounts; stop(): Promise<void> }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
@@ -153,7 +155,6 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<Target & { log: LogC
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   cleanups.push(() => stop(child));
-  const log: LogCounts = new Map();
   countLines(child.stdout!, log);
   countLines(child.stderr!, log);
 
@@ -161,7 +162,7 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<Target & { log: LogC
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} while starting:\n${describeLog(log)}`);
     const status = await fetch(`${url}/health/ready`).then((res) => res.status, () => 0);
-    if (status === 200) return { url, pid: child.pid!, log };
+    if (status === 200) return { url, pid: child.pid!, log, stop: () => stop(child) };
     if (Date.now() > deadline) throw new Error(`the server was not ready within 120 s:\n${describeLog(log)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -224,17 +225,50 @@ function cpuMs(pid: number): number {
   }
 }
 
+/** How `measure` runs, where a workload needs other than its defaults. */
+export interface MeasureOptions {
+  /** Seconds of warm-up (0: none) and of the measured run (defaults WARMUP_S and DURATION_S). */
+  warmupS?: number;
+  durationS?: number;
+  /** Exactly this many requests instead of a duration, after `warmupAmount` requests as the warm-up (default none). */
+  amount?: number;
+  warmupAmount?: number;
+  /** The timed warm-up and the timed run each stop after this many requests if that comes first. */
+  maxRequests?: number;
+  /** Seconds before a request counts as timed out, that is failed (autocannon's default 10). */
+  timeoutS?: number;
+  /** Runs between the warm-up and the measured run: e.g. waits for the server to finish what the warm-up left. */
+  afterWarmup?: () => Promise<void>;
+}
+
+export type Measure = (name: string, target: Target, request: autocannon.Request, connections?: number, options?: MeasureOptions) => Promise<Row>;
+
 /** A warm-up, then the measured run: req/s and latency percentiles of the 2xx answers (sub-ms precision). */
-async function measure(name: string, target: Target, request: autocannon.Request, connections = CONNECTIONS): Promise<Row> {
-  const options = { url: target.url, connections, requests: [request] };
-  await autocannon({ ...options, duration: WARMUP_S });
+async function measure(name: string, target: Target, request: autocannon.Request, connections = CONNECTIONS, how: MeasureOptions = {}): Promise<Row> {
+  const options = { url: target.url, connections, requests: [request], ...(how.timeoutS ? { timeout: how.timeoutS } : {}) };
+  const warmupS = how.warmupS ?? WARMUP_S;
+  if (how.amount === undefined ? warmupS > 0 : how.warmupAmount) {
+    const warmup = how.amount === undefined ? { duration: warmupS, ...(how.maxRequests ? { maxOverallRequests: how.maxRequests } : {}) } : { amount: how.warmupAmount, connections: Math.min(connections, how.warmupAmount!) };
+    await autocannon({ ...options, ...warmup });
+  }
+  await how.afterWarmup?.();
   const latencies: number[] = [];
   const cpuBefore = cpuMs(target.pid);
-  const run = autocannon({ ...options, duration: DURATION_S });
+  const measured =
+    how.amount === undefined
+      ? { duration: how.durationS ?? DURATION_S, ...(how.maxRequests ? { maxOverallRequests: how.maxRequests } : {}) }
+      : { amount: how.amount, connections: Math.min(connections, how.amount) };
+  const startedAt = performance.now();
+  let lastAnswerAt = startedAt;
+  const run = autocannon({ ...options, ...measured });
   run.on('response', (_client, status, _bytes, ms) => {
+    lastAnswerAt = performance.now();
     if (status < 300) latencies.push(ms);
   });
   const result = await run;
+  // A run of a set number of requests ends within a second, or (capped) idles to the end of its duration: the
+  // per-second average would count that time too.
+  const reqPerSec = how.amount === undefined && !how.maxRequests ? result.requests.average : (result.requests.total * 1000) / (lastAnswerAt - startedAt);
   const cpuUs = ((cpuMs(target.pid) - cpuBefore) * 1000) / result.requests.total;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
@@ -243,7 +277,7 @@ async function measure(name: string, target: Target, request: autocannon.Request
   if (failures) {
     console.error(`  ${name}: ${failures} failed requests (${result.non2xx} non-2xx; ${result.errors} errors, ${result.timeouts} of them timeouts), status codes ${JSON.stringify(result.statusCodeStats)}`);
   }
-  const row = { name, reqPerSec: result.requests.average, p50: at(0.5), p99: at(0.99), cpuUs, failures };
+  const row = { name, reqPerSec, p50: at(0.5), p99: at(0.99), cpuUs, failures, connectionErrors: result.errors - result.timeouts };
   console.log(`  measured ${name}: ${Math.round(row.reqPerSec)} req/s`);
   return row;
 }
@@ -262,8 +296,58 @@ function printTable(rows: Row[], ratio: { header: string; of: (row: Row) => stri
   printColumns(header, lines);
 }
 
+/** Waits until the server's process has been idle for two 250 ms spells and, on PostgreSQL, its database runs nothing. */
+async function waitIdle(pid: number, databaseUrl: string | undefined): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  const client = databaseUrl ? new pg.Client({ connectionString: databaseUrl }) : undefined;
+  await client?.connect();
+  try {
+    for (let quiet = 0; quiet < 2; ) {
+      if (Date.now() > deadline) throw new Error('the server was still busy 300 s after the load stopped');
+      const before = cpuMs(pid);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const used = cpuMs(pid) - before;
+      const running = client
+        ? Number((await client.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()")).rows[0].n)
+        : 0;
+      // Without /proc the CPU time is NaN: then only the database is watched.
+      quiet = !(used > 20) && running === 0 ? quiet + 1 : 0;
+    }
+  } finally {
+    await client?.end();
+  }
+}
+
+/** `--peer`: this server on PostgreSQL when DATABASE_URL is set, then on the embedded database; each fresh. */
+function ourDatabases(log: LogCounts): OurDatabase[] {
+  const urls = process.env.DATABASE_URL ? [process.env.DATABASE_URL, ''] : [''];
+  return urls.map((serverUrl) => ({
+    name: serverUrl ? 'PostgreSQL' : 'embedded',
+    open: async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-bench-'));
+      cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+      const database = await freshDatabase(dataDir, serverUrl);
+      console.log(`\nour server: ${database.description}`);
+      return {
+        start: async (env: NodeJS.ProcessEnv) => {
+          const server = await startServer({ ...database.env, DATA_DIR: dataDir, ...benchClientEnv(), ...env }, log);
+          return { url: server.url, pid: server.pid, stop: server.stop, settle: () => waitIdle(server.pid, database.env.DATABASE_URL) };
+        },
+      };
+    },
+  }));
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
+  if (PEER_URL) {
+    console.log(`asset-platform bench against the peer at ${PEER_URL}; server log level ${LOG_LEVEL}; node ${process.version}, ${os.availableParallelism()} cores`);
+    const log: LogCounts = new Map();
+    const rows = await benchPeer({ measure, startBareServer, canned: cannedFrom, databases: ourDatabases(log), apiPath: '/tenants/default/api/v3.0' }, randomBytes(4).toString('hex'), PEER_URL).catch((err: Error) => {
+      throw new Error(`${err.message}\nour server's log says:\n${describeLog(log)}`);
+    });
+    return finish(rows, 0, { log }, started);
+  }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-bench-'));
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const database = await freshDatabase(dataDir);
@@ -281,7 +365,6 @@ async function main(): Promise<void> {
   const query = () => benchQuery({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'query') return finish(await query(), 0, server, started);
   if (ONLY === 'events') return finish(await benchEvents({ server, measure, printTable }, run), 0, server, started);
-  if (PEER_URL) return finish(await benchPeer({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable }, run, PEER_URL), 0, server, started);
   let nextShell = 0;
   const post: autocannon.Request = {
     method: 'POST',
