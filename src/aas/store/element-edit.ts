@@ -1,19 +1,18 @@
 import { notFound } from '../../graphql/errors';
 import { JsonObject } from '../model/parse';
-import { ElementRow, RowSignatures, assemble, signaturesOf, subtreeRows } from '../submodels/element-rows';
+import { ElementRow, RowSignatures, assemble, rowChanges, signaturesOf, subtreeRows } from '../submodels/element-rows';
 import { childrenOf, containsBlob } from '../submodels/element-tree';
 import {
   Db,
   childSemanticIds,
   closeListGap,
   deleteSubtree,
-  insertRows,
+  PendingRows,
+  finishElementWrite,
   lastChildPosition,
   pathTaken,
   readNode,
   readSubtree,
-  replaceRows,
-  touchSubmodel,
   writeNodeJson,
 } from './element-rows-sql';
 
@@ -69,6 +68,8 @@ export interface ElementSubtree extends ElementNode {
  */
 export class ElementEdit {
   private bytes = 0;
+  /** Row writes kept for `finish`, which makes them in the statement that writes the submodel's row. */
+  private readonly pending: PendingRows = { remove: [], update: [], add: [] };
   private blobAdded = false;
   private blobRemoved = false;
   private headChanged = false;
@@ -136,7 +137,7 @@ export class ElementEdit {
     const step: Step = byIndex ? position : (element.idShort as string);
     const path = byIndex ? `${parent.path}[${position}]` : this.childPath(parent, element.idShort as string);
     const rows = subtreeRows(element, [...parent.ord, position], path);
-    await insertRows(this.db, this.tenantId, this.seq, rows);
+    this.pending.add.push(...rows);
     this.bytes += jsonBytes(rows);
     this.blobAdded ||= containsBlob(element);
     await this.dropEmptyChildList(parent);
@@ -152,7 +153,11 @@ export class ElementEdit {
     const renamed = typeof last === 'string' && element.idShort !== last;
     const path = renamed ? this.childPath(parent, element.idShort as string) : current.path;
     const rows = subtreeRows(element, current.ord, path);
-    await replaceRows(this.db, this.tenantId, this.seq, current.before, rows);
+    // A row at a place that had one changes in place; the others go or come.
+    const { remove, add } = await rowChanges(current.before, rows);
+    const replaced = new Set(remove.map((ord) => ord.join(',')));
+    for (const row of add) (replaced.delete(row.ord.join(',')) ? this.pending.update : this.pending.add).push(row);
+    this.pending.remove.push(...[...replaced].map((ord) => ord.split(',').map(Number)));
     this.bytes += jsonBytes(rows) - current.bytes;
     this.blobAdded ||= containsBlob(element);
     this.blobRemoved ||= containsBlob(current.element);
@@ -182,9 +187,12 @@ export class ElementEdit {
     else this.headChanged = true;
   }
 
-  /** Writes the submodel's row: a new version, its size, whether it holds a Blob, its head where that changed. */
+  /**
+   * Writes the rows kept for the end and the submodel's row (a new version, its size, whether it holds a Blob, its
+   * head where that changed), in one statement.
+   */
   finish(): Promise<void> {
-    return touchSubmodel(this.db, this.tenantId, this.seq, {
+    return finishElementWrite(this.db, this.tenantId, this.seq, this.pending, {
       bytes: this.bytes,
       blobAdded: this.blobAdded,
       blobRemoved: this.blobRemoved,

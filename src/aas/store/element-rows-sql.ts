@@ -275,23 +275,68 @@ export async function writeNodeJson(db: Db, tenantId: string, seq: string, ord: 
   ]);
 }
 
+/** Element rows to write at the end of an element write: rows gone, rows changed in place, rows new. */
+export interface PendingRows {
+  remove: number[][];
+  update: ElementRow[];
+  add: ElementRow[];
+}
+
+/** Row fields as `json_to_recordset` takes them. */
+const recordOf = (row: ElementRow) => ({
+  ord: ordText(row.ord),
+  path: row.path,
+  id_short: row.idShort,
+  model_type: row.modelType,
+  semantic_key: row.semanticKey,
+  v_text: row.value,
+  json: row.json,
+});
+const RECORD = 'r (ord text, path text, id_short text, model_type text, semantic_key text, v_text text, json json)';
+
 /**
- * After an element write: the submodel's version, size (`bytes` more or fewer) and whether it holds a Blob (looked up
- * again only where one went and none came), and its head where `head` is given.
+ * The end of an element write, in one statement: the pending rows deleted, changed in place and inserted (no two of
+ * which share a key, so their order does not matter), and the submodel's row: a new version, its size (`bytes`
+ * more or fewer) and whether it holds a Blob, its head where `head` is given. Whether it holds a Blob is looked up
+ * again, in a statement of its own that sees the rows written, only where one went and none came.
  */
-export async function touchSubmodel(
+export async function finishElementWrite(
   db: Db,
   tenantId: string,
   seq: string,
+  rows: PendingRows,
   change: { bytes: number; blobAdded: boolean; blobRemoved: boolean; head?: JsonObject },
 ): Promise<void> {
-  const params: unknown[] = [tenantId, seq, change.bytes, change.blobAdded, change.blobRemoved];
+  const params: unknown[] = [tenantId, seq, change.bytes, change.blobAdded];
+  const parts: string[] = [];
+  if (rows.remove.length) {
+    parts.push(`removed AS (DELETE FROM submodel_elements e USING unnest($${params.push(rows.remove.map(ordText))}::text[]) AS k (ord)
+      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = k.ord::integer[] RETURNING 1)`);
+  }
+  if (rows.update.length) {
+    parts.push(`changed AS (UPDATE submodel_elements e SET path = r.path, id_short = r.id_short, model_type = r.model_type,
+        semantic_key = r.semantic_key, v_text = r.v_text, json = r.json
+      FROM json_to_recordset($${params.push(JSON.stringify(rows.update.map(recordOf)))}::json) AS ${RECORD}
+      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = r.ord::integer[] RETURNING 1)`);
+  }
+  if (rows.add.length) {
+    parts.push(`added AS (INSERT INTO submodel_elements (tenant_id, submodel_seq, ord, path, id_short, model_type, semantic_key, v_text, json)
+      SELECT $1, $2, r.ord::integer[], r.path, r.id_short, r.model_type, r.semantic_key, r.v_text, r.json
+      FROM json_to_recordset($${params.push(JSON.stringify(rows.add.map(recordOf)))}::json) AS ${RECORD} RETURNING 1)`);
+  }
   const head = change.head ? `, doc = $${params.push(JSON.stringify(change.head))}::jsonb` : '';
   await db.query(
-    `UPDATE submodels SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3${head},
-        has_blobs = CASE WHEN $4 THEN true WHEN NOT $5 THEN has_blobs
-          ELSE EXISTS (SELECT 1 FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = $2 AND ${HOLDS_BLOB}) END
+    `${parts.length ? `WITH ${parts.join(',\n')}\n` : ''}UPDATE submodels SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3${head},
+        has_blobs = has_blobs OR $4
       WHERE tenant_id = $1 AND seq = $2`,
     params,
   );
+  rowsWritten(db, 'submodel_elements', rows.add.length);
+  if (change.blobRemoved && !change.blobAdded) {
+    await db.query(
+      `UPDATE submodels SET has_blobs = EXISTS (SELECT 1 FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = $2 AND ${HOLDS_BLOB})
+        WHERE tenant_id = $1 AND seq = $2`,
+      [tenantId, seq],
+    );
+  }
 }
