@@ -8,6 +8,7 @@ import {
   closeListGap,
   deleteSubtree,
   PendingRows,
+  ReadRow,
   finishElementWrite,
   lastChildPosition,
   pathTaken,
@@ -32,10 +33,15 @@ const jsonBytes = (rows: Pick<ElementRow, 'json'>[]) => rows.reduce((sum, row) =
 /** The element at `steps` of submodel `seq`, assembled from its rows, its modelTypes on the way and its size; null when absent. */
 export async function readElement(db: Db, tenantId: string, seq: string, steps: Step[]): Promise<{ element: JsonObject; types: string[]; bytes: number } | null> {
   const { rows, types } = await readSubtree(db, tenantId, seq, pathText(steps));
-  if (!rows.length) return null;
+  return rows.length ? { ...assembled(rows), types } : null;
+}
+
+/** The element of a subtree's rows (the element's first), its own row and their JSON size, taken before assembly. */
+function assembled(rows: ReadRow<JsonObject>[]): { element: JsonObject; root: ReadRow<JsonObject>; own: JsonObject; bytes: number } {
   const bytes = jsonBytes(rows);
   const [root, ...descendants] = rows;
-  return { element: assemble(root.json, descendants, root.depth), types, bytes };
+  const own = { ...root.json };
+  return { element: assemble(root.json, descendants, root.depth), root, own, bytes };
 }
 
 /** A place in a submodel that holds elements or is one: the submodel itself (`ord` []) or one of its elements. */
@@ -101,10 +107,7 @@ export class ElementEdit {
     if (!rows.length) return null;
     // Before `assemble`, which puts the children into their parents' objects.
     const before = await signaturesOf(rows.map((row) => ({ ord: ordOf(row.ord), path: row.path, json: row.json })));
-    const bytes = jsonBytes(rows);
-    const [root, ...descendants] = rows;
-    const own = { ...root.json };
-    const element = assemble(root.json, descendants, root.depth);
+    const { element, root, own, bytes } = assembled(rows);
     return { steps, ord: ordOf(root.ord), path: root.path, type: root.type, json: own, types, element, before, bytes };
   }
 
