@@ -88,6 +88,19 @@ const CHILD_LISTS: [new (...args: never[]) => types.Class, string][] = [
   [types.AnnotatedRelationshipElement, 'annotations'],
 ];
 
+/** The idShorts two or more of `children` have (model instances or their JSON alike). */
+function idShortsTwice(children: readonly unknown[]): string[] {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const child of children) {
+    const idShort = (child as { idShort?: unknown } | null)?.idShort;
+    if (typeof idShort !== 'string') continue;
+    if (seen.has(idShort)) twice.add(idShort);
+    seen.add(idShort);
+  }
+  return [...twice];
+}
+
 /** The instance a verification error is about: the root, or what the last step of its path reaches. */
 function subjectOf(root: types.Class, error: verification.VerificationError): unknown {
   const last = error.path.segments[error.path.segments.length - 1];
@@ -119,14 +132,7 @@ function childrenAt(subject: unknown, message: string): string[] | undefined {
     return typeof idShort === 'string' ? `{${idShort}}` : `[${i}]`;
   };
   const has = (candidate: types.Class) => [...verification.verify(candidate, false)].some((e) => e.path.segments.length === 0 && e.message === message);
-  if (message.includes('AASd-022')) {
-    const seen = new Map<string, number>();
-    for (const child of children as types.Class[]) {
-      const idShort = (child as { idShort?: string | null }).idShort;
-      if (typeof idShort === 'string') seen.set(idShort, (seen.get(idShort) ?? 0) + 1);
-    }
-    return [...seen].filter(([, count]) => count > 1).map(([idShort]) => `{${idShort}}`);
-  }
+  if (message.includes('AASd-022')) return idShortsTwice(children).map((idShort) => `{${idShort}}`);
   if (has(withChildren(container, key, null))) return undefined;
   const named = (children as types.Class[]).flatMap((child, i) => (has(withChildren(container, key, [child])) ? [name(child, i)] : []));
   return named.length ? named : undefined;
@@ -150,14 +156,7 @@ function duplicatesOutsideLibrary(node: unknown, path: string, key: string, foun
   const object = node as JsonObject;
   const own = object.modelType === 'Entity' ? 'statements' : object.modelType === 'AnnotatedRelationshipElement' ? 'annotations' : undefined;
   if (own && Array.isArray(object[own])) {
-    const seen = new Set<string>();
-    const twice = new Set<string>();
-    for (const child of object[own] as JsonObject[]) {
-      if (typeof child.idShort !== 'string') continue;
-      if (seen.has(child.idShort)) twice.add(child.idShort);
-      seen.add(child.idShort);
-    }
-    for (const idShort of twice) found.push({ key: `${key}.${own}: ${AASD_022} {${idShort}}`, text: `${jsonPath(`${path}.${own}`)}: ${AASD_022}` });
+    for (const idShort of idShortsTwice(object[own] as unknown[])) found.push({ key: `${key}.${own}: ${AASD_022} {${idShort}}`, text: `${jsonPath(`${path}.${own}`)}: ${AASD_022}` });
   }
   for (const [name, value] of Object.entries(object)) {
     if (value !== null && typeof value === 'object') duplicatesOutsideLibrary(value, `${path}.${name}`, `${key}.${name}`, found);
