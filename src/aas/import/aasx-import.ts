@@ -1,7 +1,6 @@
-import { AasxError, AasxPackage, isAasV2Xml, readAasxPackage } from '../aasx';
+import { AasxError, AasxPackage, readAasxPackage } from '../aasx';
 import { badRequest } from '../../graphql/errors';
-import { XmlReadError, readXmlEnvironment } from '../xml/reader';
-import { V2XmlError, convertV2Xml } from '../xml/v2';
+import { readEnvironmentDocument } from './environment-document';
 
 /** The environment of a package's one spec part, and what reading it found. */
 export interface PackageEnvironment {
@@ -14,8 +13,8 @@ export interface PackageEnvironment {
 
 /**
  * Reads an AASX package (a file on disk, as uploaded) and its one spec part: validates the package (reader: OPC
- * relationships in both namespaces, content types, limits, no unsafe names), refuses DTDs, and reads the spec
- * part as JSON, V3.0 XML or V2.0 XML (converted, with a warning for what did not map). Problems with the
+ * relationships in both namespaces, content types, limits, no unsafe names) and reads its spec part
+ * (readEnvironmentDocument). Problems with the
  * package are 400s saying why. Shared by the import and the AASX File Server (which reads the shells' ids).
  */
 export async function readPackageEnvironment(packagePath: string): Promise<PackageEnvironment> {
@@ -29,28 +28,15 @@ export async function readPackageEnvironment(packagePath: string): Promise<Packa
   if (pkg.specs.length !== 1) throw badRequest(`The package holds ${pkg.specs.length} AAS spec parts; exactly one is expected.`);
   const spec = pkg.specs[0];
   const warnings = [...pkg.warnings];
-  let environment: unknown;
+  let text: string;
   try {
-    const text = await spec.text();
-    if (spec.format === 'json') {
-      try {
-        environment = JSON.parse(text);
-      } catch (err) {
-        throw badRequest(`The spec part ${spec.path} is not valid JSON: ${(err as Error).message}`);
-      }
-    } else if (/<!DOCTYPE/i.test(text.slice(0, 64 * 1024))) {
-      // No XML with a DTD is read: entity expansion (billion laughs) and external entities (XXE) start there.
-      throw badRequest(`${spec.path}: XML with a DOCTYPE (DTD) is not accepted.`);
-    } else if (isAasV2Xml(text)) {
-      const converted = convertV2Xml(text);
-      warnings.push(`${spec.path} is an AAS V2.0 environment: converted to V3.0`, ...converted.warnings);
-      environment = converted.environment;
-    } else {
-      environment = readXmlEnvironment(text);
-    }
+    text = await spec.text();
   } catch (err) {
-    if (err instanceof AasxError || err instanceof V2XmlError || err instanceof XmlReadError) throw badRequest(`${spec.path}: ${err.message}`);
+    if (err instanceof AasxError) throw badRequest(`${spec.path}: ${err.message}`);
     throw err;
   }
+  const read = readEnvironmentDocument(text, spec.format, spec.path);
+  const environment = read.environment;
+  warnings.push(...read.warnings);
   return { pkg, specPath: spec.path, environment, warnings };
 }

@@ -1,0 +1,41 @@
+import { badRequest } from '../../graphql/errors';
+import { isAasV2Xml } from '../aasx';
+import { XmlReadError, readXmlEnvironment } from '../xml/reader';
+import { V2XmlError, convertV2Xml } from '../xml/v2';
+
+/** An environment read from a document, and what reading it found. */
+export interface EnvironmentDocument {
+  environment: unknown;
+  warnings: string[];
+}
+
+/**
+ * Reads an environment document, the spec part of a package or an uploaded `.json`/`.xml` file: JSON, V3.0 XML, or
+ * V2.0 XML (converted, with a warning for what did not map). No XML with a DTD is read. Every problem is a 400
+ * whose message starts with `name` (the part name, the file name).
+ */
+export function readEnvironmentDocument(text: string, format: 'json' | 'xml', name: string): EnvironmentDocument {
+  const warnings: string[] = [];
+  try {
+    if (format === 'json') {
+      try {
+        return { environment: JSON.parse(text), warnings };
+      } catch (err) {
+        throw badRequest(`${name} is not valid JSON: ${(err as Error).message}`);
+      }
+    }
+    if (/<!DOCTYPE/i.test(text.slice(0, 64 * 1024))) {
+      // Entity expansion (billion laughs) and external entities (XXE) start with a DTD.
+      throw badRequest(`${name}: XML with a DOCTYPE (DTD) is not accepted.`);
+    }
+    if (isAasV2Xml(text)) {
+      const converted = convertV2Xml(text);
+      warnings.push(`${name} is an AAS V2.0 environment: converted to V3.0`, ...converted.warnings);
+      return { environment: converted.environment, warnings };
+    }
+    return { environment: readXmlEnvironment(text), warnings };
+  } catch (err) {
+    if (err instanceof V2XmlError || err instanceof XmlReadError) throw badRequest(`${name}: ${err.message}`);
+    throw err;
+  }
+}
