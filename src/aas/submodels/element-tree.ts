@@ -8,8 +8,14 @@ import { JsonObject } from '../model/parse';
 
 export type Segment = { idShort: string } | { index: number };
 
-/** A step of an idShortPath: an idShort, then any number of `[n]` indices. */
-const STEP = /^([A-Za-z][A-Za-z0-9_-]*)((?:\[\d{1,9}\])*)$/;
+/**
+ * A step of an idShortPath: an idShort, then any number of `[n]` indices. The idShort may hold any character but
+ * `.`, `[` and `]` (the path's own separators) and control characters, and is not blank: an import keeps idShorts
+ * that break AASd-002 (`I40 Language (German)`, `1677685100000`), with a warning, and what is stored stays
+ * addressable. A new idShort is still judged by AASd-002 when it is written.
+ */
+// eslint-disable-next-line no-control-regex
+const STEP = /^(?!\s*(?:\[|$))([^.[\]\u0000-\u001f\u007f]+?)((?:\[\d{1,9}\])*)$/;
 
 export function parseIdShortPath(raw: string): Segment[] {
   if (raw === '') throw badRequest('The idShortPath is empty.');
