@@ -8,7 +8,7 @@ import JSZip from 'jszip';
 import sax from 'sax';
 import { describe, expect, it } from 'vitest';
 import { AasxError } from '../../src/aas/aasx/errors';
-import type { PackageFile } from '../../src/aas/import/import.service';
+import { type PackageFile, isExternal, partName } from '../../src/aas/import/import.service';
 import { type AasxPackage, readAasxPackage } from '../../src/aas/aasx/reader';
 import { assignPartNames, writeAasxPackage } from '../../src/aas/aasx/writer';
 import { isAasV2Xml } from '../../src/aas/aasx/xml';
@@ -181,6 +181,37 @@ describe('readAasxPackage: relationships marked TargetMode="External"', () => {
     const pkg = await readFully(zipOf(entries));
     expect(pkg.files.map((f) => f.path)).toEqual(['/aasx/files/manual.pdf']);
     expect(pkg.warnings).toEqual([expect.stringMatching(/points outside the package \("https:\/\/example.com\/x.pdf"\) and was ignored/)]);
+  });
+});
+
+describe('File values of a package: isExternal and partName', () => {
+  it('every spelling that names a part gives its part name', () => {
+    for (const value of [
+      '/aasx/files/my manual.pdf',
+      'aasx/files/my manual.pdf',
+      './aasx/files/my manual.pdf',
+      '/aasx/files/my%20manual.pdf',
+      'file:/aasx/files/my%20manual.pdf',
+      'file:///aasx/files/my%20manual.pdf',
+      'FILE://LocalHost/aasx/files/my%20manual.pdf',
+      'file:///aasx/files/my%20manual.pdf#page=2',
+      '\\aasx\\files\\my manual.pdf',
+      '/aasx/other/../files/./my manual.pdf',
+    ]) {
+      expect(isExternal(value), value).toBe(false);
+      expect(partName(value), value).toBe('/aasx/files/my manual.pdf');
+    }
+    expect(partName('/aasx/100%.pdf')).toBe('/aasx/100%.pdf');
+  });
+
+  it('links elsewhere are external; a path climbing above the root or a drive letter names no part', () => {
+    for (const value of ['https://example.com/x.pdf', 'urn:x:y', 'mailto:a@example.com', 'file://fileserver/share/x.pdf', 'file:/sphere/t1/0c3e7a52-1111-4111-8111-111111111111/x.pdf']) {
+      expect(isExternal(value), value).toBe(true);
+    }
+    expect(partName('../x.pdf')).toBeUndefined();
+    expect(partName('/aasx/../../x.pdf')).toBeUndefined();
+    expect(isExternal('C:\\docs\\x.pdf')).toBe(false);
+    expect(partName('C:\\docs\\x.pdf')).toBe('/C:/docs/x.pdf');
   });
 });
 

@@ -240,7 +240,8 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
  */
 export function isExternal(value: string): boolean {
   const scheme = SCHEME.exec(value)?.[1];
-  if (scheme === undefined) return false;
+  // A drive letter (`C:\docs\x.pdf`) is a path of the author's machine, no scheme: it names no part (a warning).
+  if (scheme === undefined || /^[A-Za-z]:[\\/]/.test(value)) return false;
   if (scheme.toLowerCase() !== 'file') return true;
   if (parseTfp(value)) return true;
   const authority = /^file:\/\/([^/]*)/i.exec(value)?.[1];
