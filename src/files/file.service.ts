@@ -221,6 +221,23 @@ export class FileService {
   }
 
   /**
+   * Deletes the files of the repository these tfps name, in `manager`'s transaction (an import that replaced what
+   * referenced them); tfps of no such file are passed over. Returns the tfps deleted: with an object store, the
+   * caller hands each to `discard` once the transaction committed.
+   */
+  async deleteInTransaction(tenant: TenantEntity, tfps: string[], manager: EntityManager): Promise<string[]> {
+    const named = tfps.map((tfp) => parseTfp(tfp)).filter((p): p is ParsedTfp => !!p && p.tenant === tenant.name);
+    if (!named.length) return [];
+    const rows = (await manager.query(
+      `DELETE FROM files f USING unnest($2::uuid[], $3::text[]) AS t (document_id, file_name)
+        WHERE f.tenant_id = $1 AND f.document_id = t.document_id AND f.file_name = t.file_name AND f.held_by IS NULL
+        RETURNING f.document_id, f.file_name`,
+      [tenant.id, named.map((p) => p.documentId), named.map((p) => p.fileName)],
+    )) as [{ document_id: string; file_name: string }[], number];
+    return rows[0].map((row) => formatTfp(tenant.name, row.document_id, row.file_name));
+  }
+
+  /**
    * Removes what `store` wrote for a tfp whose row was rolled back (an import that failed): the object store's
    * content. A file that was committed is left alone.
    */

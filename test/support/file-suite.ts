@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import type { Config } from '../../src/config';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
+import { minimalPackage, zipOf } from './aasx-package';
 import { TestServer, json, startTestServer } from './server';
 
 /** The upload limit of the suite's server: small, so that 413 is cheap to reach. */
@@ -303,6 +304,27 @@ export function fileRepositorySuite(options: FileSuiteOptions): void {
     expect(await options.contents(server, tenant)).toBe(before);
     expect((await json(await fetch(files()))).result.length).toBe(listed);
     expect(await (await fetch(`${files()}/${enc(tfp)}`)).text()).toBe('original');
+  });
+
+  it('an AASX import that overwrites removes the contents of the files only the replaced content referenced', async () => {
+    const importing = await server.createTenant({ showcase: true });
+    const env = {
+      assetAdministrationShells: [{ modelType: 'AssetAdministrationShell', id: 'urn:fs:shell', assetInformation: { assetKind: 'Instance', globalAssetId: 'urn:fs:asset' } }],
+      submodels: [{ modelType: 'Submodel', id: 'urn:fs:sm', submodelElements: [{ modelType: 'File', idShort: 'Manual', contentType: 'application/pdf', value: 'file:/aasx/files/manual.pdf' }] }],
+    };
+    const upload = async () => {
+      const res = await sendFile(`${server.api(importing.name)}/upload`, zipOf(minimalPackage(JSON.stringify(env))), { name: 'p.aasx', type: 'application/asset-administration-shell-package' });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return json(res);
+    };
+    const first = await upload();
+    const stored = await options.contents(server, importing);
+    expect(stored).toBeGreaterThan(0);
+    const second = await upload();
+    expect(await options.contents(server, importing)).toBe(stored);
+    const filesOf = `${server.url}/tenants/${importing.name}/sphere/api/v1.0/files`;
+    expect((await fetch(`${filesOf}/${enc(first.files[0].tfp)}`)).status).toBe(404);
+    expect(await (await fetch(`${filesOf}/${enc(second.files[0].tfp)}`)).text()).toBe('%PDF-1.4 not really');
   });
 
   it('removes every stored content of a tenant when the tenant is deleted, and no other tenant\'s', async () => {

@@ -16,6 +16,9 @@ export class MemorySink implements FileSink {
     this.stored.set(tfp, Buffer.concat(chunks));
     return { tfp };
   }
+  async deleteInTransaction(_tenant: TenantEntity, tfps: string[]) {
+    return tfps.filter((tfp) => this.stored.delete(tfp));
+  }
   async discard(_tenant: TenantEntity, tfp: string) {
     this.discarded.push(tfp);
   }

@@ -8,7 +8,7 @@ import JSZip from 'jszip';
 import sax from 'sax';
 import { describe, expect, it } from 'vitest';
 import { AasxError } from '../../src/aas/aasx/errors';
-import type { PackageFile } from '../../src/aas/import/import.service';
+import { type PackageFile, isExternal, partName } from '../../src/aas/import/import.service';
 import { type AasxPackage, readAasxPackage } from '../../src/aas/aasx/reader';
 import { assignPartNames, writeAasxPackage } from '../../src/aas/aasx/writer';
 import { isAasV2Xml } from '../../src/aas/aasx/xml';
@@ -118,6 +118,100 @@ describe('readAasxPackage on real packages', () => {
     const pkg = await readFully(await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }));
     expect(pkg.specs.map((s) => s.path)).toEqual(['/aasx/data.xml']);
     expect(pkg.files.map((f) => f.path)).toEqual(['/aasx/files/AAS_Logo.svg', '/aasx/files/time_series_sample.csv']);
+  });
+});
+
+/** A relationships part whose relationships carry a TargetMode: [type, target, mode]. */
+function relsWithMode(...relationships: [type: string, target: string, mode: 'External' | 'Internal'][]): string {
+  const items = relationships.map(([type, target, mode], i) => `<Relationship Id="X${i}" Type="${type}" Target="${target}" TargetMode="${mode}"/>`);
+  return `<?xml version="1.0" encoding="utf-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${items.join('')}</Relationships>`;
+}
+
+describe('readAasxPackage: relationships marked TargetMode="External"', () => {
+  const DPP = path.join(TESTDATA, 'external-relationships/IDTA_02099-1-1-0_Template_Digital_Product_Passport_Part-1.aasx');
+
+  it('the IDTA Digital Product Passport template (External aasx-origin and aas-spec): read, with a warning for each', async () => {
+    const pkg = await readFully(DPP);
+    expect(pkg.origin).toBe('/aasx/aasx-origin');
+    expect(pkg.specs.map((s) => [s.path, s.format])).toEqual([['/aasx/xml/content.xml', 'xml']]);
+    expect(pkg.files.map((f) => f.path)).toContain('/aasx/files/title-page.png');
+    expect(pkg.files).toHaveLength(6);
+    expect(pkg.warnings).toEqual([
+      expect.stringMatching(/^The relationship "a2bbd0c40-7fdf-4f6a-a561-ae3750d9c4c2" of "\/" \(type http:\/\/admin-shell.io\/aasx\/relationships\/aasx-origin\) is marked TargetMode="External" but names the part "\/aasx\/aasx-origin" of the package/),
+      expect.stringMatching(/of "\/aasx\/aasx-origin" \(type http:\/\/admin-shell.io\/aasx\/relationships\/aas-spec\) is marked TargetMode="External" but names the part "\/aasx\/xml\/content.xml"/),
+    ]);
+  });
+
+  it('External aas-suppl and thumbnail relationships naming parts are read too; "Internal" is the default mode', async () => {
+    const entries = minimalPackage();
+    entries['_rels/.rels'] = relsWithMode([`${NS}/aasx-origin`, '/aasx/aasx-origin', 'Internal'], ['http://schemas.openxmlformats.org/package/2006/relationships/metadata/thumbnail', 'aasx/files/manual.pdf', 'External']);
+    entries['aasx/_rels/data.json.rels'] = relsWithMode([`${NS}/aas-suppl`, 'files/manual.pdf', 'External'], [`${NS}/aas-suppl`, 'files/absent.pdf', 'External']);
+    const pkg = await readFully(zipOf(entries));
+    expect(pkg.files.map((f) => f.path)).toEqual(['/aasx/files/manual.pdf']);
+    expect(pkg.thumbnail?.path).toBe('/aasx/files/manual.pdf');
+    expect(pkg.warnings).toEqual([
+      expect.stringMatching(/"X0" of "\/aasx\/data.json" .* names the part "\/aasx\/files\/manual.pdf" of the package; it was read as an internal relationship/),
+      expect.stringMatching(/"X1" of "\/aasx\/data.json" .* is marked TargetMode="External" and its target "files\/absent.pdf" is no part of the package; it was ignored/),
+      expect.stringMatching(/"X1" of "\/" .* is marked TargetMode="External" but names the part "\/aasx\/files\/manual.pdf"/),
+    ]);
+  });
+
+  it('an origin or spec relationship that names nothing in the package is refused, saying so and naming the target', async () => {
+    const entries = minimalPackage();
+    entries['_rels/.rels'] = relsWithMode([`${NS}/aasx-origin`, 'http://example.com/aasx/aasx-origin', 'External']);
+    const outside = (await rejection(zipOf(entries))).message;
+    expect(outside).toMatch(/aasx-origin relationship names no part of the package: .*points outside the package \("http:\/\/example.com\/aasx\/aasx-origin"\)/);
+    expect(outside).not.toMatch(/has no aasx-origin relationship/);
+
+    entries['_rels/.rels'] = relsWithMode([`${NS}/aasx-origin`, '/aasx/elsewhere', 'External']);
+    expect((await rejection(zipOf(entries))).message).toMatch(/marked TargetMode="External" and its target "\/aasx\/elsewhere" is no part of the package/);
+
+    // The origin part may be absent when its relationships part is there.
+    entries['_rels/.rels'] = relsWithMode([`${NS}/aasx-origin`, '/aasx/aasx-origin', 'External']);
+    delete entries['aasx/aasx-origin'];
+    expect((await readFully(zipOf(entries))).specs[0].path).toBe('/aasx/data.json');
+
+    entries['aasx/_rels/aasx-origin.rels'] = relsWithMode([`${NS}/aas-spec`, 'https://example.com/data.json', 'External']);
+    expect((await rejection(zipOf(entries))).message).toMatch(/aas-spec relationship .* names no part of the package, so the package has no spec part: .*"https:\/\/example.com\/data.json"/);
+  });
+
+  it('an internal relationship with an absolute URI target stays ignored, with a warning naming it', async () => {
+    const entries = minimalPackage();
+    entries['aasx/_rels/data.json.rels'] = rels([`${NS}/aas-suppl`, 'files/manual.pdf'], [`${NS}/aas-suppl`, 'https://example.com/x.pdf']);
+    const pkg = await readFully(zipOf(entries));
+    expect(pkg.files.map((f) => f.path)).toEqual(['/aasx/files/manual.pdf']);
+    expect(pkg.warnings).toEqual([expect.stringMatching(/points outside the package \("https:\/\/example.com\/x.pdf"\) and was ignored/)]);
+  });
+});
+
+describe('File values of a package: isExternal and partName', () => {
+  it('every spelling that names a part gives its part name', () => {
+    for (const value of [
+      '/aasx/files/my manual.pdf',
+      'aasx/files/my manual.pdf',
+      './aasx/files/my manual.pdf',
+      '/aasx/files/my%20manual.pdf',
+      'file:/aasx/files/my%20manual.pdf',
+      'file:///aasx/files/my%20manual.pdf',
+      'FILE://LocalHost/aasx/files/my%20manual.pdf',
+      'file:///aasx/files/my%20manual.pdf#page=2',
+      '\\aasx\\files\\my manual.pdf',
+      '/aasx/other/../files/./my manual.pdf',
+    ]) {
+      expect(isExternal(value), value).toBe(false);
+      expect(partName(value), value).toBe('/aasx/files/my manual.pdf');
+    }
+    expect(partName('/aasx/100%.pdf')).toBe('/aasx/100%.pdf');
+  });
+
+  it('links elsewhere are external; a path climbing above the root or a drive letter names no part', () => {
+    for (const value of ['https://example.com/x.pdf', 'urn:x:y', 'mailto:a@example.com', 'file://fileserver/share/x.pdf', 'file:/sphere/t1/0c3e7a52-1111-4111-8111-111111111111/x.pdf']) {
+      expect(isExternal(value), value).toBe(true);
+    }
+    expect(partName('../x.pdf')).toBeUndefined();
+    expect(partName('/aasx/../../x.pdf')).toBeUndefined();
+    expect(isExternal('C:\\docs\\x.pdf')).toBe(false);
+    expect(partName('C:\\docs\\x.pdf')).toBe('/C:/docs/x.pdf');
   });
 });
 

@@ -124,20 +124,31 @@ class PackageReader {
 
     const packageRels = await this.relationships('/');
     if (!packageRels) throw new AasxError(this.missing('The package has no package relationships part', '/_rels/.rels'));
-    const origins = this.internalTargets('/', packageRels, RELATIONSHIP_TYPES.origin);
-    if (origins.length === 0) {
-      throw new AasxError('The package has no aasx-origin relationship in "/_rels/.rels" (type http://admin-shell.io/aasx/relationships/aasx-origin)');
+    // The origin part may be empty or absent; its relationships part is what matters.
+    const origins = this.targets('/', packageRels, RELATIONSHIP_TYPES.origin, (path) => !!this.find(path) || !!this.find(relsPartOf(path)));
+    if (origins.found.length === 0) {
+      throw new AasxError(
+        origins.ignored.length
+          ? `The package's aasx-origin relationship names no part of the package: ${origins.ignored.join('; ')}`
+          : 'The package has no aasx-origin relationship in "/_rels/.rels" (type http://admin-shell.io/aasx/relationships/aasx-origin)',
+      );
     }
-    if (origins.length > 1) this.warnings.push(`The package has ${origins.length} aasx-origin relationships; the first, ${quoteName(origins[0])}, was used`);
-    const origin = origins[0];
+    this.warnings.push(...origins.ignored);
+    if (origins.found.length > 1) this.warnings.push(`The package has ${origins.found.length} aasx-origin relationships; the first, ${quoteName(origins.found[0])}, was used`);
+    const origin = origins.found[0];
     if (!this.find(origin)) this.warnings.push(this.missing('The aasx-origin part', origin, 'is missing'));
 
     const originRels = await this.relationships(origin);
-    const specTargets = originRels ? this.internalTargets(origin, originRels, RELATIONSHIP_TYPES.spec) : [];
-    if (specTargets.length === 0) {
-      throw new AasxError(`The aasx-origin part ${quoteName(origin)} has no aas-spec relationship (in ${quoteName(relsPartOf(origin))}), so the package has no spec part`);
+    const specTargets = originRels ? this.targets(origin, originRels, RELATIONSHIP_TYPES.spec) : { found: [], ignored: [] };
+    if (specTargets.found.length === 0) {
+      throw new AasxError(
+        specTargets.ignored.length
+          ? `The aas-spec relationship of the aasx-origin part ${quoteName(origin)} names no part of the package, so the package has no spec part: ${specTargets.ignored.join('; ')}`
+          : `The aasx-origin part ${quoteName(origin)} has no aas-spec relationship (in ${quoteName(relsPartOf(origin))}), so the package has no spec part`,
+      );
     }
-    const specs = [...new Set(specTargets)].map((path) => this.specPart(path));
+    this.warnings.push(...specTargets.ignored);
+    const specs = [...new Set(specTargets.found)].map((path) => this.specPart(path));
 
     const files = new Map<string, AasxPart>();
     for (const spec of specs) {
@@ -221,18 +232,43 @@ class PackageReader {
     return parseRelationships(await this.xmlText(entry), relsPart, this.warnings);
   }
 
+  /** The targets of `types` that are parts of this package; what was ignored is a warning. */
   private internalTargets(sourcePart: string, relationships: Relationship[], types: readonly string[]): string[] {
-    const targets: string[] = [];
+    const { found, ignored } = this.targets(sourcePart, relationships, types);
+    this.warnings.push(...ignored);
+    return found;
+  }
+
+  /**
+   * The targets of the relationships of `types`, resolved against the source part, and why the others were
+   * ignored. A relationship marked `TargetMode="External"` is read as internal, with a warning, when its target
+   * names a part of this package (`present`: the part exists) — several tools write the origin, spec and
+   * supplementary relationships so. A target outside the package (an absolute URI) is ignored.
+   */
+  private targets(
+    sourcePart: string,
+    relationships: Relationship[],
+    types: readonly string[],
+    present: (path: string) => boolean = (path) => !!this.find(path),
+  ): { found: string[]; ignored: string[] } {
+    const found: string[] = [];
+    const ignored: string[] = [];
     for (const relationship of relationships) {
       if (!types.includes(relationship.type)) continue;
-      const target = relationship.external ? undefined : resolveTarget(sourcePart, relationship.target);
+      const name = `The relationship ${quoteName(relationship.id)} of ${quoteName(sourcePart)} (type ${relationship.type})`;
+      const target = resolveTarget(sourcePart, relationship.target);
       if (target === undefined || target === '/') {
-        this.warnings.push(`The relationship ${quoteName(relationship.id)} of ${quoteName(sourcePart)} points outside the package (${quoteName(relationship.target)}) and was ignored`);
+        ignored.push(`${name} points outside the package (${quoteName(relationship.target)}) and was ignored`);
+      } else if (!relationship.external) {
+        found.push(target);
+      } else if (present(target)) {
+        this.warnings.push(`${name} is marked TargetMode="External" but names the part ${quoteName(target)} of the package; it was read as an internal relationship`);
+        found.push(target);
       } else {
-        targets.push(target);
+        ignored.push(`${name} is marked TargetMode="External" and its target ${quoteName(relationship.target)} is no part of the package; it was ignored`);
       }
     }
-    return targets;
+    return { found, ignored };
   }
 
   private async xmlText(entry: ZipEntry): Promise<string> {

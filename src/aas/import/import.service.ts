@@ -5,9 +5,11 @@ import { AasxError } from '../aasx';
 import { readPackageEnvironment } from './aasx-import';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
-import { fileElements } from '../model/file-elements';
+import { parseTfp } from '../../files';
+import { fileElements, fileElementsAt } from '../model/file-elements';
 import type { DocumentKind, JsonObject } from '../model/parse';
 import { verifyDocument } from '../model/verify-document';
+import { filesReferencedBy, filesStillReferenced } from '../store/file-references';
 import type { ShellService } from '../shells/shell.service';
 import type { SubmodelService } from '../submodels/submodel.service';
 
@@ -21,8 +23,10 @@ export interface PackageFile {
 /** Where imported files go: the tenant's file repository, inside the import's transaction where it can. */
 export interface FileSink {
   store(tenant: TenantEntity, file: { fileName: string; contentType: string; stream: Readable }, manager: EntityManager): Promise<{ tfp: string }>;
-  /** Removes a file stored by an import that then failed (for stores outside the database). */
+  /** Removes a file stored by an import that then failed, or deleted by one (for stores outside the database). */
   discard(tenant: TenantEntity, tfp: string): Promise<void>;
+  /** Deletes the files these tfps name in the import's transaction; returns those it deleted. */
+  deleteInTransaction(tenant: TenantEntity, tfps: string[], manager: EntityManager): Promise<string[]>;
 }
 
 export interface ImportOptions {
@@ -136,33 +140,54 @@ export class ImportService {
     }
 
     const stored: string[] = [];
+    const removed: string[] = [];
+    let result: ImportResult;
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      result = await this.dataSource.transaction(async (manager) => {
         const files = await this.storeFiles(tenant, [...(docs.get('AssetAdministrationShell') ?? []), ...(docs.get('Submodel') ?? [])], options.files, manager, warnings, stored);
+        const replaced = await filesReferencedBy(manager, tenant, { shells: idsOf(docs.get('AssetAdministrationShell')), submodels: idsOf(docs.get('Submodel')) });
         const put = async (kind: DocumentKind, service: { put(t: TenantEntity, d: JsonObject, o: { manager: EntityManager }): Promise<'created' | 'updated'> }) => {
           const out: ImportedItem[] = [];
           for (const doc of docs.get(kind) ?? []) out.push({ id: doc.id as string, status: await service.put(tenant, doc, { manager }) });
           return out;
         };
-        return {
+        const imported = {
           shells: await put('AssetAdministrationShell', this.shells),
           submodels: await put('Submodel', this.submodels),
           conceptDescriptions: await put('ConceptDescription', this.conceptDescriptions),
           files,
           warnings: capped(warnings),
         };
+        removed.push(...(await this.removeReplacedFiles(tenant, replaced, manager)));
+        return imported;
       });
     } catch (err) {
       // The database rolled back; a store outside it (S3) drops what this import put there.
       await Promise.all(stored.map((tfp) => this.fileSink.discard(tenant, tfp).catch(() => undefined)));
       throw err;
     }
+    // Committed: a store outside the database drops the contents of the files the import deleted.
+    await Promise.all(removed.map((tfp) => this.fileSink.discard(tenant, tfp).catch(() => undefined)));
+    return result;
+  }
+
+  /**
+   * An import that overwrites replaces: of the files the overwritten shells and submodels referenced (`replaced`,
+   * read before the writes), those that no stored shell or submodel of the tenant references now are deleted, in
+   * the import's transaction. A file that other content (another submodel, the new documents) references stays.
+   */
+  private async removeReplacedFiles(tenant: TenantEntity, replaced: Map<string, string>, manager: EntityManager): Promise<string[]> {
+    if (!replaced.size) return [];
+    const referenced = await filesStillReferenced(manager, tenant.id, [...replaced.keys()]);
+    const orphans = [...replaced].filter(([documentId]) => !referenced.has(documentId)).map(([, tfp]) => tfp);
+    return orphans.length ? this.fileSink.deleteInTransaction(tenant, orphans, manager) : [];
   }
 
   /**
    * Stores each package file that a File element or an asset thumbnail names, once, and rewrites those values to
-   * the new tfps (in place, in the verified documents). Values that name no part stay as they are: links
-   * elsewhere, or a part the package lacks (a warning).
+   * the new tfps (in place, in the verified documents). Every spelling of a part name resolves (`partName`). Values
+   * that name no part stay as they are: links elsewhere (`isExternal`), or a part the package lacks (a warning
+   * naming the File by its submodel and idShortPath).
    */
   private async storeFiles(
     tenant: TenantEntity,
@@ -196,9 +221,8 @@ export class ImportService {
         const tfp = await rewrite(thumbnail.path, `shell '${String(doc.id)}' thumbnail`);
         if (tfp) thumbnail.path = tfp;
       }
-      for (const element of fileElements(doc)) {
-        const name = typeof element.idShort === 'string' ? `File '${element.idShort}'` : 'a File in a list';
-        const tfp = await rewrite(element.value, `submodel '${String(doc.id)}' ${name}`);
+      for (const { element, path } of fileElementsAt(doc)) {
+        const tfp = await rewrite(element.value, `submodel '${String(doc.id)}' File '${path}'`);
         if (tfp) element.value = tfp;
       }
     }
@@ -207,21 +231,53 @@ export class ImportService {
 }
 
 
-/** A link elsewhere (`https:`, `urn:`, a tfp `file:` of this server) is not a part of the package. */
-const isExternal = (value: string) => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(value) && !/^file:\/\/\/?aasx\//i.test(value);
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 
-/** The part name a File value names: absolute, `/`-separated, decoded; undefined when it cannot be one. */
+/**
+ * A value that is no part name: a link elsewhere (`https:`, `urn:`, `mailto:`), a file URI of another host
+ * (`file://server/share/x.pdf`), or a tfp of this server (`file:/sphere/...`). File values and thumbnails that are
+ * not links are read as part names of the package (`partName`).
+ */
+export function isExternal(value: string): boolean {
+  const scheme = SCHEME.exec(value)?.[1];
+  // A drive letter (`C:\docs\x.pdf`) is a path of the author's machine, no scheme: it names no part (a warning).
+  if (scheme === undefined || /^[A-Za-z]:[\\/]/.test(value)) return false;
+  if (scheme.toLowerCase() !== 'file') return true;
+  if (parseTfp(value)) return true;
+  const authority = /^file:\/\/([^/]*)/i.exec(value)?.[1];
+  return authority !== undefined && authority !== '' && authority.toLowerCase() !== 'localhost';
+}
+
+/**
+ * The part name a File value names: package-absolute, `/`-separated, percent-decoded, dot segments removed;
+ * undefined when it cannot be one (it climbs above the package root). File URIs per RFC 8089 name the part their
+ * path names (`file:/aasx/x.pdf`, `file:///aasx/x.pdf`, `file://localhost/aasx/x.pdf`; a query or fragment is no
+ * part of it). A relative path (`aasx/x.pdf`, `./aasx/x.pdf`) is taken from the package root, as AASX tools write
+ * and read them: a File value is a path in the package, not an OPC relationship of the spec part. Backslashes are
+ * separators.
+ */
 export function partName(value: string): string | undefined {
-  let path = value.replace(/^file:\/\//i, '').replace(/\\/g, '/');
+  let path = value;
+  if (/^file:/i.test(path)) path = path.replace(/^file:(\/\/[^/]*)?/i, '').replace(/[?#].*$/, '');
+  path = path.replace(/\\/g, '/');
   try {
     path = decodeURIComponent(path);
   } catch {
-    return undefined;
+    // A lone "%": the name as written.
   }
-  if (!path.startsWith('/')) path = `/${path}`;
-  if (path.split('/').some((segment) => segment === '..' || segment === '.')) return undefined;
-  return path;
+  const segments: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (segments.pop() === undefined) return undefined;
+    } else {
+      segments.push(segment);
+    }
+  }
+  return segments.length ? `/${segments.join('/')}` : undefined;
 }
+
+const idsOf = (docs: JsonObject[] | undefined) => (docs ?? []).map((doc) => doc.id as string);
 
 function capped(warnings: string[]): string[] {
   if (warnings.length <= MAX_WARNINGS) return warnings;

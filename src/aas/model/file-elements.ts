@@ -14,3 +14,34 @@ export function* fileElements(value: unknown): Generator<JsonObject> {
   if (object.modelType === 'File') yield object;
   for (const child of Object.values(object)) if (child !== null && typeof child === 'object') yield* fileElements(child);
 }
+
+/** The child elements of an element, by where they are held (Operation variables hold one element each). */
+const CHILDREN = ['value', 'statements', 'annotations'] as const;
+const VARIABLES = ['inputVariables', 'outputVariables', 'inoutputVariables'] as const;
+
+/**
+ * Every File element of a submodel, with its idShortPath (`Documents.Document[0].File`; an Operation's variables
+ * as `Operation.File`), for messages that name it.
+ */
+export function* fileElementsAt(submodel: JsonObject): Generator<{ element: JsonObject; path: string }> {
+  yield* within(submodel.submodelElements, '', false);
+}
+
+function* within(elements: unknown, parent: string, byIndex: boolean): Generator<{ element: JsonObject; path: string }> {
+  if (!Array.isArray(elements)) return;
+  for (const [i, item] of elements.entries()) {
+    if (item === null || typeof item !== 'object') continue;
+    const element = item as JsonObject;
+    const name = typeof element.idShort === 'string' ? element.idShort : `#${i}`;
+    const path = byIndex ? `${parent}[${i}]` : parent ? `${parent}.${name}` : name;
+    if (element.modelType === 'File') yield { element, path };
+    for (const key of CHILDREN) {
+      if (key === 'value' && element.modelType !== 'SubmodelElementCollection' && element.modelType !== 'SubmodelElementList') continue;
+      yield* within(element[key], path, element.modelType === 'SubmodelElementList');
+    }
+    for (const key of VARIABLES) {
+      const variables = element[key];
+      if (Array.isArray(variables)) yield* within(variables.map((v) => (v as JsonObject | null)?.value), path, false);
+    }
+  }
+}
