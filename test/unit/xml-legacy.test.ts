@@ -280,6 +280,29 @@ describe('convertV1Xml: the parts V2.0 names otherwise', () => {
   });
 });
 
+describe('identifiables of one id (V1.0 and the release candidate)', () => {
+  const cd = (definition: string) =>
+    `<aas:conceptDescription><aas:idShort>C</aas:idShort><aas:identification idType="IRDI">0173-1#02-AAA001#001</aas:identification>` +
+    `<aas:description><aas:langString lang="en">${definition}</aas:langString></aas:description></aas:conceptDescription>`;
+
+  it('a copy of the same content is left out with a warning naming both', () => {
+    const { environment, warnings } = convertV1Xml(v1Env(`<aas:conceptDescriptions>${cd('Length')}${cd('Length')}</aas:conceptDescriptions>`));
+    expect(environment.conceptDescriptions).toEqual([{ modelType: 'ConceptDescription', id: '0173-1#02-AAA001#001', idShort: 'C', description: [{ language: 'en', text: 'Length' }] }]);
+    expect(warnings).toEqual(['/aasenv/conceptDescriptions/conceptDescription[2]: a copy of /aasenv/conceptDescriptions/conceptDescription[1], the same id and content (left out)']);
+  });
+
+  it('copies of other content have no clear V3.0 form: refused, naming the namespace, both paths and what to do', () => {
+    expect(() => convertV1Xml(v1Env(`<aas:conceptDescriptions>${cd('Length X')}${cd('Length Y')}</aas:conceptDescriptions>`))).toThrow(
+      "The AAS V1.0 document (namespace http://www.admin-shell.io/aas/1/0) has two conceptDescriptions of the id '0173-1#02-AAA001#001' with different content " +
+        '(/aasenv/conceptDescriptions/conceptDescription[1] and /aasenv/conceptDescriptions/conceptDescription[2]), and V3.0 ids are unique. Give each its own id',
+    );
+    const rc = (text: string) => `<aas:submodel><aas:idShort>${text}</aas:idShort><aas:id>urn:s</aas:id></aas:submodel>`;
+    expect(() => convertV3RcXml(rcEnv(`<aas:submodels>${rc('A')}${rc('B')}</aas:submodels>`))).toThrow(
+      /^The document is in the namespace of the AAS V3\.0 release candidate \(http:\/\/www\.admin-shell\.io\/aas\/3\/0\), but it has two submodels of the id 'urn:s'/,
+    );
+  });
+});
+
 describe('readEnvironmentDocument: the namespaces it converts, and those it does not', () => {
   it('the release candidate package of the AASX Server: its spec part is converted, saying so', async () => {
     const { pkg, specPath, environment, warnings } = await readPackageEnvironment(path.join(FIXTURES, 'DemoAAS_V3.aasx'));
