@@ -385,9 +385,9 @@ describe('convertV2Xml: never a crash', () => {
     }
   });
 
-  it('reads the V1.0 namespace as V2.0, saying so', () => {
+  it('leaves the V1.0 namespace to its own converter (test/unit/xml-legacy.test.ts)', () => {
     const xml = env('').replace('aas/2/0', 'aas/1/0');
-    expect(convertV2Xml(xml)).toEqual({ environment: {}, warnings: ['/aasenv: an AAS V1.0 environment, read as V2.0'] });
+    expect(() => convertV2Xml(xml)).toThrow(/not an AAS V2\.0 environment: its root element is \{http:\/\/www\.admin-shell\.io\/aas\/1\/0\}aasenv/);
   });
 });
 

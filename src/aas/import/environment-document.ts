@@ -1,5 +1,6 @@
 import { badRequest } from '../../graphql/errors';
-import { isAasV2Xml } from '../aasx';
+import { isAasV2Xml, xmlRootNamespace } from '../aasx';
+import { LEGACY_XML } from '../xml/legacy';
 import { XmlReadError, readXmlEnvironment } from '../xml/reader';
 import { V2XmlError, convertV2Xml } from '../xml/v2';
 
@@ -11,7 +12,7 @@ export interface EnvironmentDocument {
 
 /**
  * Reads an environment document, the spec part of a package or an uploaded `.json`/`.xml` file: JSON, V3.0 XML, or
- * V2.0 XML (converted, with a warning for what did not map). No XML with a DTD is read. Every problem is a 400
+ * V2.0, V1.0 or V3.0 release candidate XML (converted, with a warning for what did not map). No XML with a DTD is read. Every problem is a 400
  * whose message starts with `name` (the part name, the file name).
  */
 export function readEnvironmentDocument(text: string, format: 'json' | 'xml', name: string): EnvironmentDocument {
@@ -31,6 +32,13 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
     if (isAasV2Xml(text)) {
       const converted = convertV2Xml(text);
       warnings.push(`${name} is an AAS V2.0 environment: converted to V3.0`, ...converted.warnings);
+      return { environment: converted.environment, warnings };
+    }
+    const namespace = xmlRootNamespace(text);
+    const legacy = namespace === undefined ? undefined : LEGACY_XML.get(namespace);
+    if (legacy) {
+      const converted = legacy.convert(text);
+      warnings.push(`${name} is an AAS ${legacy.version} environment (${namespace}): converted to V3.0`, ...converted.warnings);
       return { environment: converted.environment, warnings };
     }
     return { environment: readXmlEnvironment(text), warnings };

@@ -13,14 +13,16 @@ export { V2XmlError } from './v2-tree';
  * importer's verification to report. Only what cannot be converted at all (not XML, a DTD, not a V2
  * environment, a limit exceeded) throws V2XmlError.
  *
- * The V1.0 namespace is read the same way: its elements that V2.0 renamed are reported as unknown.
+ * The converter is the base of those of the V1.0 (`v1.ts`) and V3.0 release candidate (`v3rc.ts`) namespaces,
+ * which differ from V2.0 in a few parts each.
  */
 
 export const AAS_V2_NAMESPACE = 'http://www.admin-shell.io/aas/2/0';
 export const IEC61360_V2_NAMESPACE = 'http://www.admin-shell.io/IEC61360/2/0';
-const AAS_V1_NAMESPACE = 'http://www.admin-shell.io/aas/1/0';
-const IEC61360_V1_NAMESPACE = 'http://www.admin-shell.io/IEC61360/1/0';
-const KNOWN_NAMESPACES = new Set([AAS_V2_NAMESPACE, IEC61360_V2_NAMESPACE, AAS_V1_NAMESPACE, IEC61360_V1_NAMESPACE]);
+/** V2.0 documents are read with elements of the V1.0 namespaces in them too, as V2.0. */
+const V2_NAMESPACES: ReadonlySet<string> = new Set([
+  AAS_V2_NAMESPACE, IEC61360_V2_NAMESPACE, 'http://www.admin-shell.io/aas/1/0', 'http://www.admin-shell.io/IEC61360/1/0',
+]);
 
 export interface V2Conversion {
   environment: JsonObject;
@@ -30,24 +32,29 @@ export interface V2Conversion {
 export function convertV2Xml(xml: string | Buffer, limits: XmlLimits = DEFAULT_XML_LIMITS): V2Conversion {
   const text = typeof xml === 'string' ? xml : decodeXml(xml);
   const root = readXmlTree(text, limits);
-  if (root.local !== 'aasenv' || (root.uri !== AAS_V2_NAMESPACE && root.uri !== AAS_V1_NAMESPACE)) {
+  if (root.local !== 'aasenv' || root.uri !== AAS_V2_NAMESPACE) {
     const found = root.uri ? `{${root.uri}}${root.local}` : root.local;
     throw new V2XmlError(`The document is not an AAS V2.0 environment: its root element is ${found}, not {${AAS_V2_NAMESPACE}}aasenv`);
   }
-  const converter = new Converter();
-  if (root.uri === AAS_V1_NAMESPACE) converter.warn(root, 'an AAS V1.0 environment, read as V2.0');
+  const converter = new Converter(V2_NAMESPACES);
   const environment = converter.environment(root);
   return { environment, warnings: converter.report() };
 }
 
-type Json = JsonObject;
+export type Json = JsonObject;
 
 const REFERABLE = ['idShort', 'category', 'description', 'parent'];
-const IDENTIFIABLE = [...REFERABLE, 'identification', 'administration'];
-const ELEMENT_COMMON = [...REFERABLE, 'kind', 'semanticId', 'qualifier', 'embeddedDataSpecification'];
 
-/** V2 key types that V3.0 spells differently. */
-const RENAMED_KEY_TYPES: Record<string, string> = { BasicEvent: 'BasicEventElement', Event: 'EventElement' };
+/** Key types of V2.0 (and of V1.0 and the V3.0 release candidate) that V3.0 spells differently. */
+const RENAMED_KEY_TYPES: Record<string, string> = {
+  BasicEvent: 'BasicEventElement',
+  Event: 'EventElement',
+  RelationShipElement: 'RelationshipElement',
+  ISubmodelElement: 'SubmodelElement',
+  SubmodelElementStruct: 'SubmodelElementCollection',
+  GlobalReferenceElement: 'ReferenceElement',
+  ModelReferenceElement: 'ReferenceElement',
+};
 const V3_KEY_TYPES = new Set([
   'AnnotatedRelationshipElement', 'AssetAdministrationShell', 'BasicEventElement', 'Blob', 'Capability',
   'ConceptDescription', 'DataElement', 'Entity', 'EventElement', 'File', 'FragmentReference', 'GlobalReference',
@@ -61,14 +68,33 @@ const DATA_ELEMENTS = new Set(['property', 'multiLanguageProperty', 'range', 'bl
 const MAX_WARNINGS = 1000;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-function present<T>(value: T | undefined): value is T {
+export function present<T>(value: T | undefined): value is T {
   return value !== undefined;
 }
 
-class Converter {
+/** The V2.0 converter; its parts are protected for the converters of the other namespaces to change. */
+export class Converter {
   private readonly warnings: string[] = [];
   /** Collections whose V2 `ordered` or `allowDuplicates` was true (V3.0 has neither); one warning for all. */
-  private orderedCollections = 0;
+  protected orderedCollections = 0;
+
+  /** `namespaces`: those of the AAS and IEC 61360 elements; elements in others are reported and left out. */
+  constructor(private readonly namespaces: ReadonlySet<string>) {}
+
+  /** The parts of a referable, an identifiable and a submodel element, by their element names. */
+  protected get referableParts(): string[] {
+    return REFERABLE;
+  }
+  protected get identifiableParts(): string[] {
+    return [...this.referableParts, this.idElement, 'administration'];
+  }
+  /** The element of an identifiable's id. */
+  protected get idElement(): string {
+    return 'identification';
+  }
+  protected get elementParts(): string[] {
+    return [...this.referableParts, 'kind', 'semanticId', 'qualifier', 'embeddedDataSpecification'];
+  }
 
   /** Warnings beyond MAX_WARNINGS are only counted: a document of a million unknown elements stays cheap. */
   private unreported = 0;
@@ -86,29 +112,29 @@ class Converter {
   // ---- tree access ------------------------------------------------------------------------------------------
 
   /** Children in the AAS or IEC 61360 namespaces; those in other namespaces are reported and skipped. */
-  private kids(node: XmlNode): XmlNode[] {
-    return node.children.filter((c) => KNOWN_NAMESPACES.has(c.uri));
+  protected kids(node: XmlNode): XmlNode[] {
+    return node.children.filter((c) => this.namespaces.has(c.uri));
   }
 
-  private child(node: XmlNode | undefined, local: string): XmlNode | undefined {
-    return node?.children.find((c) => c.local === local && KNOWN_NAMESPACES.has(c.uri));
+  protected child(node: XmlNode | undefined, local: string): XmlNode | undefined {
+    return node?.children.find((c) => c.local === local && this.namespaces.has(c.uri));
   }
 
-  private all(node: XmlNode | undefined, local: string): XmlNode[] {
-    return node ? node.children.filter((c) => c.local === local && KNOWN_NAMESPACES.has(c.uri)) : [];
+  protected all(node: XmlNode | undefined, local: string): XmlNode[] {
+    return node ? node.children.filter((c) => c.local === local && this.namespaces.has(c.uri)) : [];
   }
 
   /** Trimmed text of a child; undefined when absent or empty. */
-  private str(node: XmlNode, local: string): string | undefined {
+  protected str(node: XmlNode, local: string): string | undefined {
     const text = this.child(node, local)?.text.trim();
     return text ? text : undefined;
   }
 
   /** Reports every child not named in `known` (and not seen twice where once is allowed): left out. */
-  private expect(node: XmlNode, known: readonly string[]): void {
+  protected expect(node: XmlNode, known: readonly string[]): void {
     const names = new Set(known);
     for (const c of node.children) {
-      if (!KNOWN_NAMESPACES.has(c.uri)) this.warn(c, `element in the foreign namespace '${c.uri}' (left out)`);
+      if (!this.namespaces.has(c.uri)) this.warn(c, `element in the foreign namespace '${c.uri}' (left out)`);
       else if (!names.has(c.local)) this.warn(c, 'unknown element (left out)');
     }
   }
@@ -144,22 +170,41 @@ class Converter {
     return env;
   }
 
-  private list(root: XmlNode, outer: string, inner: string, convert: (node: XmlNode) => Json | undefined): Json[] {
+  protected list(root: XmlNode, outer: string, inner: string, convert: (node: XmlNode) => Json | undefined): Json[] {
     const out: Json[] = [];
+    const seen = new Map<unknown, { node: XmlNode; json: string }>();
     for (const container of this.all(root, outer)) {
       this.expect(container, [inner]);
       for (const node of this.all(container, inner)) {
         const converted = convert(node);
-        if (converted) out.push(converted);
+        if (!converted) continue;
+        if (this.conflictingCopy) {
+          const json = JSON.stringify(converted);
+          const first = seen.get(converted.id);
+          if (first?.json === json) {
+            this.warn(node, `a copy of ${pathOf(first.node)}, the same id and content (left out)`);
+            continue;
+          }
+          if (first) this.conflictingCopy(node, first.node, converted.id as string);
+          seen.set(converted.id, { node, json });
+        }
+        out.push(converted);
       }
     }
     return out;
   }
 
+  /**
+   * Where a converter defines it, identifiables of one id are merged: a later copy of the same content is left
+   * out with a warning, and one of other content is handed to this method, which refuses the document. Without
+   * it (V2.0), both are kept, and the import refuses the second for its id.
+   */
+  protected conflictingCopy?(node: XmlNode, first: XmlNode, id: string): never;
+
   // ---- identifiables ----------------------------------------------------------------------------------------
 
-  private shell(node: XmlNode, assets: Map<string, XmlNode>, used: Set<string>): Json | undefined {
-    this.expect(node, [...IDENTIFIABLE, 'embeddedDataSpecification', 'derivedFrom', 'assetRef', 'submodelRefs', 'views', 'conceptDictionaries', 'security']);
+  protected shell(node: XmlNode, assets: Map<string, XmlNode>, used: Set<string>): Json | undefined {
+    this.expect(node, [...this.identifiableParts, 'embeddedDataSpecification', 'derivedFrom', 'assetRef', 'submodelRefs', 'views', 'conceptDictionaries', 'security']);
     const out = this.identifiable(node, 'AssetAdministrationShell');
     if (!out) return undefined;
     this.dataSpecifications(node, out);
@@ -184,7 +229,7 @@ class Converter {
     return out;
   }
 
-  private assetInformation(shell: XmlNode, assets: Map<string, XmlNode>, used: Set<string>): Json {
+  protected assetInformation(shell: XmlNode, assets: Map<string, XmlNode>, used: Set<string>): Json {
     const ref = this.child(shell, 'assetRef');
     const keys = ref ? this.keysOf(ref) : [];
     const id = (keys.find((k) => k.attributes.type === 'Asset') ?? keys[keys.length - 1])?.text.trim();
@@ -198,19 +243,19 @@ class Converter {
       return { assetKind: 'Instance', globalAssetId: id };
     }
     used.add(id);
-    this.expect(asset, [...IDENTIFIABLE, 'embeddedDataSpecification', 'assetIdentificationModelRef', 'billOfMaterialRef', 'kind']);
+    this.expect(asset, [...this.identifiableParts, 'embeddedDataSpecification', 'assetIdentificationModelRef', 'billOfMaterialRef', 'kind']);
     const kind = this.str(asset, 'kind');
     let assetKind = 'Instance';
     if (kind === 'Type' || kind === 'Template') assetKind = 'Type';
     else if (kind !== 'Instance') this.warn(asset, kind === undefined ? 'asset without kind: Instance' : `asset kind '${kind}' unknown: Instance`);
-    const dropped = ['description', 'category', 'administration', 'embeddedDataSpecification', 'assetIdentificationModelRef', 'billOfMaterialRef']
+    const dropped = ['description', 'category', 'administration', 'embeddedDataSpecification', 'hasDataSpecification', 'assetIdentificationModelRef', 'billOfMaterialRef']
       .filter((name) => this.child(asset, name));
     if (dropped.length) this.warn(asset, `${dropped.join(', ')} of the asset dropped (V3.0 has no asset element)`);
     return { assetKind, globalAssetId: id };
   }
 
-  private submodel(node: XmlNode): Json | undefined {
-    this.expect(node, [...IDENTIFIABLE, 'kind', 'semanticId', 'qualifier', 'embeddedDataSpecification', 'submodelElements']);
+  protected submodel(node: XmlNode): Json | undefined {
+    this.expect(node, [...this.identifiableParts, 'kind', 'semanticId', 'qualifier', 'embeddedDataSpecification', 'submodelElements']);
     const out = this.identifiable(node, 'Submodel');
     if (!out) return undefined;
     const kind = this.str(node, 'kind');
@@ -224,8 +269,8 @@ class Converter {
     return out;
   }
 
-  private conceptDescription(node: XmlNode): Json | undefined {
-    this.expect(node, [...IDENTIFIABLE, 'embeddedDataSpecification', 'isCaseOf']);
+  protected conceptDescription(node: XmlNode): Json | undefined {
+    this.expect(node, [...this.identifiableParts, 'embeddedDataSpecification', 'isCaseOf']);
     const out = this.identifiable(node, 'ConceptDescription');
     if (!out) return undefined;
     this.dataSpecifications(node, out);
@@ -234,10 +279,10 @@ class Converter {
     return out;
   }
 
-  private identifiable(node: XmlNode, modelType: string): Json | undefined {
-    const id = this.str(node, 'identification');
+  protected identifiable(node: XmlNode, modelType: string): Json | undefined {
+    const id = this.str(node, this.idElement);
     if (id === undefined) {
-      this.warn(node, `${modelType} without identification (left out)`);
+      this.warn(node, `${modelType} without ${this.idElement} (left out)`);
       return undefined;
     }
     const out: Json = { modelType, id };
@@ -255,7 +300,7 @@ class Converter {
     return out;
   }
 
-  private referable(node: XmlNode, out: Json, idShortRequired: boolean): void {
+  protected referable(node: XmlNode, out: Json, idShortRequired: boolean): void {
     const idShort = this.str(node, 'idShort');
     if (idShort !== undefined) {
       out.idShort = idShort;
@@ -273,7 +318,7 @@ class Converter {
 
   // ---- shared parts -----------------------------------------------------------------------------------------
 
-  private langStrings(node: XmlNode | undefined): Json[] | undefined {
+  protected langStrings(node: XmlNode | undefined): Json[] | undefined {
     if (!node) return undefined;
     this.expect(node, ['langString']);
     const out: Json[] = [];
@@ -287,7 +332,7 @@ class Converter {
     return out.length ? out : undefined;
   }
 
-  private keysOf(reference: XmlNode): XmlNode[] {
+  protected keysOf(reference: XmlNode): XmlNode[] {
     const keys = this.child(reference, 'keys');
     return keys ? this.all(keys, 'key') : [];
   }
@@ -324,12 +369,12 @@ class Converter {
     return { type, keys };
   }
 
-  private optionalReference(node: XmlNode, local: string): Json | undefined {
+  protected optionalReference(node: XmlNode, local: string): Json | undefined {
     const at = this.child(node, local);
     return at ? this.reference(at) : undefined;
   }
 
-  private semantics(node: XmlNode, out: Json): void {
+  protected semantics(node: XmlNode, out: Json): void {
     const semanticId = this.optionalReference(node, 'semanticId');
     if (semanticId) out.semanticId = semanticId;
     const qualifiers = this.all(node, 'qualifier').map((q) => this.qualifier(q)).filter(present);
@@ -337,7 +382,7 @@ class Converter {
   }
 
   /** A V2 constraint: a qualifier (wrapped, or bare as some V2.0 writers have it) or a formula. */
-  private qualifier(node: XmlNode): Json | undefined {
+  protected qualifier(node: XmlNode): Json | undefined {
     let q = node;
     if (!this.child(node, 'type')) {
       this.expect(node, ['qualifier', 'formula']);
@@ -365,7 +410,7 @@ class Converter {
     return out;
   }
 
-  private valueType(node: XmlNode): string {
+  protected valueType(node: XmlNode): string {
     const at = this.child(node, 'valueType');
     const v2 = at?.text.trim() ?? '';
     const { valueType, note } = valueTypeOf(v2);
@@ -374,7 +419,7 @@ class Converter {
   }
 
   /** A V2 value (its text as written; empty means none) into `out[name]`, booleans in V3.0's spelling. */
-  private value(node: XmlNode, out: Json, valueType: string, name = 'value'): void {
+  protected value(node: XmlNode, out: Json, valueType: string, name = 'value'): void {
     const at = this.child(node, name);
     if (!at || at.children.length) {
       if (at) this.expect(at, []);
@@ -387,10 +432,12 @@ class Converter {
     out[name] = text;
   }
 
-  private dataSpecifications(node: XmlNode, out: Json): void {
+  /** The embedded data specifications of `node`, each an element named `name`. */
+  protected dataSpecifications(node: XmlNode, out: Json, name = 'embeddedDataSpecification'): void {
     const specs: Json[] = [];
-    for (const eds of this.all(node, 'embeddedDataSpecification')) {
-      this.expect(eds, ['dataSpecificationContent', 'dataSpecification']);
+    for (const eds of this.all(node, name)) {
+      // The reference to the template is not read: V3.0 names its own IEC 61360 template (V1.0 calls it hasDataSpecification).
+      this.expect(eds, ['dataSpecificationContent', 'dataSpecification', 'hasDataSpecification']);
       const content = this.child(eds, 'dataSpecificationContent');
       const iec = this.child(content, 'dataSpecificationIEC61360');
       if (content) this.expect(content, ['dataSpecificationIEC61360']);
@@ -408,7 +455,7 @@ class Converter {
     if (specs.length) out.embeddedDataSpecifications = specs;
   }
 
-  private iec61360(node: XmlNode): Json | undefined {
+  protected iec61360(node: XmlNode): Json | undefined {
     this.expect(node, ['preferredName', 'shortName', 'unit', 'unitId', 'sourceOfDefinition', 'symbol', 'dataType', 'definition', 'valueFormat', 'valueList', 'value', 'valueId', 'levelType']);
     const preferredName = this.langStrings(this.child(node, 'preferredName'));
     if (!preferredName) {
@@ -469,14 +516,14 @@ class Converter {
   // ---- submodel elements ------------------------------------------------------------------------------------
 
   /** The elements of a `submodelElements`, `value`, `statements` container (each wrapped in submodelElement). */
-  private elements(container: XmlNode | undefined): Json[] {
+  protected elements(container: XmlNode | undefined): Json[] {
     if (!container) return [];
     this.expect(container, ['submodelElement']);
     return this.all(container, 'submodelElement').map((wrapper) => this.wrapped(wrapper)).filter(present);
   }
 
   /** The one element inside a `submodelElement` (or `dataElement`, or operation variable `value`) wrapper. */
-  private wrapped(wrapper: XmlNode): Json | undefined {
+  protected wrapped(wrapper: XmlNode): Json | undefined {
     const inner = this.kids(wrapper);
     this.expect(wrapper, inner.map((c) => c.local));
     if (inner.length !== 1) {
@@ -486,7 +533,7 @@ class Converter {
     return this.element(inner[0]);
   }
 
-  private element(node: XmlNode): Json | undefined {
+  protected element(node: XmlNode): Json | undefined {
     switch (node.local) {
       case 'property':
         return this.property(node);
@@ -517,19 +564,12 @@ class Converter {
           if (value !== undefined) out.value = value;
         });
       case 'referenceElement':
-        return this.common(node, 'ReferenceElement', ['value'], (out) => {
-          const value = this.optionalReference(node, 'value');
-          if (value) out.value = value;
-        });
+        return this.referenceElement(node);
       case 'relationshipElement':
       case 'annotatedRelationshipElement':
         return this.relationship(node);
       case 'submodelElementCollection':
-        return this.common(node, 'SubmodelElementCollection', ['value', 'ordered', 'allowDuplicates'], (out) => {
-          if (this.str(node, 'ordered') === 'true' || this.str(node, 'allowDuplicates') === 'true') this.orderedCollections++;
-          const value = this.elements(this.child(node, 'value'));
-          if (value.length) out.value = value;
-        });
+        return this.collection(node);
       case 'entity':
         return this.entity(node);
       case 'operation':
@@ -544,12 +584,27 @@ class Converter {
     }
   }
 
+  protected referenceElement(node: XmlNode): Json | undefined {
+    return this.common(node, 'ReferenceElement', ['value'], (out) => {
+      const value = this.optionalReference(node, 'value');
+      if (value) out.value = value;
+    });
+  }
+
+  protected collection(node: XmlNode): Json | undefined {
+    return this.common(node, 'SubmodelElementCollection', ['value', 'ordered', 'allowDuplicates'], (out) => {
+      if (this.str(node, 'ordered') === 'true' || this.str(node, 'allowDuplicates') === 'true') this.orderedCollections++;
+      const value = this.elements(this.child(node, 'value'));
+      if (value.length) out.value = value;
+    });
+  }
+
   /**
    * The parts every submodel element has (referable, semantics, qualifiers, data specifications; V2's `kind`
    * is dropped, V3.0 elements have none), then the kind's own parts; `own` returns false to drop the element.
    */
-  private common(node: XmlNode, modelType: string, known: string[], own: (out: Json) => boolean | void): Json | undefined {
-    this.expect(node, [...ELEMENT_COMMON, ...known]);
+  protected common(node: XmlNode, modelType: string, known: string[], own: (out: Json) => boolean | void): Json | undefined {
+    this.expect(node, [...this.elementParts, ...known]);
     const out: Json = { modelType };
     this.referable(node, out, true);
     this.semantics(node, out);
@@ -557,7 +612,7 @@ class Converter {
     return own(out) === false ? undefined : out;
   }
 
-  private property(node: XmlNode): Json | undefined {
+  protected property(node: XmlNode): Json | undefined {
     return this.common(node, 'Property', ['valueType', 'value', 'valueId'], (out) => {
       out.valueType = this.valueType(node);
       this.value(node, out, out.valueType as string);
@@ -566,14 +621,14 @@ class Converter {
     });
   }
 
-  private contentType(node: XmlNode): string {
+  protected contentType(node: XmlNode): string {
     const mimeType = this.str(node, 'mimeType');
     if (mimeType !== undefined) return mimeType;
     this.warn(node, 'no mimeType: content type application/octet-stream');
     return 'application/octet-stream';
   }
 
-  private relationship(node: XmlNode): Json | undefined {
+  protected relationship(node: XmlNode): Json | undefined {
     const annotated = node.local === 'annotatedRelationshipElement';
     const modelType = annotated ? 'AnnotatedRelationshipElement' : 'RelationshipElement';
     return this.common(node, modelType, ['first', 'second', ...(annotated ? ['annotations'] : [])], (out) => {
@@ -603,7 +658,7 @@ class Converter {
     });
   }
 
-  private entity(node: XmlNode): Json | undefined {
+  protected entity(node: XmlNode): Json | undefined {
     return this.common(node, 'Entity', ['statements', 'entityType', 'assetRef'], (out) => {
       const statements = this.elements(this.child(node, 'statements'));
       if (statements.length) out.statements = statements;
@@ -625,7 +680,7 @@ class Converter {
     });
   }
 
-  private operation(node: XmlNode): Json | undefined {
+  protected operation(node: XmlNode): Json | undefined {
     const kinds = [['inputVariable', 'inputVariables'], ['outputVariable', 'outputVariables'], ['inoutputVariable', 'inoutputVariables']];
     return this.common(node, 'Operation', kinds.map(([v2]) => v2), (out) => {
       for (const [v2, v3] of kinds) {
@@ -647,7 +702,7 @@ class Converter {
     });
   }
 
-  private basicEvent(node: XmlNode): Json | undefined {
+  protected basicEvent(node: XmlNode): Json | undefined {
     return this.common(node, 'BasicEventElement', ['observed'], (out) => {
       const observed = this.optionalReference(node, 'observed');
       if (!observed) {
