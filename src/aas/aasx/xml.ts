@@ -68,6 +68,14 @@ export { AAS_V2_NAMESPACE };
  * the caller can then say so instead of reporting V3 validation errors). Reads no further than the root tag.
  */
 export function isAasV2Xml(text: string): boolean {
+  return xmlRootNamespace(text) === AAS_V2_NAMESPACE;
+}
+
+/**
+ * The namespace of an XML document's root element, which says the AAS version it is of; undefined when the
+ * document has no root element that sax reads before a DOCTYPE or an error. Reads no further than the root tag.
+ */
+export function xmlRootNamespace(text: string): string | undefined {
   const parser = sax.parser(true, { xmlns: true, strictEntities: true } as sax.SAXOptions);
   let uri: string | undefined;
   parser.ondoctype = () => {
@@ -85,5 +93,5 @@ export function isAasV2Xml(text: string): boolean {
   } catch {
     // StopParsing after the root tag, or not XML at all: either way the answer is in uri.
   }
-  return uri === AAS_V2_NAMESPACE;
+  return uri;
 }

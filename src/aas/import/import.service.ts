@@ -8,6 +8,7 @@ import type { ConceptDescriptionService } from '../concept-descriptions/concept-
 import { fileElements } from '../model/file-elements';
 import type { DocumentKind, JsonObject } from '../model/parse';
 import { verifyDocument } from '../model/verify-document';
+import { isExternal, partName } from './part-name';
 import type { ShellService } from '../shells/shell.service';
 import type { SubmodelService } from '../submodels/submodel.service';
 
@@ -204,23 +205,6 @@ export class ImportService {
     }
     return [...tfps].map(([path, tfp]) => ({ path, tfp }));
   }
-}
-
-
-/** A link elsewhere (`https:`, `urn:`, a tfp `file:` of this server) is not a part of the package. */
-const isExternal = (value: string) => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(value) && !/^file:\/\/\/?aasx\//i.test(value);
-
-/** The part name a File value names: absolute, `/`-separated, decoded; undefined when it cannot be one. */
-export function partName(value: string): string | undefined {
-  let path = value.replace(/^file:\/\//i, '').replace(/\\/g, '/');
-  try {
-    path = decodeURIComponent(path);
-  } catch {
-    return undefined;
-  }
-  if (!path.startsWith('/')) path = `/${path}`;
-  if (path.split('/').some((segment) => segment === '..' || segment === '.')) return undefined;
-  return path;
 }
 
 function capped(warnings: string[]): string[] {
