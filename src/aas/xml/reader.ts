@@ -9,7 +9,8 @@ import { AAS_V2_NAMESPACE } from './v2';
  * the official JSON serialization of the same content: what `jsonization.toJsonable` of the metamodel library
  * writes (modelType for the classes that have one, lists as arrays, booleans as booleans, Blob values as base64).
  * It is driven by the table generated from the XSD (`schema-table.ts`) and builds the JSON while sax parses, so
- * no DOM is ever held.
+ * no DOM is ever held. With a dialect (`XmlReadOptions.dialect`) it reads a later version of the serialization with
+ * the same table: the V3.1 namespace, with the elements V3.1 made optional and its new literals (`v31.ts`).
  *
  * What it refuses, each as an `XmlReadError` whose message names the element path
  * (`/environment/submodels/submodel[2]/submodelElements/property[1]/valueType`):
