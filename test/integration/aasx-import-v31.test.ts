@@ -174,6 +174,14 @@ describe('a V3.1 package with what V3.0 does not have', () => {
       const patched = await fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Max-Temperature/$value`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '90' });
       expect(patched.status, await patched.clone().text()).toBe(204);
       expect(await json(fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Max-Temperature/$value`))).toBe(90);
+      // A new element is V3.0: a hyphen in its idShort is a violation it introduces.
+      const added = await fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ modelType: 'Property', idShort: 'Min-Temperature', valueType: 'xs:double' }),
+      });
+      expect(added.status).toBe(400);
+      expect((await added.json()).messages[0].text).toMatch(/ID-short of Referables/);
       expect(await json(fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Station`))).toMatchObject({ entityType: 'SelfManagedEntity', globalAssetId: 'urn:v31:station' });
       const manual = await json(fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Manual`));
       expect(manual).toMatchObject({ contentType: 'application/pdf', value: result.files[0].tfp });
