@@ -181,7 +181,7 @@ describe('a V3.1 package with what V3.0 does not have', () => {
         body: JSON.stringify({ modelType: 'Property', idShort: 'Min-Temperature', valueType: 'xs:double' }),
       });
       expect(added.status).toBe(400);
-      expect((await added.json()).messages[0].text).toMatch(/ID-short of Referables/);
+      expect(((await added.json()) as Json).messages[0].text).toMatch(/ID-short of Referables/);
       expect(await json(fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Station`))).toMatchObject({ entityType: 'SelfManagedEntity', globalAssetId: 'urn:v31:station' });
       const manual = await json(fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Manual`));
       expect(manual).toMatchObject({ contentType: 'application/pdf', value: result.files[0].tfp });
