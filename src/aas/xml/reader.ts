@@ -72,7 +72,7 @@ export const DEFAULT_XML_READ_LIMITS: XmlReadLimits = {
 /**
  * A later version of the XML serialization read with the same table: its namespace, the elements it made optional
  * that V3.0 requires (by class), and the literals it added to enumerations. The JSON read can then lack what
- * V3.0 requires, or carry a literal V3.0 does not know: the caller maps it onto V3.0 (`v31.ts`).
+ * V3.0 requires, or carry a literal V3.0 does not know: the caller maps it onto V3.0 (`model/v31-mapping.ts`).
  */
 export interface XmlDialect {
   namespace: string;
