@@ -237,8 +237,11 @@ export function costError(schema: GraphQLSchema, document: DocumentNode, operati
   );
 }
 
-/** The longest text an identifier argument (`id`, `submodelId`, ...) may hold: an AAS Identifier is at most 2,000. */
-export const MAX_ID_LENGTH = 2_000;
+/**
+ * The longest text an identifier argument (`id`, `submodelId`, ...) may hold: an AAS Identifier is at most 2,000
+ * characters in V3.0 and 2,048 since V3.1, whose documents the import stores (with a V3.0 verification warning).
+ */
+export const MAX_ID_LENGTH = 2_048;
 /** The longest text any other String argument may hold (idShortPaths, cursors, filters, If-Match lists). */
 export const MAX_STRING_ARGUMENT = 16_384;
 

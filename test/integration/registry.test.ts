@@ -128,12 +128,12 @@ describe('implicit discovery', () => {
       expect((await json(res)).messages[0].code).toBe('400');
     }
     expect((await fetch(`${api}/lookup/shells/${'x'.repeat(3000)}`)).status).toBe(400);
-    // Identifiers over 2000 characters, in any path.
-    const long = b64(`urn:${'x'.repeat(2001)}`);
+    // Identifiers over 2048 characters, in any path.
+    const long = b64(`urn:${'x'.repeat(2045)}`);
     for (const path of [`/lookup/shells/${long}`, `/shell-descriptors/${long}`, `/shell-descriptors/${long}/submodel-descriptors`, `/shell-descriptors/${b64(S1)}/submodel-descriptors/${long}`, `/submodel-descriptors/${long}`]) {
       const res = await fetch(`${api}${path}`);
       expect(res.status, path).toBe(400);
-      expect(await messageOf(res)).toMatch(/at most 2000 characters/);
+      expect(await messageOf(res)).toMatch(/at most 2048 characters/);
     }
   });
 });
@@ -415,8 +415,8 @@ describe('explicit AAS registry instances', () => {
     for (const { label, doc } of validSubmodelDescriptors(5, 3)) expect((await send(`${reg}/shell-descriptors/${b64(aas)}/submodel-descriptors`, 'POST', doc)).status, label).toBe(201);
   });
 
-  it('refuses ids over 2000 characters with 400, in the body and in the path', async () => {
-    const long = `urn:${'x'.repeat(2001)}`;
+  it('refuses ids over 2048 characters with 400, in the body and in the path', async () => {
+    const long = `urn:${'x'.repeat(2045)}`;
     const res = await send(`${reg}/shell-descriptors`, 'POST', descriptor(long));
     expect(res.status).toBe(400);
     expect(await messageOf(res)).toMatch(/\$\.id/);
@@ -518,7 +518,7 @@ describe('explicit discovery instances', () => {
     const kind = await fetch(`${disco}/lookup/shells?assetKind=Instance`);
     expect(kind.status).toBe(400);
     expect(await messageOf(kind)).toMatch(/^Unknown query parameter 'assetKind': GET \/lookup\/shells accepts assetIds, limit, cursor\.$/);
-    expect((await send(`${disco}/lookup/shells/${b64(`urn:${'y'.repeat(2001)}`)}`, 'POST', [{ name: 'a', value: 'b' }])).status).toBe(400);
+    expect((await send(`${disco}/lookup/shells/${b64(`urn:${'y'.repeat(2045)}`)}`, 'POST', [{ name: 'a', value: 'b' }])).status).toBe(400);
     expect((await send(`${disco}/lookup/shellsByAssetLink`, 'POST', [{ name: 'a' }])).status).toBe(400);
     expect((await send(`${disco}/shell-descriptors`, 'POST', { id: 'urn:x' })).status).toBe(404);
   });

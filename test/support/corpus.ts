@@ -90,10 +90,10 @@ export function notAResult(res: Response, body: unknown, status: number): string
 
 /**
  * Why a GET of `id` after a rejected POST is not the answer for an absent identifiable, or undefined when it is:
- * 404, or 400 for an id longer than an AAS Identifier may be (2,000 characters), which can name nothing.
+ * 404, or 400 for an id longer than an AAS Identifier may be (2,048 characters since V3.1), which can name nothing.
  */
 export function absentAnswer(res: Response, body: unknown, id: string): string | undefined {
   if (res.status === 404) return notAResult(res, body, 404);
-  if (res.status === 400 && id.length > 2000) return notAResult(res, body, 400);
+  if (res.status === 400 && id.length > 2048) return notAResult(res, body, 400);
   return `${res.status} ${brief(body)}`;
 }

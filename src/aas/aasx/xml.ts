@@ -71,7 +71,10 @@ export function isAasV2Xml(text: string): boolean {
   return xmlRootNamespace(text) === AAS_V2_NAMESPACE;
 }
 
-/** The namespace of an XML document's root element; undefined when it is not XML. Reads no further than the root tag. */
+/**
+ * The namespace of an XML document's root element, which says the AAS version it is of; undefined when the
+ * document has no root element that sax reads before a DOCTYPE or an error. Reads no further than the root tag.
+ */
 export function xmlRootNamespace(text: string): string | undefined {
   const parser = sax.parser(true, { xmlns: true, strictEntities: true } as sax.SAXOptions);
   let uri: string | undefined;

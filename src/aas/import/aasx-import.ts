@@ -1,6 +1,7 @@
 import { AasxError, AasxPackage, readAasxPackage } from '../aasx';
 import { badRequest } from '../../graphql/errors';
 import { readEnvironmentDocument } from './environment-document';
+import { isExternal, partName } from './part-name';
 
 /** The environment of a package's one spec part, and what reading it found. */
 export interface PackageEnvironment {
@@ -35,7 +36,12 @@ export async function readPackageEnvironment(packagePath: string): Promise<Packa
     if (err instanceof AasxError) throw badRequest(`${spec.path}: ${err.message}`);
     throw err;
   }
-  const read = readEnvironmentDocument(text, spec.format, spec.path);
+  // A V3.1 File without contentType is read with the content type of the package part it names.
+  const contentTypeOf = (value: string) => {
+    const part = isExternal(value) ? undefined : partName(value);
+    return part === undefined ? undefined : pkg.part(part)?.contentType;
+  };
+  const read = readEnvironmentDocument(text, spec.format, spec.path, { contentTypeOf });
   const environment = read.environment;
   warnings.push(...read.warnings);
   return { pkg, specPath: spec.path, environment, warnings };

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { withReadBudget } from '../../db/read-budget';
 import { notFound } from '../../graphql/errors';
+import { MAX_ID_LENGTH } from '../../graphql/limits';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
 import type { JsonObject } from '../model/parse';
@@ -141,7 +142,7 @@ const SPEC_WRITERS: Record<'json' | 'xml', SpecWriter> = { json: (parts) => envi
 
 const isWholeTenant = (request: SerializationRequest) => request.aasIds.length === 0 && request.submodelIds.length === 0;
 
-/** Every key value of every Reference in a document (objects with a `keys` list). */
+/** Every key value of every Reference in a document (objects with a `keys` list) that can be an identifier. */
 function referenceKeyValues(value: unknown, into: Set<string>): void {
   if (Array.isArray(value)) {
     for (const item of value) referenceKeyValues(item, into);
@@ -150,7 +151,7 @@ function referenceKeyValues(value: unknown, into: Set<string>): void {
   if (value === null || typeof value !== 'object') return;
   const object = value as JsonObject;
   if (Array.isArray(object.keys)) {
-    for (const key of object.keys as { value?: unknown }[]) if (typeof key?.value === 'string' && key.value.length <= 2000) into.add(key.value);
+    for (const key of object.keys as { value?: unknown }[]) if (typeof key?.value === 'string' && key.value.length <= MAX_ID_LENGTH) into.add(key.value);
   }
   for (const [name, child] of Object.entries(object)) if (name !== 'keys') referenceKeyValues(child, into);
 }

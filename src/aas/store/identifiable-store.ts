@@ -124,7 +124,7 @@ async function budgeted<R extends { bytes: string | number | null; doc?: unknown
   });
 }
 
-/** An AAS Identifier is at most 2,000 characters: a longer one can name nothing here, and is not looked up. */
+/** An AAS Identifier is at most 2,048 characters (V3.1; 2,000 in V3.0): a longer one can name nothing here, and is not looked up. */
 function checkId(modelType: string, id: string): void {
   if (id.length > MAX_ID_LENGTH) throw badRequest(`A ${modelType} id is at most ${MAX_ID_LENGTH} characters long; this one has ${id.length}.`);
 }

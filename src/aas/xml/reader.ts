@@ -9,7 +9,8 @@ import { AAS_V2_NAMESPACE } from './v2';
  * the official JSON serialization of the same content: what `jsonization.toJsonable` of the metamodel library
  * writes (modelType for the classes that have one, lists as arrays, booleans as booleans, Blob values as base64).
  * It is driven by the table generated from the XSD (`schema-table.ts`) and builds the JSON while sax parses, so
- * no DOM is ever held.
+ * no DOM is ever held. With a dialect (`XmlReadOptions.dialect`) it reads a later version of the serialization with
+ * the same table: the V3.1 namespace, with the elements V3.1 made optional and its new literals (`v31.ts`).
  *
  * What it refuses, each as an `XmlReadError` whose message names the element path
  * (`/environment/submodels/submodel[2]/submodelElements/property[1]/valueType`):
@@ -68,14 +69,28 @@ export const DEFAULT_XML_READ_LIMITS: XmlReadLimits = {
   maxChars: 256 * 1024 * 1024,
 };
 
+/**
+ * A later version of the XML serialization read with the same table: its namespace, the elements it made optional
+ * that V3.0 requires (by class), and the literals it added to enumerations. The JSON read can then lack what
+ * V3.0 requires, or carry a literal V3.0 does not know: the caller maps it onto V3.0 (`model/v31-mapping.ts`).
+ */
+export interface XmlDialect {
+  namespace: string;
+  optional: Readonly<Record<string, readonly string[]>>;
+  literals: Readonly<Record<string, readonly string[]>>;
+}
+
 export interface XmlReadOptions {
   limits?: Partial<XmlReadLimits>;
+  /** Another version's namespace and relaxations; V3.0 (https://admin-shell.io/aas/3/0) without one. */
+  dialect?: XmlDialect;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // The table, indexed once.
 
 interface ClassInfo {
+  name: string;
   cls: XmlClass;
   byName: Map<string, XmlProperty>;
   required: string[];
@@ -85,6 +100,7 @@ const CLASS_INFO = new Map<string, ClassInfo>(
   Object.entries(CLASSES).map(([name, cls]) => [
     name,
     {
+      name,
       cls,
       byName: new Map(cls.properties.map((p) => [p.name, p])),
       required: cls.properties.filter((p) => p.required).map((p) => p.name),
@@ -132,6 +148,9 @@ class Stop extends Error {}
 export class AasXmlReader {
   private readonly parser: sax.SAXParser;
   private readonly limits: XmlReadLimits;
+  private readonly namespace: string;
+  private readonly optional: ReadonlyMap<string, ReadonlySet<string>>;
+  private readonly literals: ReadonlyMap<string, ReadonlySet<string>>;
   private readonly stack: Frame[] = [];
   private result: JsonObject | undefined;
   private failure: XmlReadError | undefined;
@@ -147,6 +166,10 @@ export class AasXmlReader {
   ) {
     if (!CLASS_INFO.has(rootClass)) throw new Error(`Unknown AAS class '${rootClass}'`);
     this.limits = { ...DEFAULT_XML_READ_LIMITS, ...options.limits };
+    const dialect = options.dialect;
+    this.namespace = dialect?.namespace ?? AAS_NAMESPACE;
+    this.optional = new Map(Object.entries(dialect?.optional ?? {}).map(([cls, names]) => [cls, new Set(names)]));
+    this.literals = new Map(Object.entries(dialect?.literals ?? {}).map(([type, names]) => [type, new Set(names)]));
     // strictEntities: only the five XML entities; without it sax would expand the HTML ones (&nbsp; ...) too.
     const parser = sax.parser(true, { xmlns: true, strictEntities: true, position: true } as sax.SAXOptions);
     this.parser = parser;
@@ -231,8 +254,8 @@ export class AasXmlReader {
     if (this.stack.length >= this.limits.maxDepth) {
       this.fail('LIMIT', `The XML document nests deeper than ${this.limits.maxDepth} elements`, this.pathOf(name));
     }
-    if (tag.uri !== AAS_NAMESPACE) {
-      this.fail('NAMESPACE', `The element is not in the namespace ${AAS_NAMESPACE} (but in '${tag.uri}')`, this.pathOf(tag.name));
+    if (tag.uri !== this.namespace) {
+      this.fail('NAMESPACE', `The element is not in the namespace ${this.namespace} (but in '${tag.uri}')`, this.pathOf(tag.name));
     }
     this.checkAttributes(tag, name);
     switch (parent.type) {
@@ -274,10 +297,10 @@ export class AasXmlReader {
 
   private openRoot(tag: sax.QualifiedTag): void {
     if (tag.uri === AAS_V2_NAMESPACE) {
-      this.fail('AAS_V2', `The document is in the AAS V2.0 namespace ${AAS_V2_NAMESPACE}, not in ${AAS_NAMESPACE}`, `/${tag.local}`);
+      this.fail('AAS_V2', `The document is in the AAS V2.0 namespace ${AAS_V2_NAMESPACE}, not in ${this.namespace}`, `/${tag.local}`);
     }
-    if (tag.uri !== AAS_NAMESPACE) {
-      this.fail('NAMESPACE', `The root element is not in the namespace ${AAS_NAMESPACE} (but in '${tag.uri}')`, `/${tag.name}`);
+    if (tag.uri !== this.namespace) {
+      this.fail('NAMESPACE', `The root element is not in the namespace ${this.namespace} (but in '${tag.uri}')`, `/${tag.name}`);
     }
     if (tag.local !== this.rootClass) {
       this.fail('UNEXPECTED_ELEMENT', `Expected the root element <${this.rootClass}>`, `/${tag.local}`);
@@ -335,8 +358,9 @@ export class AasXmlReader {
     switch (frame.type) {
       case F.Object: {
         const { info, object } = frame;
+        const optional = this.optional.get(info!.name);
         for (const name of info!.required) {
-          if (!Object.hasOwn(object!, name)) this.fail('MISSING_ELEMENT', `The required element <${name}> is missing`, this.pathOf());
+          if (!Object.hasOwn(object!, name) && !optional?.has(name)) this.fail('MISSING_ELEMENT', `The required element <${name}> is missing`, this.pathOf());
         }
         if (info!.cls.modelType) object!.modelType = info!.cls.modelType;
         value = object;
@@ -373,7 +397,7 @@ export class AasXmlReader {
         return this.fail('INVALID_VALUE', `Expected a boolean (true or false), got '${text.slice(0, 40)}'`, this.pathOf());
       }
       case 'enum':
-        if (!ENUM_SETS.get(prop.type!)!.has(text)) {
+        if (!ENUM_SETS.get(prop.type!)!.has(text) && !this.literals.get(prop.type!)?.has(text)) {
           this.fail('INVALID_VALUE', `'${text.slice(0, 60)}' is not a literal of ${prop.type}`, this.pathOf());
         }
         return text;

@@ -1,0 +1,27 @@
+import type { XmlDialect } from './reader';
+
+/** The namespace of the AAS V3.1 XML serialization (IDTA-01001-3-1, schema AAS.xsd of that release). */
+export const AAS_V31_NAMESPACE = 'https://admin-shell.io/aas/3/1';
+
+/**
+ * The V3.1 XML schema against the V3.0 one the reader's table is generated from (`schema-table.ts`). Besides its
+ * namespace, V3.1 differs in:
+ * - elements V3.0 requires and V3.1 makes optional: Blob/File `contentType`, Entity `entityType`,
+ *   RelationshipElement (and so AnnotatedRelationshipElement) `first` and `second`;
+ * - the literal `Role` of AssetKind;
+ * - what the reader does not check in either version (the metamodel verification does, on the JSON): lengths
+ *   (Identifier 2048 instead of 2000 characters), the idShort pattern (a hyphen inside), a URI pattern on
+ *   Resource/File paths, and the order of EmbeddedDataSpecification's two elements (the reader takes any order).
+ * What the reader then returns can lack what V3.0 requires or carry `Role`: `mapV31Environment` maps it onto V3.0.
+ */
+export const AAS_V31_XML: XmlDialect = {
+  namespace: AAS_V31_NAMESPACE,
+  optional: {
+    blob: ['contentType'],
+    file: ['contentType'],
+    entity: ['entityType'],
+    relationshipElement: ['first', 'second'],
+    annotatedRelationshipElement: ['first', 'second'],
+  },
+  literals: { assetKind: ['Role'] },
+};
