@@ -1,6 +1,7 @@
 import { AasxError, AasxPackage, readAasxPackage } from '../aasx';
 import { badRequest } from '../../graphql/errors';
 import { readEnvironmentDocument } from './environment-document';
+import type { ImportWarning } from './import-warnings';
 
 /** The environment of a package's one spec part, and what reading it found. */
 export interface PackageEnvironment {
@@ -8,7 +9,8 @@ export interface PackageEnvironment {
   /** The spec part's name, for messages. */
   specPath: string;
   environment: unknown;
-  warnings: string[];
+  /** The package's own (`package`), and the spec part's conversion from V2.0 (`version`). */
+  warnings: ImportWarning[];
 }
 
 /**
@@ -27,7 +29,7 @@ export async function readPackageEnvironment(packagePath: string): Promise<Packa
   }
   if (pkg.specs.length !== 1) throw badRequest(`The package holds ${pkg.specs.length} AAS spec parts; exactly one is expected.`);
   const spec = pkg.specs[0];
-  const warnings = [...pkg.warnings];
+  const warnings = pkg.warnings.map((text): ImportWarning => ({ kind: 'package', text }));
   let text: string;
   try {
     text = await spec.text();
@@ -37,6 +39,6 @@ export async function readPackageEnvironment(packagePath: string): Promise<Packa
   }
   const read = readEnvironmentDocument(text, spec.format, spec.path);
   const environment = read.environment;
-  warnings.push(...read.warnings);
+  warnings.push(...read.warnings.map((text): ImportWarning => ({ kind: 'version', text })));
   return { pkg, specPath: spec.path, environment, warnings };
 }
