@@ -168,9 +168,12 @@ export class ImportService {
         try {
           doc = await verifyTolerantly(kind, item, found, dropped);
         } catch (err) {
-          const message = unreadable(`$.${list}[${i}]`, err);
-          if (kind !== 'ConceptDescription') throw badRequest(`The ${what}${quotedId(item)} at $.${list}[${i}] cannot be read: ${message}`, [message]);
-          warnings.push({ kind: 'dropped', text: `${source}$.${list}[${i}]: dropped: the ${what}${quotedId(item)} (${message})` });
+          const reason = unreadable(err);
+          if (kind !== 'ConceptDescription') {
+            const message = at(`$.${list}[${i}]`, reason);
+            throw badRequest(`The ${what}${quotedId(item)} at $.${list}[${i}] cannot be read: ${message}`, [message]);
+          }
+          warnings.push({ kind: 'dropped', text: `${source}$.${list}[${i}]: dropped: the ${what}${quotedId(item)} (${reason})` });
           continue;
         }
         const id = doc.id as string;
@@ -307,13 +310,16 @@ export function partName(value: string): string | undefined {
   return path;
 }
 
-/** Why the document at `at` cannot be read: where (`$.submodels[2].id`) and what; rethrows what is no verdict on it. */
-function unreadable(at: string, err: unknown): string {
-  if (err instanceof UnreadableDocument) return /^[.[]/.test(err.reason) ? `${at}${err.reason}` : `${at}: ${err.reason}`;
+/** Why a document cannot be read, relative to it (`.id: Expected a string`); rethrows what is no verdict on it. */
+function unreadable(err: unknown): string {
+  if (err instanceof UnreadableDocument) return err.reason;
   const e = err as { message?: string; extensions?: { code?: string; messages?: string[] } };
   if (e.extensions?.code !== 'BAD_REQUEST') throw err;
-  return `${at}: ${e.extensions.messages?.[0] ?? e.message}`;
+  return e.extensions.messages?.[0] ?? e.message ?? 'unreadable';
 }
+
+/** `at` followed by a reason relative to it: `$.submodels[2].id: ...`, or `$.submodels[2]: ...`. */
+const at = (path: string, reason: string) => (/^[.[]/.test(reason) ? `${path}${reason}` : `${path}: ${reason}`);
 
 /** ` 'id'` of a document whose id is a string, for messages. */
 function quotedId(item: unknown): string {
