@@ -218,7 +218,7 @@ export class ImportService {
             out.push({ id: doc.id as string, status: await service.put(tenant, doc, { manager }) });
             done++;
             if (kind === 'Submodel') elementsDone += elementCount(doc);
-            progress.tick('storing', () => ({ stored: done, of: shells.length + submodels.length + conceptDescriptions.length, elements: elementsDone, of_elements: elements }));
+            progress.tick('storing', () => ({ stored: done, of: shells.length + submodels.length + conceptDescriptions.length, elements: elementsDone, elementsOf: elements }));
           }
           return out;
         };
@@ -310,12 +310,11 @@ export function partName(value: string): string | undefined {
   return path;
 }
 
-/** Why a document cannot be read, relative to it (`.id: Expected a string`); rethrows what is no verdict on it. */
+/** Why a document cannot be read, relative to it (`.id: Expected a string`), or as the reader said it. */
 function unreadable(err: unknown): string {
   if (err instanceof UnreadableDocument) return err.reason;
-  const e = err as { message?: string; extensions?: { code?: string; messages?: string[] } };
-  if (e.extensions?.code !== 'BAD_REQUEST') throw err;
-  return e.extensions.messages?.[0] ?? e.message ?? 'unreadable';
+  const e = err as { message?: string; extensions?: { messages?: string[] } };
+  return e.extensions?.messages?.[0] ?? e.message ?? 'unreadable';
 }
 
 /** `at` followed by a reason relative to it: `$.submodels[2].id: ...`, or `$.submodels[2]: ...`. */

@@ -59,14 +59,17 @@ const CHILD_LISTS: Record<string, ChildList> = {
   AnnotatedRelationshipElement: { key: 'annotations', parse: jsonization.dataElementFromJsonable },
 };
 
-/** Lists whose items are not dropped one by one: their owner goes instead (a Reference is its keys). */
+/** Where an element's child elements are, and how one is read; undefined for an element without any. */
 function childListOf(element: unknown): ChildList | undefined {
   if (element === null || typeof element !== 'object' || Array.isArray(element)) return undefined;
   const modelType = (element as JsonObject).modelType;
   return typeof modelType === 'string' && Object.hasOwn(CHILD_LISTS, modelType) ? CHILD_LISTS[modelType] : undefined;
 }
 
+/** Lists whose items are not dropped one by one: their owner goes instead (a Reference is its keys). */
 const WHOLE_LISTS = new Set(['keys']);
+
+/** The library's message for a required attribute missing, and the attribute's name. */
 
 const REQUIRED = /^The required property '?([A-Za-z]+)'? is missing$/;
 
