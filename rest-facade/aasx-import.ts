@@ -12,8 +12,8 @@ import { TenantAccess } from './streamed';
  * AASX import: `POST {tenant_url}/sphere/api/v1.0/import` and, for clients built for the BaSyx AAS Environment
  * (the BaSyx AAS Web UI), `POST {tenant_url}/api/v3.0/upload`; `multipart/form-data` with the package in the
  * part `file`. The package is written to a temporary file as it arrives (never held in memory), validated and
- * imported in one transaction; the answer lists what was created or overwritten, the stored files and the
- * warnings. A contributor's operation.
+ * imported in one transaction; the answer lists what was created or overwritten, the stored files, the warnings
+ * and the counts. The import logs its phases and progress on the request's logger. A contributor's operation.
  */
 export function aasxImportHandler(access: TenantAccess, contextOf: (ctx: KoaContext) => Context, uploadLimitBytes: number): Middleware {
   return async (ctx) => {
@@ -25,7 +25,7 @@ export function aasxImportHandler(access: TenantAccess, contextOf: (ctx: KoaCont
       await receiveUpload(ctx, context, uploadLimitBytes, [], (upload) => pipeline(upload.stream, fs.createWriteStream(file)));
       let result;
       try {
-        result = await context.services.imports.importPackage(tenant, file);
+        result = await context.services.imports.importPackage(tenant, file, { log: context.log });
       } catch (err) {
         throw facadeErrorOf(err, context);
       }

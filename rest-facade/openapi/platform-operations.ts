@@ -111,7 +111,7 @@ const COMPONENTS: Record<'schemas' | 'parameters', Record<string, Json>> = {
     AasxImportResult: {
       type: 'object',
       description: 'What the import created or overwrote, the supplementary files it stored in the file repository, and what it noticed.',
-      required: ['shells', 'submodels', 'conceptDescriptions', 'files', 'warnings'],
+      required: ['shells', 'submodels', 'conceptDescriptions', 'files', 'warnings', 'counts'],
       properties: {
         shells: { type: 'array', items: schema('ImportedIdentifiable') },
         submodels: { type: 'array', items: schema('ImportedIdentifiable') },
@@ -125,7 +125,35 @@ const COMPONENTS: Record<'schemas' | 'parameters', Record<string, Json>> = {
             properties: { path: string('The part name in the package.'), tfp: string('The stored file (see the File Repository API).') },
           },
         },
-        warnings: { type: 'array', items: { type: 'string' }, description: 'What was read leniently or not carried over (V2.0 packages, constraints).' },
+        warnings: {
+          type: 'array',
+          items: { type: 'string' },
+          description:
+            'What was read leniently, left out or not carried over (V2.0 packages, parts that cannot be read, constraints, missing files): each text once, `(×n)` where it came n times; at most 200, then a line saying how many more.',
+        },
+        counts: {
+          type: 'object',
+          description: 'What was stored, in numbers, and the warnings by kind.',
+          required: ['shells', 'submodels', 'conceptDescriptions', 'elements', 'files', 'warnings'],
+          properties: {
+            shells: { type: 'integer' },
+            submodels: { type: 'integer' },
+            conceptDescriptions: { type: 'integer' },
+            elements: { type: 'integer', description: 'Submodel elements, at every depth.' },
+            files: { type: 'integer' },
+            warnings: {
+              type: 'object',
+              required: ['package', 'version', 'dropped', 'constraint', 'file'],
+              properties: {
+                package: { type: 'integer', description: 'About the package itself (a part it names but lacks, ...).' },
+                version: { type: 'integer', description: 'An AAS V2.0 document converted, and what did not map.' },
+                dropped: { type: 'integer', description: 'Parts that cannot be read, documents with an id given before, unknown properties: left out.' },
+                constraint: { type: 'integer', description: 'Constraints of the metamodel the stored documents break.' },
+                file: { type: 'integer', description: 'File values and thumbnails naming no file of the package (kept).' },
+              },
+            },
+          },
+        },
       },
     },
     ImportedIdentifiable: {

@@ -79,11 +79,17 @@ describe('environment import', () => {
     expect(again.warnings.some((w) => w.startsWith("concept description 'urn:imp:b:cd': $.idShort"))).toBe(true);
     expect((await json(get(tenant.name, `/concept-descriptions/${b64('urn:imp:b:cd')}`))).idShort).toBe('not valid!');
 
-    const unreadable = { submodels: [{ modelType: 'Submodel', id: 'urn:imp:b:bad', submodelElements: [{ modelType: 'Property', idShort: 'p' }] }] };
-    await expect(importer(new MemorySink()).importEnvironment(tenant, unreadable)).rejects.toMatchObject({ extensions: { code: 'BAD_REQUEST' } });
+    // A broken element is dropped (its submodel is stored); a submodel without a readable id cannot be stored: 400.
+    const broken = { submodels: [{ modelType: 'Submodel', id: 'urn:imp:b:bad', submodelElements: [{ modelType: 'Property', idShort: 'p' }] }] };
+    const read = await importer(new MemorySink()).importEnvironment(tenant, broken);
+    expect(read.submodels).toEqual([{ id: 'urn:imp:b:bad', status: 'created' }]);
+    expect(read.warnings).toEqual(["$.submodels[0].submodelElements[0]: dropped: the Property 'p' (The required property 'valueType' is missing)"]);
+    const noId = { submodels: [{ modelType: 'Submodel', id: 7, submodelElements: [] }] };
+    await expect(importer(new MemorySink()).importEnvironment(tenant, noId)).rejects.toMatchObject({
+      extensions: { code: 'BAD_REQUEST' },
+      message: expect.stringMatching(/^The submodel at \$\.submodels\[0\] cannot be read: \$\.submodels\[0\]\.id: /),
+    });
     await expect(importer(new MemorySink()).importEnvironment(tenant, { submodels: 'x' })).rejects.toMatchObject({ message: '$.submodels must be a list.' });
-    const twice = { conceptDescriptions: [{ modelType: 'ConceptDescription', id: 'urn:x' }, { modelType: 'ConceptDescription', id: 'urn:x' }] };
-    await expect(importer(new MemorySink()).importEnvironment(tenant, twice)).rejects.toMatchObject({ message: expect.stringContaining('appears twice') });
   });
 
   it('a package must hold exactly one shell', async () => {

@@ -1,6 +1,7 @@
 import { AasxError, AasxPackage, readAasxPackage } from '../aasx';
 import { badRequest } from '../../graphql/errors';
 import { readEnvironmentDocument } from './environment-document';
+import type { ImportWarning } from './import-warnings';
 import { isExternal, partName } from './part-name';
 
 /** The environment of a package's one spec part, and what reading it found. */
@@ -9,7 +10,8 @@ export interface PackageEnvironment {
   /** The spec part's name, for messages. */
   specPath: string;
   environment: unknown;
-  warnings: string[];
+  /** The package's own (`package`), and those of reading the spec part's AAS version (`version`: V3.1, V2.0, ...). */
+  warnings: ImportWarning[];
 }
 
 /**
@@ -28,7 +30,7 @@ export async function readPackageEnvironment(packagePath: string): Promise<Packa
   }
   if (pkg.specs.length !== 1) throw badRequest(`The package holds ${pkg.specs.length} AAS spec parts; exactly one is expected.`);
   const spec = pkg.specs[0];
-  const warnings = [...pkg.warnings];
+  const warnings = pkg.warnings.map((text): ImportWarning => ({ kind: 'package', text }));
   let text: string;
   try {
     text = await spec.text();
@@ -43,6 +45,6 @@ export async function readPackageEnvironment(packagePath: string): Promise<Packa
   };
   const read = readEnvironmentDocument(text, spec.format, spec.path, { contentTypeOf });
   const environment = read.environment;
-  warnings.push(...read.warnings);
+  warnings.push(...read.warnings.map((text): ImportWarning => ({ kind: 'version', text })));
   return { pkg, specPath: spec.path, environment, warnings };
 }

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
 import { DataSource, EntityManager } from 'typeorm';
 import { badRequest } from '../../graphql/errors';
 import { AasxError } from '../aasx';
@@ -7,8 +9,12 @@ import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
 import { fileElements, fileElementsAt } from '../model/file-elements';
 import type { DocumentKind, JsonObject } from '../model/parse';
-import { verifyDocument } from '../model/verify-document';
+import { type DroppedPart, UnreadableDocument } from '../model/tolerant-read';
+import { verifyTolerantly } from '../model/verify-document';
 import { filesReferencedBy, filesStillReferenced } from '../store/file-references';
+import { childList } from '../submodels/element-tree';
+import { ImportProgress } from './import-progress';
+import { type ImportWarning, type WarningKind, countWarnings, warningLines } from './import-warnings';
 import { isExternal, partName } from './part-name';
 import type { ShellService } from '../shells/shell.service';
 import type { SubmodelService } from '../submodels/submodel.service';
@@ -34,8 +40,14 @@ export interface ImportOptions {
   files?: { get(path: string): PackageFile | undefined };
   /** AASX packages hold exactly one shell (400 otherwise). */
   exactlyOneShell?: boolean;
-  /** Warnings found before (reading the package); the import adds its own. */
-  warnings?: string[];
+  /** Warnings found before (reading the package; a bare text is of kind `package`); the import adds its own. */
+  warnings?: (string | ImportWarning)[];
+  /** What the environment was read from (the spec part `/aasx/data.json`, a file name): warnings start with it. */
+  source?: string;
+  /** Where the import logs its phases and progress (the request's logger); nothing is logged without one. */
+  log?: Logger;
+  /** Progress lines at most this often (ms; default PROGRESS_INTERVAL_MS). */
+  progressMs?: number;
 }
 
 export interface ImportedItem {
@@ -43,12 +55,25 @@ export interface ImportedItem {
   status: 'created' | 'updated';
 }
 
+/** What an import stored, in numbers, and its warnings by kind (every kind present). */
+export interface ImportCounts {
+  shells: number;
+  submodels: number;
+  conceptDescriptions: number;
+  /** Submodel elements, at every depth. */
+  elements: number;
+  files: number;
+  warnings: Record<WarningKind, number>;
+}
+
 export interface ImportResult {
   shells: ImportedItem[];
   submodels: ImportedItem[];
   conceptDescriptions: ImportedItem[];
   files: { path: string; tfp: string }[];
+  /** Each text once (`(×n)` where it came n times), at most MAX_WARNINGS lines, then how many more. */
   warnings: string[];
+  counts: ImportCounts;
 }
 
 const LISTS: [string, DocumentKind, string][] = [
@@ -57,9 +82,6 @@ const LISTS: [string, DocumentKind, string][] = [
   ['conceptDescriptions', 'ConceptDescription', 'concept description'],
 ];
 
-/** At most this many warnings are returned; the rest are counted. */
-const MAX_WARNINGS = 200;
-
 /**
  * Imports an environment (from an AASX package, or a JSON or XML document): every shell, submodel and concept
  * description is created or overwritten, and the package's supplementary files that File elements and asset
@@ -67,8 +89,11 @@ const MAX_WARNINGS = 200;
  * one transaction: on any error nothing changes, files included.
  *
  * Packages from other tools often break constraints the metamodel's strict reading refuses (a missing English
- * definition, an idShort with a blank): those are warnings in the answer. What cannot be read as the metamodel
- * at all (a wrong type, a missing required attribute) is a 400 naming it.
+ * definition, an idShort with a blank): those are warnings in the answer. A part that cannot be read as the
+ * metamodel at all (a wrong type, a missing required attribute) is left out with a warning naming it
+ * (`dropUnreadableParts`), and so is a concept description that cannot be read, or a document whose id an earlier
+ * one of its list has; a shell or submodel that cannot be read without what it cannot do without (its id) is a 400
+ * naming it.
  */
 export class ImportService {
   constructor(
@@ -84,8 +109,10 @@ export class ImportService {
    * (one transaction, exactly one shell). A supplementary file the spec part declares but the package lacks is a
    * warning: the documents are stored, and a File naming it keeps its value.
    */
-  async importPackage(tenant: TenantEntity, packagePath: string): Promise<ImportResult> {
-    const { pkg, environment, warnings } = await readPackageEnvironment(packagePath);
+  async importPackage(tenant: TenantEntity, packagePath: string, options: Pick<ImportOptions, 'log' | 'progressMs'> = {}): Promise<ImportResult> {
+    const progress = new ImportProgress(options.log, options.progressMs);
+    progress.phase('reading the package', { tenant: tenant.name, bytes: (await fs.promises.stat(packagePath)).size });
+    const { pkg, environment, warnings, specPath } = await readPackageEnvironment(packagePath);
     const files = {
       get: (path: string): PackageFile | undefined => {
         const part = pkg.part(path);
@@ -93,7 +120,7 @@ export class ImportService {
       },
     };
     try {
-      return await this.importEnvironment(tenant, environment, { files, exactlyOneShell: true, warnings });
+      return await this.importRead(tenant, environment, { ...options, files, exactlyOneShell: true, warnings, source: specPath }, progress);
     } catch (err) {
       // A file of the package that fails to inflate (a bomb, a bad CRC) is found while it is stored.
       if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
@@ -102,53 +129,104 @@ export class ImportService {
   }
 
   async importEnvironment(tenant: TenantEntity, env: unknown, options: ImportOptions = {}): Promise<ImportResult> {
+    return this.importRead(tenant, env, options, new ImportProgress(options.log, options.progressMs));
+  }
+
+  private async importRead(tenant: TenantEntity, env: unknown, options: ImportOptions, progress: ImportProgress): Promise<ImportResult> {
     if (env === null || typeof env !== 'object' || Array.isArray(env)) throw badRequest('The environment must be a JSON object.');
-    const warnings = [...(options.warnings ?? [])];
+    const warnings: ImportWarning[] = (options.warnings ?? []).map((w) => (typeof w === 'string' ? { kind: 'package', text: w } : w));
+    const source = options.source ? `${options.source} ` : '';
     for (const key of Object.keys(env)) {
-      if (!LISTS.some(([list]) => list === key)) warnings.push(`$.${key}: not part of an environment (left out)`);
+      if (!LISTS.some(([list]) => list === key)) warnings.push({ kind: 'dropped', text: `${source}$.${key}: not part of an environment (left out)` });
     }
+    for (const [list] of LISTS) {
+      const items = (env as JsonObject)[list];
+      if (items !== undefined && !Array.isArray(items)) throw badRequest(`$.${list} must be a list.`);
+    }
+    const sizes = Object.fromEntries(LISTS.map(([list]) => [list, ((env as JsonObject)[list] as unknown[] | undefined)?.length ?? 0]));
+    const total = Object.values(sizes).reduce((sum, n) => sum + n, 0);
+    progress.phase('read', { tenant: tenant.name, documents: sizes });
+
+    let verifiedCount = 0;
     const docs = new Map<DocumentKind, JsonObject[]>();
     for (const [list, kind, what] of LISTS) {
-      const items = (env as JsonObject)[list];
-      if (items === undefined) continue;
-      if (!Array.isArray(items)) throw badRequest(`$.${list} must be a list.`);
+      const items = ((env as JsonObject)[list] ?? []) as unknown[];
       const verified: JsonObject[] = [];
-      const seen = new Set<string>();
+      // The first of two documents with one id is kept: where it is, for the warning about the later one.
+      const seen = new Map<string, number>();
+      const twice = (id: string, i: number) =>
+        warnings.push({ kind: 'dropped', text: `${source}$.${list}[${i}]: dropped: the ${what} '${id}' (its id is the id of $.${list}[${seen.get(id)}], which is kept)` });
       for (const [i, item] of items.entries()) {
+        progress.tick('reading documents', () => ({ read: verifiedCount, of: total }));
+        verifiedCount++;
+        const rawId = (item as JsonObject | null)?.id;
+        if (typeof rawId === 'string' && seen.has(rawId)) {
+          twice(rawId, i);
+          continue;
+        }
         const found: string[] = [];
+        const dropped: DroppedPart[] = [];
         let doc: JsonObject;
         // A File with an empty value names no file: read as one without a value (the metamodel has no empty paths).
         for (const element of fileElements(item)) if (element.value === '') delete element.value;
         try {
-          doc = await verifyDocument(kind, item, found);
+          doc = await verifyTolerantly(kind, item, found, dropped);
         } catch (err) {
-          const e = err as { message?: string; extensions?: { messages?: string[] } };
-          const messages = (e.extensions?.messages ?? [e.message ?? 'unreadable']).map((m) => `$.${list}[${i}]: ${m}`);
-          throw badRequest(`The ${what} at $.${list}[${i}] cannot be read: ${messages[0]}`, messages);
+          const reason = unreadable(err);
+          if (kind !== 'ConceptDescription') {
+            const message = at(`$.${list}[${i}]`, reason);
+            throw badRequest(`The ${what}${quotedId(item)} at $.${list}[${i}] cannot be read: ${message}`, [message]);
+          }
+          warnings.push({ kind: 'dropped', text: `${source}$.${list}[${i}]: dropped: the ${what}${quotedId(item)} (${reason})` });
+          continue;
         }
         const id = doc.id as string;
-        if (seen.has(id)) throw badRequest(`$.${list}[${i}]: the ${what} id '${id}' appears twice.`);
-        seen.add(id);
-        warnings.push(...found.map((m) => `${what} '${id}': ${m}`));
+        if (seen.has(id)) {
+          twice(id, i);
+          continue;
+        }
+        seen.set(id, i);
+        for (const part of dropped) warnings.push({ kind: 'dropped', text: `${source}$.${list}[${i}]${part.path.slice(1)}: dropped: ${part.what} (${part.why})` });
+        for (const m of found) warnings.push({ kind: m.endsWith(' (left out)') ? 'dropped' : 'constraint', text: `${what} '${id}': ${m}` });
         verified.push(doc);
       }
       docs.set(kind, verified);
     }
     const shells = docs.get('AssetAdministrationShell') ?? [];
+    const submodels = docs.get('Submodel') ?? [];
+    const conceptDescriptions = docs.get('ConceptDescription') ?? [];
     if (options.exactlyOneShell && shells.length !== 1) {
       throw badRequest(`The package holds ${shells.length} shells; an AASX import takes exactly one.`);
     }
+    const elements = submodels.reduce((sum, doc) => sum + elementCount(doc), 0);
+    progress.phase('verified', {
+      shells: shells.length,
+      submodels: submodels.length,
+      conceptDescriptions: conceptDescriptions.length,
+      elements,
+      warnings: countWarnings(warnings),
+    });
 
     const stored: string[] = [];
     const removed: string[] = [];
-    let result: ImportResult;
+    let result: Omit<ImportResult, 'warnings' | 'counts'>;
     try {
       result = await this.dataSource.transaction(async (manager) => {
-        const files = await this.storeFiles(tenant, [...(docs.get('AssetAdministrationShell') ?? []), ...(docs.get('Submodel') ?? [])], options.files, manager, warnings, stored);
-        const replaced = await filesReferencedBy(manager, tenant, { shells: idsOf(docs.get('AssetAdministrationShell')), submodels: idsOf(docs.get('Submodel')) });
+        const fileWarnings: string[] = [];
+        const files = await this.storeFiles(tenant, [...shells, ...submodels], options.files, manager, fileWarnings, stored);
+        warnings.push(...fileWarnings.map((text): ImportWarning => ({ kind: 'file', text })));
+        if (files.length) progress.phase('files stored', { files: files.length });
+        const replaced = await filesReferencedBy(manager, tenant, { shells: idsOf(shells), submodels: idsOf(submodels) });
+        let done = 0;
+        let elementsDone = 0;
         const put = async (kind: DocumentKind, service: { put(t: TenantEntity, d: JsonObject, o: { manager: EntityManager }): Promise<'created' | 'updated'> }) => {
           const out: ImportedItem[] = [];
-          for (const doc of docs.get(kind) ?? []) out.push({ id: doc.id as string, status: await service.put(tenant, doc, { manager }) });
+          for (const doc of docs.get(kind) ?? []) {
+            out.push({ id: doc.id as string, status: await service.put(tenant, doc, { manager }) });
+            done++;
+            if (kind === 'Submodel') elementsDone += elementCount(doc);
+            progress.tick('storing', () => ({ stored: done, of: shells.length + submodels.length + conceptDescriptions.length, elements: elementsDone, elementsOf: elements }));
+          }
           return out;
         };
         const imported = {
@@ -156,7 +234,6 @@ export class ImportService {
           submodels: await put('Submodel', this.submodels),
           conceptDescriptions: await put('ConceptDescription', this.conceptDescriptions),
           files,
-          warnings: capped(warnings),
         };
         removed.push(...(await this.removeReplacedFiles(tenant, replaced, manager)));
         return imported;
@@ -168,7 +245,16 @@ export class ImportService {
     }
     // Committed: a store outside the database drops the contents of the files the import deleted.
     await Promise.all(removed.map((tfp) => this.fileSink.discard(tenant, tfp).catch(() => undefined)));
-    return result;
+    const counts: ImportCounts = {
+      shells: result.shells.length,
+      submodels: result.submodels.length,
+      conceptDescriptions: result.conceptDescriptions.length,
+      elements,
+      files: result.files.length,
+      warnings: countWarnings(warnings),
+    };
+    progress.phase('done', { counts });
+    return { ...result, warnings: warningLines(warnings), counts };
   }
 
   /**
@@ -232,7 +318,29 @@ export class ImportService {
 
 const idsOf = (docs: JsonObject[] | undefined) => (docs ?? []).map((doc) => doc.id as string);
 
-function capped(warnings: string[]): string[] {
-  if (warnings.length <= MAX_WARNINGS) return warnings;
-  return [...warnings.slice(0, MAX_WARNINGS), `... and ${warnings.length - MAX_WARNINGS} more warnings`];
+/** Why a document cannot be read, relative to it (`.id: Expected a string`), or as the reader said it. */
+function unreadable(err: unknown): string {
+  if (err instanceof UnreadableDocument) return err.reason;
+  const e = err as { message?: string; extensions?: { messages?: string[] } };
+  return e.extensions?.messages?.[0] ?? e.message ?? 'unreadable';
+}
+
+/** `at` followed by a reason relative to it: `$.submodels[2].id: ...`, or `$.submodels[2]: ...`. */
+const at = (path: string, reason: string) => (/^[.[]/.test(reason) ? `${path}${reason}` : `${path}: ${reason}`);
+
+/** ` 'id'` of a document whose id is a string, for messages. */
+function quotedId(item: unknown): string {
+  const id = (item as JsonObject | null)?.id;
+  return typeof id === 'string' ? ` '${id}'` : '';
+}
+
+/** The submodel elements of a submodel, at every depth (its element rows). */
+function elementCount(doc: JsonObject): number {
+  let count = 0;
+  const stack: JsonObject[] = [...((doc.submodelElements ?? []) as JsonObject[])];
+  while (stack.length) {
+    count++;
+    for (const child of childList(stack.pop()!)) stack.push(child);
+  }
+  return count;
 }

@@ -1,4 +1,5 @@
 import { DOCUMENT_PARSERS, DOCUMENT_READERS, introduced, refuseViolations, type DocumentKind, type JsonObject, type Violation } from './parse';
+import { type DroppedPart, readTolerantly } from './tolerant-read';
 import { verifyPool } from './verify-pool';
 
 /**
@@ -27,6 +28,19 @@ export async function verifyDocument(kind: DocumentKind, json: unknown, warnings
   if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return DOCUMENT_PARSERS[kind](json, warnings);
   // Its depth was checked where it came in (the REST body, the GraphQL variables), and the worker checks it again.
   return verifyPool.verify(kind, JSON.stringify(json), warnings);
+}
+
+/**
+ * `readTolerantly` for `kind` (imports): lenient, and what cannot be read is dropped (into `dropped`), off the
+ * event loop when the document is large (as `verifyDocument`). `UnreadableDocument` when it cannot be read even so.
+ */
+export async function verifyTolerantly(kind: DocumentKind, json: unknown, warnings: string[], dropped: DroppedPart[]): Promise<JsonObject> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) {
+    const read = readTolerantly(kind, json, warnings);
+    dropped.push(...read.dropped);
+    return read.doc;
+  }
+  return verifyPool.tolerant(kind, JSON.stringify(json), warnings, dropped);
 }
 
 /** `readWithViolations` for `kind`, off the event loop when the document is large (as `verifyDocument`). */

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../common/worker-script';
 import { badRequest } from '../../graphql/errors';
 import type { DocumentKind, JsonObject, Violation } from './parse';
+import { type DroppedPart, UnreadableDocument } from './tolerant-read';
 import type { VerifyRequest, VerifyResponse } from './verify-worker';
 
 interface Waiting {
@@ -11,6 +12,8 @@ interface Waiting {
   warnings?: string[];
   /** Where a reading with violations puts them. */
   violations?: Violation[];
+  /** Where a tolerant reading puts the parts it dropped. */
+  dropped?: DroppedPart[];
 }
 
 /**
@@ -45,6 +48,16 @@ class VerifyPool {
     return { doc, violations };
   }
 
+  /** `readTolerantly` of `kind`: warnings and the parts dropped go to `warnings` and `dropped`. */
+  tolerant(kind: DocumentKind, text: string, warnings: string[], dropped: DroppedPart[]): Promise<JsonObject> {
+    const worker = this.started();
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject, warnings, dropped });
+      worker.postMessage({ id, kind, text, tolerant: true } satisfies VerifyRequest);
+    });
+  }
+
   private started(): Worker {
     if (this.worker) return this.worker;
     const script = workerScript(__dirname, 'verify-worker', __filename);
@@ -55,9 +68,11 @@ class VerifyPool {
       if (!waiting) return;
       this.waiting.delete(answer.id);
       if ('messages' in answer) waiting.reject(badRequest(answer.message, answer.messages));
+      else if ('unreadable' in answer) waiting.reject(new UnreadableDocument(answer.unreadable.path, answer.unreadable.reason));
       else {
         if (answer.warnings) waiting.warnings?.push(...answer.warnings);
         if (answer.violations) waiting.violations?.push(...answer.violations);
+        if (answer.dropped) waiting.dropped?.push(...answer.dropped);
         waiting.resolve(JSON.parse(answer.text) as JsonObject);
       }
     });
