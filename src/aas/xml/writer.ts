@@ -11,9 +11,10 @@ import { AAS_NAMESPACE, CHOICES, CLASSES, type XmlProperty } from './schema-tabl
  * An empty list is written as its empty wrapper element (`<keys/>`, `<description/>`), as the aas-core
  * xmlization writes it, and the reader reads that back as the empty list: the XML says what the JSON says. Neither
  * the JSON schema (minItems 1) nor AAS.xsd (minOccurs 1) allows an empty list, and the metamodel's verification
- * refuses one, so only a document stored with that violation (an import with warnings) has one; leaving its
+ * reports one, so only a document stored with that violation (an import with warnings) has one; leaving its
  * wrapper out would lose it (`description: []` read back as no description) or make XML the reader refuses (a
- * required list: `keys`, `valueReferencePairs`, `preferredName`).
+ * required list: `keys`, `valueReferencePairs`, `preferredName`). The environment's own lists are not part of a
+ * stored document: empty, they are left out (`{}` and `{"submodels": []}` are both the empty environment).
  *
  * `writeXmlEnvironment` returns one string; `writeXmlEnvironmentChunks` yields the document piece by piece, one
  * shell, submodel or concept description at a time, from (async) iterables, for a streamed response.
@@ -84,6 +85,8 @@ class Writer {
         if (prop.required) throw new XmlWriteError(`The required property '${prop.name}' is missing`, path);
         continue;
       }
+      // An environment's empty list is no list of a stored document: left out, as the streamed writer leaves it.
+      if (cls === 'environment' && Array.isArray(inner) && inner.length === 0) continue;
       this.property(prop, inner, `${path}.${prop.name}`, depth + 1);
     }
     if (this.out.length === start + 1) this.out[start] = `${this.out[start].slice(0, -1)}/>`;
