@@ -7,6 +7,7 @@ import { DEFAULT_XSD as XSD, classesWithModelType, generateSchemaTable, jsonizat
 import { parseVerified, type JsonObject } from '../../src/aas/model/parse';
 import { XmlReadError, readXmlEnvironment, readXmlEnvironmentStream, readXmlOf, readXmlStreamOf } from '../../src/aas/xml/reader';
 import { XmlWriteError, writeXmlEnvironment, writeXmlEnvironmentChunks, writeXmlOf } from '../../src/aas/xml/writer';
+import { emptyListKinds, emptyListsEnvironment, listKinds } from '../support/empty-lists';
 import { corpusDir } from '../support/testdata';
 import { xsdProblems } from '../support/xsd';
 
@@ -354,6 +355,17 @@ describe('the writer', () => {
     expect(xml).toContain('a &amp; b &lt; c &gt; d ]]&gt; "e" \'f\'&#xD;\n\tg&#xD;h\ni 😀');
     expect(readXmlEnvironment(xml)).toStrictEqual(environment);
     expect(readXmlEnvironment(writeXmlEnvironment(environment, { pretty: true }))).toStrictEqual(environment);
+  });
+
+  it('writes an empty list as its empty wrapper element, read back as the empty list: required lists (keys) and optional ones', () => {
+    const environment = emptyListsEnvironment();
+    const empty = emptyListKinds('environment', environment);
+    expect([...listKinds()].filter((kind) => !empty.has(kind))).toEqual([]);
+    for (const pretty of [false, true]) {
+      const xml = writeXmlEnvironment(environment, { pretty });
+      for (const wrapper of ['keys', 'valueReferencePairs', 'preferredName', 'description', 'value', 'submodelElements']) expect(xml).toContain(`<${wrapper}/>`);
+      expect(readXmlEnvironment(xml)).toStrictEqual(environment);
+    }
   });
 
   it('refuses what XML cannot carry or the schema does not know, naming the JSON path', () => {

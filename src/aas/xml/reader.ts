@@ -24,7 +24,9 @@ import { AAS_V2_NAMESPACE } from './v2';
  *   than `maxChars`.
  * It does not check the metamodel's constraints (lengths, patterns, AASd-xxx): the JSON it returns goes through
  * the same verification as any JSON body (`parseVerified`). Elements are accepted in any order; the writer
- * writes them in the order of the schema.
+ * writes them in the order of the schema. A list's wrapper element without items (`<keys/>`, which AAS.xsd
+ * refuses) is read as the empty list, as the JSON `"keys": []` is read: the verification reports it, and the writer
+ * writes a stored empty list that way, so what it writes reads back unchanged.
  */
 
 export type XmlReadErrorCode =

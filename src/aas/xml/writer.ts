@@ -4,9 +4,17 @@ import { AAS_NAMESPACE, CHOICES, CLASSES, type XmlProperty } from './schema-tabl
 /**
  * Writer of the AAS V3.0 XML serialization from the official JSON serialization (what the server stores). Driven
  * by the table generated from AAS.xsd (`schema-table.ts`): every class's elements in the order its schema
- * sequence demands, lists in their wrapper elements (left out when empty, as the schema wants at least one item),
- * polymorphic items named after their `modelType`. What it writes validates against AAS.xsd when the JSON is a
- * verified environment (the constraints the schema repeats, lengths and patterns, are the metamodel's).
+ * sequence demands, lists in their wrapper elements, polymorphic items named after their `modelType`. What it
+ * writes validates against AAS.xsd when the JSON is a verified environment (the constraints the schema repeats,
+ * lengths and patterns, are the metamodel's).
+ *
+ * An empty list is written as its empty wrapper element (`<keys/>`, `<description/>`), as the aas-core
+ * xmlization writes it, and the reader reads that back as the empty list: the XML says what the JSON says. Neither
+ * the JSON schema (minItems 1) nor AAS.xsd (minOccurs 1) allows an empty list, and the metamodel's verification
+ * reports one, so only a document stored with that violation (an import with warnings) has one; leaving its
+ * wrapper out would lose it (`description: []` read back as no description) or make XML the reader refuses (a
+ * required list: `keys`, `valueReferencePairs`, `preferredName`). The environment's own lists are not part of a
+ * stored document: empty, they are left out (`{}` and `{"submodels": []}` are both the empty environment).
  *
  * `writeXmlEnvironment` returns one string; `writeXmlEnvironmentChunks` yields the document piece by piece, one
  * shell, submodel or concept description at a time, from (async) iterables, for a streamed response.
@@ -77,6 +85,8 @@ class Writer {
         if (prop.required) throw new XmlWriteError(`The required property '${prop.name}' is missing`, path);
         continue;
       }
+      // An environment's empty list is no list of a stored document: left out, as the streamed writer leaves it.
+      if (cls === 'environment' && Array.isArray(inner) && inner.length === 0) continue;
       this.property(prop, inner, `${path}.${prop.name}`, depth + 1);
     }
     if (this.out.length === start + 1) this.out[start] = `${this.out[start].slice(0, -1)}/>`;
@@ -107,7 +117,10 @@ class Writer {
       case 'list':
       case 'choiceList': {
         if (!Array.isArray(value)) throw new XmlWriteError('Expected an array', path);
-        if (value.length === 0) return; // the schema wants at least one item in a wrapper
+        if (value.length === 0) {
+          this.out.push(`${this.indent(depth)}<${name}/>`); // the empty list of a document stored with that violation
+          return;
+        }
         this.out.push(`${this.indent(depth)}<${name}>`);
         value.forEach((item, i) => {
           if (prop.kind === 'list') this.object(prop.item!, prop.type!, item, `${path}[${i}]`, depth + 1);
