@@ -132,7 +132,7 @@ function relsWithMode(...relationships: [type: string, target: string, mode: 'Ex
 }
 
 describe('readAasxPackage: relationships marked TargetMode="External"', () => {
-  const DPP = path.join(TESTDATA, 'external-relationships/IDTA_02099-1-1-0_Template_Digital_Product_Passport_Part-1.aasx');
+  const DPP = path.join(TESTDATA, 'real/published_Digital_Product_Passport_Digital_Product_Passport_Part-1_1_0_1_IDTA_02099-1_Template_Digital_Product_Passport_-_Part_1.aasx');
 
   it('the IDTA Digital Product Passport template (External aasx-origin and aas-spec): read, with a warning for each', async () => {
     const pkg = await readFully(DPP);
