@@ -1,5 +1,5 @@
 import { Converter, present, type Json, type V2Conversion } from './v2';
-import { DEFAULT_XML_LIMITS, V2XmlError, decodeXml, pathOf, readXmlTree, type XmlLimits, type XmlNode } from './v2-tree';
+import { DEFAULT_XML_LIMITS, V2XmlError, decodeXml, readXmlTree, type XmlLimits, type XmlNode } from './v2-tree';
 
 /**
  * Converts an AAS V1.0 XML environment (`http://www.admin-shell.io/aas/1/0`, what the AASX Package Explorer wrote
@@ -15,7 +15,7 @@ import { DEFAULT_XML_LIMITS, V2XmlError, decodeXml, pathOf, readXmlTree, type Xm
  *   `sourceOfDefinition` a text per language (V3.0: one text; the English one, else the first, is kept);
  * - key types `RelationShipElement` and `ISubmodelElement` are V3.0's `RelationshipElement` and `SubmodelElement`;
  * - identifiables of one id (V1.0 writers repeat concept descriptions, once per use): a copy of the same content is
- *   left out with a warning; copies of other content have no clear V3.0 form and are refused (400).
+ *   left out with a warning (as in every version); of copies with other content the import keeps the first.
  */
 
 export const AAS_V1_NAMESPACE = 'http://www.admin-shell.io/aas/1/0';
@@ -40,14 +40,6 @@ export function convertV1Xml(xml: string | Buffer, limits: XmlLimits = DEFAULT_X
 const OPERATION_VARIABLES = [['in', 'inputVariables'], ['out', 'outputVariables']] as const;
 
 class V1Converter extends Converter {
-  protected override conflictingCopy(node: XmlNode, first: XmlNode, id: string): never {
-    throw new V2XmlError(
-      `The AAS V1.0 document (namespace ${AAS_V1_NAMESPACE}) has two ${node.local}s of the id '${id}' with different content ` +
-        `(${pathOf(first)} and ${pathOf(node)}), and V3.0 ids are unique. Give each its own id (the AASX Package Explorer ` +
-        'opens the package), or remove the one not meant, and import the package again.',
-    );
-  }
-
   protected override get identifiableParts(): string[] {
     return [...super.identifiableParts, 'hasDataSpecification'];
   }

@@ -178,28 +178,18 @@ export class Converter {
       for (const node of this.all(container, inner)) {
         const converted = convert(node);
         if (!converted) continue;
-        if (this.conflictingCopy) {
-          const json = JSON.stringify(converted);
-          const first = seen.get(converted.id);
-          if (first?.json === json) {
-            this.warn(node, `a copy of ${pathOf(first.node)}, the same id and content (left out)`);
-            continue;
-          }
-          if (first) this.conflictingCopy(node, first.node, converted.id as string);
-          seen.set(converted.id, { node, json });
+        const json = JSON.stringify(converted);
+        const first = seen.get(converted.id);
+        if (first?.json === json) {
+          this.warn(node, `a copy of ${pathOf(first.node)}, the same id and content (left out)`);
+          continue;
         }
+        if (!first) seen.set(converted.id, { node, json });
         out.push(converted);
       }
     }
     return out;
   }
-
-  /**
-   * Where a converter defines it, identifiables of one id are merged: a later copy of the same content is left
-   * out with a warning, and one of other content is handed to this method, which refuses the document. Without
-   * it (V2.0), both are kept, and the import refuses the second for its id.
-   */
-  protected conflictingCopy?(node: XmlNode, first: XmlNode, id: string): never;
 
   // ---- identifiables ----------------------------------------------------------------------------------------
 

@@ -18,8 +18,8 @@ import { DEFAULT_XML_LIMITS, V2XmlError, decodeXml, pathOf, readXmlTree, type Xm
  *   which V3.0 list items may not have, dropped with a warning); `globalReferenceElement` and
  *   `modelReferenceElement` are reference elements;
  * - a shell's `hasDataSpecification` is its embedded data specifications;
- * - identifiables of one id: a copy of the same content is left out with a warning, copies of other content are
- *   refused (400).
+ * - identifiables of one id: a copy of the same content is left out with a warning (as in every version); of
+ *   copies with other content the import keeps the first.
  * Everything else is read as in V2.0, with the same warnings for what did not map.
  */
 
@@ -64,10 +64,6 @@ const RENAMED_ELEMENT_TYPES: Record<string, string> = {
 const LIST_PARTS = ['value', 'ordered', 'allowDuplicates', 'orderRelevant', 'semanticIdListElement', 'typeValueListElement', 'valueTypeListElement'];
 
 class V3RcConverter extends Converter {
-  protected override conflictingCopy(node: XmlNode, first: XmlNode, id: string): never {
-    throw refusal(`it has two ${node.local}s of the id '${id}' with different content (${pathOf(first)} and ${pathOf(node)}), and V3.0 ids are unique`);
-  }
-
   protected override get referableParts(): string[] {
     return [...super.referableParts, 'extension', 'displayName', 'checksum'];
   }
