@@ -369,8 +369,8 @@ const IMPORT_OPERATION: PlatformOperation = {
   description:
     'Every shell, submodel and concept description of the package is created or overwritten, and the supplementary files that File ' +
     'values and thumbnails name are stored in the file repository, their references rewritten to the new tfps: all in one transaction, ' +
-    'so on any error nothing changes. The package is read from JSON, V3.0 XML or V2.0 XML; unsafe packages (path tricks, zip bombs, ' +
-    'DTDs) are 400.',
+    'so on any error nothing changes. The package holds exactly one shell (400 otherwise; `POST /api/v3.0/upload` takes any number). ' +
+    'Its spec part is read from JSON, V3.0 XML or V2.0 XML; unsafe packages (path tricks, zip bombs, DTDs) are 400.',
   requestBody: {
     description: 'The package in the part `file`, nothing else.',
     required: true,
@@ -388,6 +388,65 @@ const IMPORT_OPERATION: PlatformOperation = {
     '403': true,
     '404': true,
     '413': 'The package is larger than the upload limit (FILE_UPLOAD_LIMIT).',
+    '415': UPLOAD_ERRORS['415'],
+  },
+};
+
+/** `POST /api/v3.0/upload`, the BaSyx AAS Environment's upload: AASX, JSON or XML, any number of shells. */
+const UPLOAD_OPERATION: PlatformOperation = {
+  summary: 'Imports an AASX package or a JSON or XML environment into the tenant (BaSyx AAS Environment upload)',
+  operationId: 'UploadEnvironment',
+  description:
+    'As the BaSyx AAS Environment does: the file is an AASX package, a JSON environment or an XML environment (V3.0, or V2.0 converted), ' +
+    'told by the part\'s content type (`application/asset-administration-shell-package`, `application/json`, `application/xml`, `text/xml`), ' +
+    'else by the file name (`.aasx`, `.json`, `.xml`), else by its first bytes (a zip, `{`, `<`). Every shell (any number, none too), submodel ' +
+    'and concept description is created or overwritten in one transaction; a package\'s supplementary files are stored as with ' +
+    '`POST /sphere/api/v1.0/import`, while the File values of a plain environment stay as they are. A JSON or XML environment is read into ' +
+    'memory and may be at most 256 MiB (413).',
+  parameters: [
+    {
+      name: 'ignore-duplicates',
+      in: 'query',
+      required: false,
+      description: 'Sent by BaSyx clients; accepted for them and without effect here: an id already stored is overwritten either way.',
+      schema: { type: 'boolean', default: false },
+    },
+  ],
+  requestBody: {
+    description: 'The file in the part `file`, nothing else.',
+    required: true,
+    content: {
+      'multipart/form-data': {
+        schema: { type: 'object', required: ['file'], additionalProperties: false, properties: { file: binary } },
+        encoding: {
+          file: { contentType: 'application/asset-administration-shell-package, application/json, application/xml, text/xml, application/octet-stream' },
+        },
+      },
+    },
+  },
+  responses: {
+    '200': {
+      description: 'Imported',
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [
+              schema('AasxImportResult'),
+              {
+                type: 'object',
+                required: ['aasIds'],
+                properties: { aasIds: { type: 'array', items: { type: 'string' }, description: 'The ids of the imported shells (what the BaSyx AAS Web UI reads).' } },
+              },
+            ],
+          },
+        },
+      },
+    },
+    '400': true,
+    '401': true,
+    '403': true,
+    '404': true,
+    '413': 'The file is larger than the upload limit (FILE_UPLOAD_LIMIT), or a JSON or XML environment larger than 256 MiB.',
     '415': UPLOAD_ERRORS['415'],
   },
 };
@@ -442,10 +501,8 @@ export function platformOperation(bundler: Bundler, method: string, path: string
     };
     return { ...operation, tags: [DISCOVERY_TAG] };
   }
-  if (key === `POST ${SPHERE_API}/import` || key === `POST ${apiBase}/upload`) {
-    const operation = build(bundler, IMPORT_OPERATION, false);
-    return { ...operation, tags: [IMPORT_TAG], operationId: path.endsWith('/upload') ? 'UploadAasxPackage' : operation.operationId };
-  }
+  if (key === `POST ${SPHERE_API}/import`) return { ...build(bundler, IMPORT_OPERATION, false), tags: [IMPORT_TAG] };
+  if (key === `POST ${apiBase}/upload`) return { ...build(bundler, UPLOAD_OPERATION, false), tags: [IMPORT_TAG] };
   for (const [base, deprecated] of [
     [FILES_API, false],
     [apiBase, true],

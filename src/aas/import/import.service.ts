@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { badRequest } from '../../graphql/errors';
 import { AasxError } from '../aasx';
 import { readPackageEnvironment } from './aasx-import';
+import { type UploadedFileInfo, headOf, readEnvironmentFile, uploadFormat } from './upload-format';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
 import { fileElements } from '../model/file-elements';
@@ -77,10 +78,10 @@ export class ImportService {
 
   /**
    * Imports an AASX package, a file on disk: its environment (readPackageEnvironment) with the package's files
-   * (one transaction, exactly one shell). A supplementary file the spec part declares but the package lacks is a
-   * warning: the documents are stored, and a File naming it keeps its value.
+   * (one transaction; exactly one shell unless `exactlyOneShell` is false). A supplementary file the spec part
+   * declares but the package lacks is a warning: the documents are stored, and a File naming it keeps its value.
    */
-  async importPackage(tenant: TenantEntity, packagePath: string): Promise<ImportResult> {
+  async importPackage(tenant: TenantEntity, packagePath: string, { exactlyOneShell = true }: { exactlyOneShell?: boolean } = {}): Promise<ImportResult> {
     const { pkg, environment, warnings } = await readPackageEnvironment(packagePath);
     const files = {
       get: (path: string): PackageFile | undefined => {
@@ -89,12 +90,30 @@ export class ImportService {
       },
     };
     try {
-      return await this.importEnvironment(tenant, environment, { files, exactlyOneShell: true, warnings });
+      return await this.importEnvironment(tenant, environment, { files, exactlyOneShell, warnings });
     } catch (err) {
       // A file of the package that fails to inflate (a bomb, a bad CRC) is found while it is stored.
       if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
       throw err;
     }
+  }
+
+  /**
+   * Imports an uploaded file (on disk) as the BaSyx AAS Environment's `/upload` does: an AASX package, or a JSON
+   * or XML environment (uploadFormat tells which), with any number of shells. A plain environment has no package
+   * files: its File values stay as they are.
+   */
+  async importUpload(tenant: TenantEntity, path: string, file: UploadedFileInfo): Promise<ImportResult> {
+    const head = await headOf(path);
+    const name = file.fileName || 'The file';
+    if (head.length === 0) throw badRequest(`${name} is empty.`);
+    const format = uploadFormat(file, head);
+    if (format === undefined) {
+      throw badRequest(`${name} is neither an AASX package nor a JSON or XML environment (by its content type '${file.contentType}', its name, or its first bytes).`);
+    }
+    if (format === 'aasx') return this.importPackage(tenant, path, { exactlyOneShell: false });
+    const { environment, warnings } = await readEnvironmentFile(path, format, name);
+    return this.importEnvironment(tenant, environment, { warnings });
   }
 
   async importEnvironment(tenant: TenantEntity, env: unknown, options: ImportOptions = {}): Promise<ImportResult> {
