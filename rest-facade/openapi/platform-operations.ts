@@ -28,6 +28,28 @@ const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` }
 const string = (description: string, extra: Json = {}) => ({ type: 'string', description, ...extra });
 const binary = { type: 'string', format: 'binary' };
 
+/** What an import answers (AasxImportResult). */
+const IMPORT_RESULT = {
+  type: 'object',
+  description: 'What the import created or overwrote, the supplementary files it stored in the file repository, and what it noticed.',
+  required: ['shells', 'submodels', 'conceptDescriptions', 'files', 'warnings'],
+  properties: {
+    shells: { type: 'array', items: schema('ImportedIdentifiable') },
+    submodels: { type: 'array', items: schema('ImportedIdentifiable') },
+    conceptDescriptions: { type: 'array', items: schema('ImportedIdentifiable') },
+    files: {
+      type: 'array',
+      description: "The package's files that File values or thumbnails name, with the tfp their references now hold.",
+      items: {
+        type: 'object',
+        required: ['path', 'tfp'],
+        properties: { path: string('The part name in the package.'), tfp: string('The stored file (see the File Repository API).') },
+      },
+    },
+    warnings: { type: 'array', items: { type: 'string' }, description: 'What was read leniently or not carried over (V2.0 packages, constraints).' },
+  },
+};
+
 /** The components the operations below refer to, by kind and name. */
 const COMPONENTS: Record<'schemas' | 'parameters', Record<string, Json>> = {
   schemas: {
@@ -108,25 +130,12 @@ const COMPONENTS: Record<'schemas' | 'parameters', Record<string, Json>> = {
         result: { type: 'array', items: schema('StoredFile') },
       },
     },
-    AasxImportResult: {
-      type: 'object',
-      description: 'What the import created or overwrote, the supplementary files it stored in the file repository, and what it noticed.',
-      required: ['shells', 'submodels', 'conceptDescriptions', 'files', 'warnings'],
-      properties: {
-        shells: { type: 'array', items: schema('ImportedIdentifiable') },
-        submodels: { type: 'array', items: schema('ImportedIdentifiable') },
-        conceptDescriptions: { type: 'array', items: schema('ImportedIdentifiable') },
-        files: {
-          type: 'array',
-          description: "The package's files that File values or thumbnails name, with the tfp their references now hold.",
-          items: {
-            type: 'object',
-            required: ['path', 'tfp'],
-            properties: { path: string('The part name in the package.'), tfp: string('The stored file (see the File Repository API).') },
-          },
-        },
-        warnings: { type: 'array', items: { type: 'string' }, description: 'What was read leniently or not carried over (V2.0 packages, constraints).' },
-      },
+    AasxImportResult: IMPORT_RESULT,
+    UploadResult: {
+      ...IMPORT_RESULT,
+      description: `${IMPORT_RESULT.description} \`aasIds\` lists the shells' ids again, as the BaSyx AAS Web UI reads them.`,
+      required: [...IMPORT_RESULT.required, 'aasIds'],
+      properties: { ...IMPORT_RESULT.properties, aasIds: { type: 'array', items: { type: 'string' } } },
     },
     ImportedIdentifiable: {
       type: 'object',
@@ -425,23 +434,7 @@ const UPLOAD_OPERATION: PlatformOperation = {
     },
   },
   responses: {
-    '200': {
-      description: 'Imported',
-      content: {
-        'application/json': {
-          schema: {
-            allOf: [
-              schema('AasxImportResult'),
-              {
-                type: 'object',
-                required: ['aasIds'],
-                properties: { aasIds: { type: 'array', items: { type: 'string' }, description: 'The ids of the imported shells (what the BaSyx AAS Web UI reads).' } },
-              },
-            ],
-          },
-        },
-      },
-    },
+    '200': { description: 'Imported', content: { 'application/json': { schema: schema('UploadResult') } } },
     '400': true,
     '401': true,
     '403': true,
