@@ -5,34 +5,58 @@ import { pipeline } from 'node:stream/promises';
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
 import { facadeErrorOf } from './executor';
+import { badParam } from './facade-error';
 import { receiveUpload } from './files';
 import { TenantAccess } from './streamed';
 
+type Tenant = Awaited<ReturnType<TenantAccess['contributor']>>;
+type UploadInfo = { contentType: string; fileName: string };
+
 /**
- * AASX import: `POST {tenant_url}/sphere/api/v1.0/import` and, for clients built for the BaSyx AAS Environment
- * (the BaSyx AAS Web UI), `POST {tenant_url}/api/v3.0/upload`; `multipart/form-data` with the package in the
- * part `file`. The package is written to a temporary file as it arrives (never held in memory), validated and
- * imported in one transaction; the answer lists what was created or overwritten, the stored files, the warnings
- * and the counts. The import logs its phases and progress on the request's logger. A contributor's operation.
+ * Imports, `multipart/form-data` with the file in the part `file`, written to a temporary file as it arrives (never
+ * held in memory), validated and imported in one transaction; the answer lists what was created or overwritten,
+ * the stored files, the warnings and the counts; the import logs its phases and progress on the request's logger.
+ * A contributor's operation. Two routes:
+ *
+ * - `POST {tenant_url}/sphere/api/v1.0/import`, the platform's own: an AASX package with exactly one shell.
+ * - `POST {tenant_url}/api/v3.0/upload`, for clients built for the BaSyx AAS Environment (the BaSyx AAS Web UI):
+ *   an AASX package, a JSON or an XML environment (told as BaSyx does, by the part's content type, else by the
+ *   file name, else by the content), with any number of shells; the answer adds `aasIds`, the shells' ids, which
+ *   the Web UI reads.
  */
-export function aasxImportHandler(access: TenantAccess, contextOf: (ctx: KoaContext) => Context, uploadLimitBytes: number): Middleware {
-  return async (ctx) => {
+export function aasxImportHandlers(access: TenantAccess, contextOf: (ctx: KoaContext) => Context, uploadLimitBytes: number): { platform: Middleware; upload: Middleware } {
+  /** Receives the file into a temporary directory, hands it to `importFile`, and removes it. */
+  const received = async <T>(ctx: KoaContext, importFile: (context: Context, tenant: Tenant, file: string, info: UploadInfo) => Promise<T>): Promise<T> => {
     const context = contextOf(ctx);
     const tenant = await access.contributor(ctx.state.tenant as string, context);
     const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'aasx-import-'));
     try {
-      const file = path.join(dir, 'package.aasx');
-      await receiveUpload(ctx, context, uploadLimitBytes, [], (upload) => pipeline(upload.stream, fs.createWriteStream(file)));
-      let result;
+      const file = path.join(dir, 'upload');
+      const info = await receiveUpload(ctx, context, uploadLimitBytes, [], async (upload) => {
+        await pipeline(upload.stream, fs.createWriteStream(file));
+        return { contentType: upload.contentType, fileName: upload.fileName };
+      });
       try {
-        result = await context.services.imports.importPackage(tenant, file, { log: context.log });
+        return await importFile(context, tenant, file, info);
       } catch (err) {
         throw facadeErrorOf(err, context);
       }
-      ctx.status = 200;
-      ctx.body = result;
     } finally {
       await fs.promises.rm(dir, { recursive: true, force: true });
     }
+  };
+  return {
+    platform: async (ctx) => {
+      ctx.body = await received(ctx, (context, tenant, file) => context.services.imports.importPackage(tenant, file, { log: context.log }));
+      ctx.status = 200;
+    },
+    upload: async (ctx) => {
+      // BaSyx's flag (its Web UI sends `?ignore-duplicates=true`): here an id already stored is overwritten either way.
+      const flag = ctx.query['ignore-duplicates'];
+      if (flag !== undefined && flag !== 'true' && flag !== 'false') throw badParam(`ignore-duplicates must be true or false, got '${String(flag)}'.`);
+      const result = await received(ctx, (context, tenant, file, info) => context.services.imports.importUpload(tenant, file, info, { log: context.log }));
+      ctx.body = { ...result, aasIds: result.shells.map((shell) => shell.id) };
+      ctx.status = 200;
+    },
   };
 }

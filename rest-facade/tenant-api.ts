@@ -13,7 +13,7 @@ import { FacadeError } from './facade-error';
 import { Query } from './params';
 import { jsonBody, tenantFromHost, tenantFromPath } from './request';
 import { RouteSpec } from './route';
-import { aasxImportHandler } from './aasx-import';
+import { aasxImportHandlers } from './aasx-import';
 import { attachmentRoutes } from './attachments';
 import { packageRoutes } from './packages';
 import { pushTargetRoutes } from './push-targets';
@@ -66,11 +66,11 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   // Answers that are streams: admitted through the same policy, then read from the services (streamed.ts).
   const access = new TenantAccess(executor);
   const attachments = attachmentRoutes(access, options.contextOf, options.uploadLimitBytes);
-  const importAasx = aasxImportHandler(access, options.contextOf, options.uploadLimitBytes);
+  const imports = aasxImportHandlers(access, options.contextOf, options.uploadLimitBytes);
   const packages = packageRoutes(access, options.contextOf, options.apiUrlOf, options.uploadLimitBytes);
   for (const [base, tenant] of bases) {
     router.get(`${base}/serialization`, tenant, serializationHandler(access, options.contextOf));
-    router.post(`${base}/upload`, tenant, importAasx);
+    router.post(`${base}/upload`, tenant, imports.upload);
     // The AASX File Server (packages.ts).
     router.get(`${base}/packages`, tenant, packages.list);
     router.post(`${base}/packages`, tenant, packages.create);
@@ -84,8 +84,8 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
     }
   }
   // The platform's own import path, beside the file repository's (`{tenant_url}/sphere/api/v1.0`).
-  router.post(`/tenants/:tenant${SPHERE_API}/import`, tenantFromPath, importAasx);
-  if (options.tenantHostSuffix) router.post(`${SPHERE_API}/import`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`), importAasx);
+  router.post(`/tenants/:tenant${SPHERE_API}/import`, tenantFromPath, imports.platform);
+  if (options.tenantHostSuffix) router.post(`${SPHERE_API}/import`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`), imports.platform);
   // The sphere service's push targets (push-targets.ts).
   const sphereBases: [string, Middleware][] = [[`/tenants/:tenant${SPHERE_API}`, tenantFromPath]];
   if (options.tenantHostSuffix) sphereBases.push([SPHERE_API, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);

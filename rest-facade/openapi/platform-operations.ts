@@ -28,6 +28,56 @@ const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` }
 const string = (description: string, extra: Json = {}) => ({ type: 'string', description, ...extra });
 const binary = { type: 'string', format: 'binary' };
 
+/** What an import answers (AasxImportResult). */
+const IMPORT_RESULT = {
+  type: 'object',
+  description: 'What the import created or overwrote, the supplementary files it stored in the file repository, and what it noticed.',
+  required: ['shells', 'submodels', 'conceptDescriptions', 'files', 'warnings', 'counts'],
+  properties: {
+    shells: { type: 'array', items: schema('ImportedIdentifiable') },
+    submodels: { type: 'array', items: schema('ImportedIdentifiable') },
+    conceptDescriptions: { type: 'array', items: schema('ImportedIdentifiable') },
+    files: {
+      type: 'array',
+      description: "The package's files that File values or thumbnails name, with the tfp their references now hold.",
+      items: {
+        type: 'object',
+        required: ['path', 'tfp'],
+        properties: { path: string('The part name in the package.'), tfp: string('The stored file (see the File Repository API).') },
+      },
+    },
+    warnings: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'What was read leniently, left out or not carried over (V2.0 packages, parts that cannot be read, constraints, missing files): each text once, `(×n)` where it came n times; at most 200, then a line saying how many more.',
+    },
+    counts: {
+      type: 'object',
+      description: 'What was stored, in numbers, and the warnings by kind.',
+      required: ['shells', 'submodels', 'conceptDescriptions', 'elements', 'files', 'warnings'],
+      properties: {
+        shells: { type: 'integer' },
+        submodels: { type: 'integer' },
+        conceptDescriptions: { type: 'integer' },
+        elements: { type: 'integer', description: 'Submodel elements, at every depth.' },
+        files: { type: 'integer' },
+        warnings: {
+          type: 'object',
+          required: ['package', 'version', 'dropped', 'constraint', 'file'],
+          properties: {
+            package: { type: 'integer', description: 'About the package itself (a part it names but lacks, ...).' },
+            version: { type: 'integer', description: 'A document of another AAS version (V3.1, V2.0, V1.0, the V3.0 release candidate) read as V3.0, and what did not map.' },
+            dropped: { type: 'integer', description: 'Parts that cannot be read, documents with an id given before, unknown properties: left out.' },
+            constraint: { type: 'integer', description: 'Constraints of the metamodel the stored documents break.' },
+            file: { type: 'integer', description: 'File values and thumbnails naming no file of the package (kept).' },
+          },
+        },
+      },
+    },
+  },
+};
+
 /** The components the operations below refer to, by kind and name. */
 const COMPONENTS: Record<'schemas' | 'parameters', Record<string, Json>> = {
   schemas: {
@@ -108,53 +158,12 @@ const COMPONENTS: Record<'schemas' | 'parameters', Record<string, Json>> = {
         result: { type: 'array', items: schema('StoredFile') },
       },
     },
-    AasxImportResult: {
-      type: 'object',
-      description: 'What the import created or overwrote, the supplementary files it stored in the file repository, and what it noticed.',
-      required: ['shells', 'submodels', 'conceptDescriptions', 'files', 'warnings', 'counts'],
-      properties: {
-        shells: { type: 'array', items: schema('ImportedIdentifiable') },
-        submodels: { type: 'array', items: schema('ImportedIdentifiable') },
-        conceptDescriptions: { type: 'array', items: schema('ImportedIdentifiable') },
-        files: {
-          type: 'array',
-          description: "The package's files that File values or thumbnails name, with the tfp their references now hold.",
-          items: {
-            type: 'object',
-            required: ['path', 'tfp'],
-            properties: { path: string('The part name in the package.'), tfp: string('The stored file (see the File Repository API).') },
-          },
-        },
-        warnings: {
-          type: 'array',
-          items: { type: 'string' },
-          description:
-            'What was read leniently, left out or not carried over (V2.0 packages, parts that cannot be read, constraints, missing files): each text once, `(×n)` where it came n times; at most 200, then a line saying how many more.',
-        },
-        counts: {
-          type: 'object',
-          description: 'What was stored, in numbers, and the warnings by kind.',
-          required: ['shells', 'submodels', 'conceptDescriptions', 'elements', 'files', 'warnings'],
-          properties: {
-            shells: { type: 'integer' },
-            submodels: { type: 'integer' },
-            conceptDescriptions: { type: 'integer' },
-            elements: { type: 'integer', description: 'Submodel elements, at every depth.' },
-            files: { type: 'integer' },
-            warnings: {
-              type: 'object',
-              required: ['package', 'version', 'dropped', 'constraint', 'file'],
-              properties: {
-                package: { type: 'integer', description: 'About the package itself (a part it names but lacks, ...).' },
-                version: { type: 'integer', description: 'An AAS V2.0 document converted, and what did not map.' },
-                dropped: { type: 'integer', description: 'Parts that cannot be read, documents with an id given before, unknown properties: left out.' },
-                constraint: { type: 'integer', description: 'Constraints of the metamodel the stored documents break.' },
-                file: { type: 'integer', description: 'File values and thumbnails naming no file of the package (kept).' },
-              },
-            },
-          },
-        },
-      },
+    AasxImportResult: IMPORT_RESULT,
+    UploadResult: {
+      ...IMPORT_RESULT,
+      description: `${IMPORT_RESULT.description} \`aasIds\` lists the shells' ids again, as the BaSyx AAS Web UI reads them.`,
+      required: [...IMPORT_RESULT.required, 'aasIds'],
+      properties: { ...IMPORT_RESULT.properties, aasIds: { type: 'array', items: { type: 'string' } } },
     },
     ImportedIdentifiable: {
       type: 'object',
@@ -397,8 +406,8 @@ const IMPORT_OPERATION: PlatformOperation = {
   description:
     'Every shell, submodel and concept description of the package is created or overwritten, and the supplementary files that File ' +
     'values and thumbnails name are stored in the file repository, their references rewritten to the new tfps: all in one transaction, ' +
-    'so on any error nothing changes. The package is read from JSON, V3.0 XML or V2.0 XML; unsafe packages (path tricks, zip bombs, ' +
-    'DTDs) are 400.',
+    'so on any error nothing changes. The package holds exactly one shell (400 otherwise; `POST /api/v3.0/upload` takes any number). ' +
+    'Its spec part is read from JSON, V3.0 XML or V2.0 XML; unsafe packages (path tricks, zip bombs, DTDs) are 400.',
   requestBody: {
     description: 'The package in the part `file`, nothing else.',
     required: true,
@@ -416,6 +425,49 @@ const IMPORT_OPERATION: PlatformOperation = {
     '403': true,
     '404': true,
     '413': 'The package is larger than the upload limit (FILE_UPLOAD_LIMIT).',
+    '415': UPLOAD_ERRORS['415'],
+  },
+};
+
+/** `POST /api/v3.0/upload`, the BaSyx AAS Environment's upload: AASX, JSON or XML, any number of shells. */
+const UPLOAD_OPERATION: PlatformOperation = {
+  summary: 'Imports an AASX package or a JSON or XML environment into the tenant (BaSyx AAS Environment upload)',
+  operationId: 'UploadEnvironment',
+  description:
+    'As the BaSyx AAS Environment does: the file is an AASX package, a JSON environment or an XML environment (V3.0, or V2.0 converted), ' +
+    'told by the part\'s content type (`application/asset-administration-shell-package`, `application/json`, `application/xml`, `text/xml`), ' +
+    'else by the file name (`.aasx`, `.json`, `.xml`), else by its first bytes (a zip, `{`, `<`). Every shell (any number, none too), submodel ' +
+    'and concept description is created or overwritten in one transaction; a package\'s supplementary files are stored as with ' +
+    '`POST /sphere/api/v1.0/import`, while the File values of a plain environment stay as they are. A JSON or XML environment is read into ' +
+    'memory and may be at most 256 MiB (413).',
+  parameters: [
+    {
+      name: 'ignore-duplicates',
+      in: 'query',
+      required: false,
+      description: 'Sent by BaSyx clients; accepted for them and without effect here: an id already stored is overwritten either way.',
+      schema: { type: 'boolean', default: false },
+    },
+  ],
+  requestBody: {
+    description: 'The file in the part `file`, nothing else.',
+    required: true,
+    content: {
+      'multipart/form-data': {
+        schema: { type: 'object', required: ['file'], additionalProperties: false, properties: { file: binary } },
+        encoding: {
+          file: { contentType: 'application/asset-administration-shell-package, application/json, application/xml, text/xml, application/octet-stream' },
+        },
+      },
+    },
+  },
+  responses: {
+    '200': { description: 'Imported', content: { 'application/json': { schema: schema('UploadResult') } } },
+    '400': true,
+    '401': true,
+    '403': true,
+    '404': true,
+    '413': 'The file is larger than the upload limit (FILE_UPLOAD_LIMIT), or a JSON or XML environment larger than 256 MiB.',
     '415': UPLOAD_ERRORS['415'],
   },
 };
@@ -470,10 +522,8 @@ export function platformOperation(bundler: Bundler, method: string, path: string
     };
     return { ...operation, tags: [DISCOVERY_TAG] };
   }
-  if (key === `POST ${SPHERE_API}/import` || key === `POST ${apiBase}/upload`) {
-    const operation = build(bundler, IMPORT_OPERATION, false);
-    return { ...operation, tags: [IMPORT_TAG], operationId: path.endsWith('/upload') ? 'UploadAasxPackage' : operation.operationId };
-  }
+  if (key === `POST ${SPHERE_API}/import`) return { ...build(bundler, IMPORT_OPERATION, false), tags: [IMPORT_TAG] };
+  if (key === `POST ${apiBase}/upload`) return { ...build(bundler, UPLOAD_OPERATION, false), tags: [IMPORT_TAG] };
   for (const [base, deprecated] of [
     [FILES_API, false],
     [apiBase, true],

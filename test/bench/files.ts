@@ -48,7 +48,7 @@ export async function measured<T>(pid: number, work: () => Promise<T>): Promise<
 }
 
 /** POSTs or PUTs a multipart form with one `file` part streamed from `body`; resolves with status and text. */
-function sendMultipart(url: string, method: string, fileName: string, contentType: string, body: () => Readable): Promise<{ status: number; text: string }> {
+export function sendMultipart(url: string, method: string, fileName: string, contentType: string, body: () => Readable): Promise<{ status: number; text: string }> {
   const boundary = `----bench${randomBytes(8).toString('hex')}`;
   const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: ${contentType}\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
@@ -68,7 +68,7 @@ function sendMultipart(url: string, method: string, fileName: string, contentTyp
 }
 
 /** GETs a URL and counts the bytes, discarding them. */
-function download(url: string, headers: Record<string, string> = {}): Promise<{ status: number; bytes: number }> {
+export function download(url: string, headers: Record<string, string> = {}): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers }, (res) => {

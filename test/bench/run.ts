@@ -14,6 +14,7 @@ import { sampleShell } from './shells';
 import { benchHardening } from './hardening';
 import { benchSubmodels } from './submodels';
 import { benchFiles } from './files';
+import { benchPackage } from './package';
 import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './identity';
 import { benchDatabaseUrl, benchRegistry } from './registry';
 import { benchQuery } from './query';
@@ -40,6 +41,8 @@ import { printColumns } from './table';
  * `BENCH_ONLY=submodels` runs the large-submodel element reads and writes of `submodels.ts` alone.
  * `BENCH_ONLY=query` runs the query-language bench of `query.ts` alone (QUERY_BENCH_SUBMODELS sets its size).
  * `BENCH_ONLY=events` runs the change-event bench of `events.ts` alone (writes with events off and on, latency to MQTT).
+ * `BENCH_ONLY=package` runs the import and export of the largest real package (`package.ts`) alone: on PostgreSQL
+ * when DATABASE_URL is set, then on the embedded database, each in a fresh database of its own.
  */
 /**
  * `npm run bench -- --peer URL` runs the workloads of `peer.ts` alone, on the AAS server at URL and on this server:
@@ -49,8 +52,8 @@ const peerAt = process.argv.indexOf('--peer');
 const PEER_URL = peerAt >= 0 ? process.argv[peerAt + 1] : undefined;
 if (peerAt >= 0 && !PEER_URL?.match(/^https?:\/\//)) throw new Error('--peer takes the URL of an AAS server, e.g. --peer http://localhost:8081');
 const ONLY = PEER_URL ? 'peer' : process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events'].includes(ONLY)) {
-  throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files', 'registry', 'submodels', 'query' or 'events', got '${ONLY}'`);
+if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package'].includes(ONLY)) {
+  throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events' or 'package', got '${ONLY}'`);
 }
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
@@ -347,6 +350,15 @@ async function main(): Promise<void> {
       throw new Error(`${err.message}\nour server's log says:\n${describeLog(log)}`);
     });
     return finish(rows, 0, { log }, started);
+  }
+  if (ONLY === 'package') {
+    console.log(`asset-platform bench: the largest real package; server log level ${LOG_LEVEL}; node ${process.version}, ${os.availableParallelism()} cores`);
+    const log: LogCounts = new Map();
+    const lines = await benchPackage({ databases: ourDatabases(log), startBareServer, canned: cannedFrom, apiPath: '/tenants/default/api/v3.0' }).catch((err: Error) => {
+      throw new Error(`${err.message}\nour server's log says:\n${describeLog(log)}`);
+    });
+    console.log(`\n${lines.join('\n')}`);
+    return finish([], 0, { log }, started);
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-bench-'));
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));

@@ -5,6 +5,7 @@ import { fileElements } from '../../src/aas/model/file-elements';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { NS, type RawEntry, minimalPackage, rels, zerosBomb, zipOf } from '../support/aasx-package';
 import { sendFile } from '../support/file-suite';
+import { writeXmlEnvironment } from '../../src/aas/xml/writer';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 import { AASX_DIR as PACKAGES } from '../support/testdata';
 
@@ -138,11 +139,6 @@ const BAD_PACKAGES: [string, () => Buffer, RegExp][] = [
     /no aasx-origin relationship/,
   ],
   [
-    'a package with two shells',
-    () => zipOf(minimalPackage(environment([sampleShell(SHELL_ID, { idShort: 'Imported' }), sampleShell('urn:bad-aasx:second')]))),
-    /holds 2 shells; an AASX import takes exactly one/,
-  ],
-  [
     'a zip bomb declaring its size (1 GiB in 1 MiB)',
     () => zipOf(goodEntries(), [{ name: 'aasx/files/zeros.bin', compressed: zerosBomb(1024), declaredSize: 1024 * MiB, crc: 0 }]),
     /"aasx\/files\/zeros.bin" has a compression ratio of \d+; at most 100/,
@@ -190,46 +186,46 @@ const BAD_PACKAGES: [string, () => Buffer, RegExp][] = [
   ],
 ];
 
+/** A tenant with one shell and one file, so that "as before" is not "empty". */
+async function seededTenant(): Promise<TenantEntity> {
+  const seeded = await server.createTenant();
+  const shell = await fetch(`${server.api(seeded.name)}/shells`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(sampleShell(SHELL_ID, { idShort: 'Seeded' })),
+  });
+  expect(shell.status).toBe(201);
+  const file = await sendFile(`${server.url}/tenants/${seeded.name}/sphere/api/v1.0/files`, Buffer.from('seeded file'), { name: 'seed.txt', type: 'text/plain' });
+  expect(file.status).toBe(201);
+  return seeded;
+}
+
+/** Everything an import could leave behind: the documents, the file list, and the rows under them. */
+async function state(t: TenantEntity) {
+  const api = server.api(t.name);
+  const list = async (url: string) => {
+    const res = await fetch(url);
+    expect(res.status, url).toBe(200);
+    return (await json(res)).result;
+  };
+  // The rows too: the file list leaves out files other modules hold, and the chunks are the content itself.
+  const fileRows: unknown[] = await server.dataSource.query('SELECT id, document_id, content_id, sha256 FROM files WHERE tenant_id = $1 ORDER BY id', [t.id]);
+  const [{ chunks }]: { chunks: number }[] = await server.dataSource.query(
+    'SELECT count(*)::int AS chunks FROM file_chunks c JOIN files f ON f.id = c.file_id WHERE f.tenant_id = $1',
+    [t.id],
+  );
+  return {
+    shells: await list(`${api}/shells`),
+    submodels: await list(`${api}/submodels`),
+    conceptDescriptions: await list(`${api}/concept-descriptions`),
+    fileList: await list(`${server.url}/tenants/${t.name}/sphere/api/v1.0/files`),
+    fileRows,
+    chunks,
+  };
+}
+
 describe('bad AASX packages over HTTP: 400 with a Result saying why, nothing stored', () => {
   let tenant: TenantEntity;
-
-  /** A tenant with one shell and one file, so that "as before" is not "empty". */
-  async function seededTenant(): Promise<TenantEntity> {
-    const seeded = await server.createTenant();
-    const shell = await fetch(`${server.api(seeded.name)}/shells`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(sampleShell(SHELL_ID, { idShort: 'Seeded' })),
-    });
-    expect(shell.status).toBe(201);
-    const file = await sendFile(`${server.url}/tenants/${seeded.name}/sphere/api/v1.0/files`, Buffer.from('seeded file'), { name: 'seed.txt', type: 'text/plain' });
-    expect(file.status).toBe(201);
-    return seeded;
-  }
-
-  /** Everything an import could leave behind: the documents, the file list, and the rows under them. */
-  async function state(t: TenantEntity) {
-    const api = server.api(t.name);
-    const list = async (url: string) => {
-      const res = await fetch(url);
-      expect(res.status, url).toBe(200);
-      return (await json(res)).result;
-    };
-    // The rows too: the file list leaves out files other modules hold, and the chunks are the content itself.
-    const fileRows: unknown[] = await server.dataSource.query('SELECT id, document_id, content_id, sha256 FROM files WHERE tenant_id = $1 ORDER BY id', [t.id]);
-    const [{ chunks }]: { chunks: number }[] = await server.dataSource.query(
-      'SELECT count(*)::int AS chunks FROM file_chunks c JOIN files f ON f.id = c.file_id WHERE f.tenant_id = $1',
-      [t.id],
-    );
-    return {
-      shells: await list(`${api}/shells`),
-      submodels: await list(`${api}/submodels`),
-      conceptDescriptions: await list(`${api}/concept-descriptions`),
-      fileList: await list(`${server.url}/tenants/${t.name}/sphere/api/v1.0/files`),
-      fileRows,
-      chunks,
-    };
-  }
 
   beforeAll(async () => {
     tenant = await seededTenant();
@@ -293,5 +289,171 @@ describe('bad AASX packages over HTTP: 400 with a Result saying why, nothing sto
         expect(await state(tenant)).toEqual(before);
       });
     }
+  }
+});
+
+// ---- POST /upload as the BaSyx AAS Environment's: AASX, JSON or XML, any number of shells ----
+
+const PLATFORM = '/sphere/api/v1.0/import';
+const SECOND_ID = 'urn:bad-aasx:second';
+const twoShells = () => [sampleShell(SHELL_ID, { idShort: 'Imported' }), sampleShell(SECOND_ID, { idShort: 'Second' })];
+const xmlOf = (env: string) => writeXmlEnvironment(JSON.parse(env));
+
+/** A multipart upload with the part's content type, file name and part name as given; `query` after the path. */
+function send(tenant: TenantEntity, bytes: Buffer | string, { type = '', name = 'upload', part = 'file', route = '/upload', query = '' } = {}) {
+  const form = new FormData();
+  form.append(part, new Blob([bytes], type ? { type } : {}), name);
+  const url = route === '/upload' ? `${server.api(tenant.name)}/upload${query}` : `${server.url}/tenants/${tenant.name}${route}${query}`;
+  return fetch(url, { method: 'POST', body: form });
+}
+
+describe('POST /upload takes what the BaSyx AAS Environment takes; the platform import stays an AASX with one shell', () => {
+  /** [case, bytes, part content type, file name]: the good environment, told apart each way BaSyx clients send it. */
+  const FORMS: [string, () => Buffer | string, string, string][] = [
+    ['JSON by its content type (application/json), whatever the name', () => environment(), 'application/json', 'environment.bin'],
+    ['XML by its content type (application/xml)', () => xmlOf(environment()), 'application/xml', 'environment.bin'],
+    ['XML by its content type (text/xml)', () => xmlOf(environment()), 'text/xml', 'upload'],
+    ['JSON by its name (.json), sent as application/octet-stream', () => environment(), 'application/octet-stream', 'environment.json'],
+    ['XML by its name (.xml), sent without a content type', () => xmlOf(environment()), '', 'environment.xml'],
+    ['JSON by its content ({), octet-stream without an extension', () => `\ufeff \n${environment()}`, 'application/octet-stream', 'upload'],
+    ['XML by its content (<), octet-stream without an extension', () => xmlOf(environment()), 'application/octet-stream', 'upload'],
+  ];
+
+  for (const [name, bytes, type, fileName] of FORMS) {
+    it(`an environment: ${name}; created or overwritten, File values kept as they are`, async () => {
+      const tenant = await seededTenant();
+      const before = await state(tenant);
+      const res = await send(tenant, bytes(), { type, name: fileName });
+      const body = await json(res);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body).toMatchObject({
+        shells: [{ id: SHELL_ID, status: 'updated' }],
+        submodels: [{ id: 'urn:bad-aasx:sm', status: 'created' }],
+        conceptDescriptions: [{ id: 'urn:bad-aasx:cd', status: 'created' }],
+        files: [],
+        aasIds: [SHELL_ID],
+      });
+      // No package, so no file of it: the File keeps its value, and the answer says so.
+      expect(body.warnings.join('\n')).toMatch(/File 'Manual': '\/aasx\/files\/manual.pdf' is no file of the package \(kept as it is\)/);
+      const after = await state(tenant);
+      expect(after.shells.map((s: { idShort: string }) => s.idShort)).toEqual(['Imported']);
+      expect(after.submodels[0].submodelElements[0].value).toBe('/aasx/files/manual.pdf');
+      expect(after.fileRows).toEqual(before.fileRows);
+    });
+  }
+
+  it('an AASX package by its content: octet-stream, no extension (the zip header)', async () => {
+    const tenant = await seededTenant();
+    const res = await send(tenant, zipOf(goodEntries()), { type: 'application/octet-stream', name: 'upload' });
+    const body = await json(res);
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ shells: [{ id: SHELL_ID, status: 'updated' }], files: [{ path: '/aasx/files/manual.pdf' }], aasIds: [SHELL_ID] });
+  });
+
+  it('several shells, in a package and in an environment: all imported by /upload; the platform import refuses them, naming its rule', async () => {
+    const forms: [string, Buffer | string, string][] = [
+      ['package', zipOf(minimalPackage(environment(twoShells()))), 'application/asset-administration-shell-package'],
+      ['JSON', environment(twoShells()), 'application/json'],
+      ['XML', xmlOf(environment(twoShells())), 'application/xml'],
+    ];
+    for (const [what, bytes, type] of forms) {
+      const tenant = await seededTenant();
+      const res = await send(tenant, bytes, { type, name: `two.${what === 'package' ? 'aasx' : what.toLowerCase()}` });
+      const body = await json(res);
+      expect(res.status, `${what}: ${JSON.stringify(body)}`).toBe(200);
+      expect(body.shells).toEqual([
+        { id: SHELL_ID, status: 'updated' },
+        { id: SECOND_ID, status: 'created' },
+      ]);
+      expect(body.aasIds).toEqual([SHELL_ID, SECOND_ID]);
+      expect((await state(tenant)).shells.map((s: { idShort: string }) => s.idShort).sort()).toEqual(['Imported', 'Second']);
+    }
+    const tenant = await seededTenant();
+    const before = await state(tenant);
+    const res = await send(tenant, forms[0][1], { type: forms[0][2], name: 'two.aasx', route: PLATFORM });
+    const body = await json(res);
+    expect(res.status).toBe(400);
+    expect(body.messages[0].text).toMatch(/holds 2 shells; an AASX import takes exactly one/);
+    expect(await state(tenant)).toEqual(before);
+  });
+
+  it('no shells: an environment of submodels imports by /upload (as in BaSyx); the platform import refuses it', async () => {
+    const tenant = await seededTenant();
+    const env = environment([]);
+    const res = await send(tenant, env, { type: 'application/json', name: 'submodels.json' });
+    const body = await json(res);
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ shells: [], aasIds: [], submodels: [{ id: 'urn:bad-aasx:sm', status: 'created' }] });
+    const other = await seededTenant();
+    const before = await state(other);
+    const refused = await send(other, zipOf(minimalPackage(env)), { type: 'application/asset-administration-shell-package', name: 'none.aasx', route: PLATFORM });
+    expect(refused.status).toBe(400);
+    expect((await json(refused)).messages[0].text).toMatch(/holds 0 shells; an AASX import takes exactly one/);
+    expect(await state(other)).toEqual(before);
+  });
+
+  it('the platform import takes only AASX packages: a JSON environment is 400', async () => {
+    const tenant = await seededTenant();
+    const before = await state(tenant);
+    const res = await send(tenant, environment(), { type: 'application/json', name: 'env.json', route: PLATFORM });
+    expect(res.status).toBe(400);
+    expect((await json(res)).messages[0].text).toMatch(/Not a valid AASX package/);
+    expect(await state(tenant)).toEqual(before);
+  });
+
+  it('?ignore-duplicates=true|false (the BaSyx Web UI sends it) is accepted; other values and other parameters are 400', async () => {
+    const tenant = await seededTenant();
+    for (const query of ['?ignore-duplicates=true', '?ignore-duplicates=false']) {
+      const res = await send(tenant, environment(), { type: 'application/json', query });
+      expect(res.status, query).toBe(200);
+    }
+    const before = await state(tenant);
+    for (const [query, text] of [
+      ['?ignore-duplicates=yes', /ignore-duplicates must be true or false/],
+      ['?overwrite=true', /Unknown query parameter 'overwrite'/],
+    ] as const) {
+      const res = await send(tenant, environment(), { type: 'application/json', query });
+      expect(res.status, query).toBe(400);
+      expect((await json(res)).messages[0].text).toMatch(text);
+    }
+    const platform = await send(tenant, zipOf(goodEntries()), { type: 'application/asset-administration-shell-package', route: PLATFORM, query: '?ignore-duplicates=true' });
+    expect(platform.status).toBe(400);
+    expect(await state(tenant)).toEqual(before);
+  });
+
+  /** [case, bytes, content type, file name, part name, what the Result's text must say]. */
+  const BAD_UPLOADS: [string, Buffer | string, string, string, string, RegExp][] = [
+    ['an empty file (octet-stream)', '', 'application/octet-stream', 'upload', 'file', /upload is empty/],
+    ['an empty file sent as JSON', '', 'application/json', 'env.json', 'file', /env.json is empty/],
+    ['blanks sent as XML', ' \n ', 'application/xml', 'env.xml', 'file', /env.xml is empty/],
+    ['neither JSON, XML nor a zip', 'hello, world', 'application/octet-stream', 'upload', 'file', /neither an AASX package nor a JSON or XML environment/],
+    ['broken JSON', '{"assetAdministrationShells": [', 'application/json', 'env.json', 'file', /env.json is not valid JSON/],
+    ['JSON that is no environment', '[1, 2]', 'application/json', 'env.json', 'file', /The environment must be a JSON object/],
+    ['a shell that breaks the metamodel', JSON.stringify({ assetAdministrationShells: [{ modelType: 'AssetAdministrationShell', id: 'urn:x' }] }), 'application/json', 'env.json', 'file', /assetAdministrationShells\[0\]: .*'assetInformation' is missing/],
+    ['broken XML', '<environment xmlns="https://admin-shell.io/aas/3/0"><submodels>', 'application/xml', 'env.xml', 'file', /env.xml: /],
+    [
+      'XML with a DTD (an external entity)',
+      `<?xml version="1.0"?><!DOCTYPE environment [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><environment xmlns="https://admin-shell.io/aas/3/0">${V3_SHELL_XML}</environment>`,
+      'application/xml',
+      'env.xml',
+      'file',
+      /env.xml: XML with a DOCTYPE \(DTD\) is not accepted/,
+    ],
+    ['a zip sent as JSON', zipOf(goodEntries()), 'application/json', 'env.json', 'file', /env.json is not valid JSON/],
+    ['the file in a part named otherwise', environment(), 'application/json', 'env.json', 'environment', /Unknown file part 'environment': the file goes in the part 'file'/],
+  ];
+
+  for (const [name, bytes, type, fileName, part, text] of BAD_UPLOADS) {
+    it(`400 and nothing stored: ${name}`, async () => {
+      const tenant = await seededTenant();
+      const before = await state(tenant);
+      const res = await send(tenant, bytes, { type, name: fileName, part });
+      const body = await json(res);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(body.messages[0]).toMatchObject({ code: '400', messageType: 'Error' });
+      expect(body.messages[0].text).toMatch(text);
+      expect(body.messages[0].text).not.toMatch(/root:/);
+      expect(await state(tenant)).toEqual(before);
+    });
   }
 });

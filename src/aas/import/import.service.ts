@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { badRequest } from '../../graphql/errors';
 import { AasxError } from '../aasx';
 import { readPackageEnvironment } from './aasx-import';
+import { type UploadedFileInfo, headOf, readEnvironmentFile, uploadFormat } from './upload-format';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
 import { fileElements, fileElementsAt } from '../model/file-elements';
@@ -49,6 +50,9 @@ export interface ImportOptions {
   /** Progress lines at most this often (ms; default PROGRESS_INTERVAL_MS). */
   progressMs?: number;
 }
+
+/** What `importPackage` takes: the logger, and whether the package must hold exactly one shell (the default). */
+export type PackageImportOptions = Pick<ImportOptions, 'log' | 'progressMs' | 'exactlyOneShell'>;
 
 export interface ImportedItem {
   id: string;
@@ -106,10 +110,10 @@ export class ImportService {
 
   /**
    * Imports an AASX package, a file on disk: its environment (readPackageEnvironment) with the package's files
-   * (one transaction, exactly one shell). A supplementary file the spec part declares but the package lacks is a
-   * warning: the documents are stored, and a File naming it keeps its value.
+   * (one transaction; exactly one shell unless `exactlyOneShell` is false). A supplementary file the spec part
+   * declares but the package lacks is a warning: the documents are stored, and a File naming it keeps its value.
    */
-  async importPackage(tenant: TenantEntity, packagePath: string, options: Pick<ImportOptions, 'log' | 'progressMs'> = {}): Promise<ImportResult> {
+  async importPackage(tenant: TenantEntity, packagePath: string, options: PackageImportOptions = {}): Promise<ImportResult> {
     const progress = new ImportProgress(options.log, options.progressMs);
     progress.phase('reading the package', { tenant: tenant.name, bytes: (await fs.promises.stat(packagePath)).size });
     const { pkg, environment, warnings, specPath } = await readPackageEnvironment(packagePath);
@@ -120,12 +124,31 @@ export class ImportService {
       },
     };
     try {
-      return await this.importRead(tenant, environment, { ...options, files, exactlyOneShell: true, warnings, source: specPath }, progress);
+      const { exactlyOneShell = true, log, progressMs } = options;
+      return await this.importRead(tenant, environment, { log, progressMs, files, exactlyOneShell, warnings, source: specPath }, progress);
     } catch (err) {
       // A file of the package that fails to inflate (a bomb, a bad CRC) is found while it is stored.
       if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
       throw err;
     }
+  }
+
+  /**
+   * Imports an uploaded file (on disk) as the BaSyx AAS Environment's `/upload` does: an AASX package, or a JSON
+   * or XML environment (uploadFormat tells which), with any number of shells. A plain environment has no package
+   * files: its File values stay as they are.
+   */
+  async importUpload(tenant: TenantEntity, path: string, file: UploadedFileInfo, options: Pick<ImportOptions, 'log' | 'progressMs'> = {}): Promise<ImportResult> {
+    const head = await headOf(path);
+    const name = file.fileName || 'The file';
+    if (head.length === 0) throw badRequest(`${name} is empty.`);
+    const format = uploadFormat(file, head);
+    if (format === undefined) {
+      throw badRequest(`${name} is neither an AASX package nor a JSON or XML environment (by its content type '${file.contentType}', its name, or its first bytes).`);
+    }
+    if (format === 'aasx') return this.importPackage(tenant, path, { ...options, exactlyOneShell: false });
+    const { environment, warnings } = await readEnvironmentFile(path, format, name);
+    return this.importEnvironment(tenant, environment, { ...options, warnings: warnings.map((text): ImportWarning => ({ kind: 'version', text })), source: name });
   }
 
   async importEnvironment(tenant: TenantEntity, env: unknown, options: ImportOptions = {}): Promise<ImportResult> {
