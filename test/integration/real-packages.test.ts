@@ -282,7 +282,7 @@ describe.each(PACKAGES.map((p) => [p.name, p.file]))('%s', (_name, file) => {
     return (await res.json()) as Json;
   };
 
-  it('imports (200), or is refused (400) for a defect the package has', async ({ annotate }) => {
+  it('imports (200; a package of several shells through /upload), or is refused (400) for being no package', async ({ annotate }) => {
     const bytes = fs.readFileSync(file);
     tenant = await server.createTenant();
     const type = 'application/asset-administration-shell-package';
