@@ -70,7 +70,6 @@ function childListOf(element: unknown): ChildList | undefined {
 const WHOLE_LISTS = new Set(['keys']);
 
 /** The library's message for a required attribute missing, and the attribute's name. */
-
 const REQUIRED = /^The required property '?([A-Za-z]+)'? is missing$/;
 
 interface Problem {
