@@ -581,10 +581,11 @@ describe('submodel elements', () => {
     expect(await json(get(el(id, 'E.S0')))).toEqual(property('S0', 'true', 'xs:boolean'));
     expect(await json(get(el(id, 'C.L')))).toMatchObject({ modelType: 'SubmodelElementList', idShort: 'L', value: [{ value: 'a' }] });
 
-    for (const missing of ['X', 'C.X', 'C.L[1]', 'P.X', 'C.Q.R', 'C[0]', 'C.L.X', 'E.S1']) {
+    // `1C` and `C L` break AASd-002 but are idShortPaths: an import may have stored such idShorts.
+    for (const missing of ['X', 'C.X', 'C.L[1]', 'P.X', 'C.Q.R', 'C[0]', 'C.L.X', 'E.S1', '1C', 'C L']) {
       await expectResult(await get(el(id, missing)), 404);
     }
-    for (const malformed of ['C..Q', '.C', 'C.', '1C', 'C.L[x]', 'C.L[', 'C L']) {
+    for (const malformed of ['C..Q', '.C', 'C.', 'C.L[x]', 'C.L[', ' ', 'C.L]']) {
       await expectResult(await get(el(id, malformed)), 400);
     }
   });
