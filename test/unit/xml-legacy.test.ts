@@ -1,24 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { jsonization, verification } from '@aas-core-works/aas-core3.0-typescript';
 import { describe, expect, it } from 'vitest';
 import { readPackageEnvironment } from '../../src/aas/import/aasx-import';
 import { readEnvironmentDocument } from '../../src/aas/import/environment-document';
 import { convertV1Xml } from '../../src/aas/xml/v1';
 import { V2XmlError } from '../../src/aas/xml/v2';
 import { convertV3RcXml } from '../../src/aas/xml/v3rc';
+import { readBack } from '../support/read-back';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/aas-legacy');
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name));
 type Json = Record<string, any>;
-
-/** Reads the converted environment with the metamodel library; returns its verification messages. */
-function readBack(environment: Json): string[] {
-  const parsed = jsonization.environmentFromJsonable(environment as jsonization.JsonValue);
-  if (parsed.error) throw new Error(`${parsed.error.path.toString()}: ${parsed.error.message}`);
-  expect(JSON.parse(JSON.stringify(jsonization.toJsonable(parsed.mustValue())))).toEqual(environment);
-  return [...verification.verify(parsed.mustValue(), true)].map((e) => `${e.path.toString()}: ${e.message.slice(0, 30).trim()}`);
-}
 
 const RC = 'xmlns:aas="http://www.admin-shell.io/aas/3/0" xmlns:IEC="http://www.admin-shell.io/IEC61360/3/0"';
 const V1 = 'xmlns:aas="http://www.admin-shell.io/aas/1/0" xmlns:IEC61360="http://www.admin-shell.io/IEC61360/1/0"';

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { jsonization, verification } from '@aas-core-works/aas-core3.0-typescript';
+import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
 import { describe, expect, it } from 'vitest';
 import { V2XmlError, convertV2Xml } from '../../src/aas/xml/v2';
 import { readXmlTree, type XmlNode } from '../../src/aas/xml/v2-tree';
 import { xsdProblems } from '../support/xsd';
+import { readBack } from '../support/read-back';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/aas-v2');
 const XSD = path.join(FIXTURES, 'schema/AAS.xsd');
@@ -12,15 +13,6 @@ const SAMPLES = ['pump-nameplate.xml', 'edge-cases.xml', 'basyx-demo-full-exampl
 
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name));
 type Json = Record<string, any>;
-
-/** Reads the converted environment with the metamodel library; returns its verification messages. */
-function readBack(environment: Json): string[] {
-  const parsed = jsonization.environmentFromJsonable(environment as jsonization.JsonValue);
-  if (parsed.error) throw new Error(`${parsed.error.path.toString()}: ${parsed.error.message}`);
-  // Exactly the official JSON form: nothing the library would leave out or write differently.
-  expect(JSON.parse(JSON.stringify(jsonization.toJsonable(parsed.mustValue())))).toEqual(environment);
-  return [...verification.verify(parsed.mustValue(), true)].map((e) => `${e.path.toString()}: ${e.message.slice(0, 30).trim()}`);
-}
 
 const V2 = 'xmlns:aas="http://www.admin-shell.io/aas/2/0" xmlns:IEC61360="http://www.admin-shell.io/IEC61360/2/0"';
 const env = (body: string) => `<?xml version="1.0"?><aas:aasenv ${V2}>${body}</aas:aasenv>`;

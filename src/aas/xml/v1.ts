@@ -57,18 +57,11 @@ class V1Converter extends Converter {
     }
   }
 
-  protected override qualifier(node: XmlNode): Json | undefined {
-    if (!this.child(node, 'qualifierType')) {
-      // The V1.0 constraint wrapper: a qualifier or a formula.
-      this.expect(node, ['qualifier', 'formula']);
-      const formula = this.child(node, 'formula');
-      if (formula) {
-        this.warn(formula, 'formula dropped (V3.0 has no formulas)');
-        return undefined;
-      }
-      const inner = this.child(node, 'qualifier');
-      return inner && this.child(inner, 'qualifierType') ? this.qualifier(inner) : undefined;
-    }
+  protected override get qualifierMarker(): string {
+    return 'qualifierType';
+  }
+
+  protected override bareQualifier(node: XmlNode): Json | undefined {
     this.expect(node, ['semanticId', 'qualifierType', 'qualifierValue', 'qualifierValueId']);
     const type = this.str(node, 'qualifierType');
     if (type === undefined) {

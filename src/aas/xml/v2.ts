@@ -371,20 +371,26 @@ export class Converter {
     if (qualifiers.length) out.qualifiers = qualifiers;
   }
 
-  /** A V2 constraint: a qualifier (wrapped, or bare as some V2.0 writers have it) or a formula. */
+  /** The element that tells a bare qualifier from the constraint wrapper around one (`qualifierType` in V1.0). */
+  protected get qualifierMarker(): string {
+    return 'type';
+  }
+
+  /** A constraint: a qualifier (wrapped, or bare as some V2.0 writers have it) or a formula (dropped). */
   protected qualifier(node: XmlNode): Json | undefined {
-    let q = node;
-    if (!this.child(node, 'type')) {
-      this.expect(node, ['qualifier', 'formula']);
-      const formula = this.child(node, 'formula');
-      if (formula) {
-        this.warn(formula, 'formula dropped (V3.0 has no formulas)');
-        return undefined;
-      }
-      const inner = this.child(node, 'qualifier');
-      if (!inner) return undefined;
-      q = inner;
+    if (this.child(node, this.qualifierMarker)) return this.bareQualifier(node);
+    this.expect(node, ['qualifier', 'formula']);
+    const formula = this.child(node, 'formula');
+    if (formula) {
+      this.warn(formula, 'formula dropped (V3.0 has no formulas)');
+      return undefined;
     }
+    const inner = this.child(node, 'qualifier');
+    return inner ? this.bareQualifier(inner) : undefined;
+  }
+
+  /** A V2 qualifier itself. */
+  protected bareQualifier(q: XmlNode): Json | undefined {
     this.expect(q, ['type', 'valueType', 'valueId', 'value', 'semanticId']);
     const type = this.str(q, 'type');
     if (type === undefined) {
