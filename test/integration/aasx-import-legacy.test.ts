@@ -1,43 +1,26 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writeAasxPackage } from '../../src/aas/aasx';
-import { ImportService } from '../../src/aas/import/import.service';
-import { MemorySink } from '../support/memory-sink';
+import { importerOf, packageWriter } from '../support/package-writer';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 
 /** Packages of the AAS XML namespaces before V3.0 other than V2.0: V1.0 and the V3.0 release candidate. */
 
 let server: TestServer;
-let dir: string;
 const LEGACY = path.resolve(__dirname, '../fixtures/aas-legacy');
 
 beforeAll(async () => {
   server = await startTestServer(inject('databaseUrl'));
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aasx-legacy-'));
 });
 afterAll(async () => {
   await server?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
-let counter = 0;
+const packages = packageWriter('aasx-legacy-');
 /** A package around a spec part of the fixtures, with the files its File elements name, as an upload would be. */
-async function packageOf(xmlFile: string, files: string[]): Promise<string> {
-  const file = path.join(dir, `p${counter++}.aasx`);
-  const content = fs.readFileSync(path.join(LEGACY, xmlFile), 'utf8');
-  const stream = writeAasxPackage({
-    spec: { format: 'xml', content },
-    files: files.map((name) => ({ path: name, contentType: 'application/pdf', open: async () => Readable.from([Buffer.from('PDF')]) })),
-  });
-  fs.writeFileSync(file, await buffer(stream));
-  return file;
-}
-
-const importer = () => new ImportService(server.dataSource, server.services.shells, server.services.submodels, server.services.conceptDescriptions, new MemorySink());
+const packageOf = (xmlFile: string, files: string[]) =>
+  packages.write({ format: 'xml', content: fs.readFileSync(path.join(LEGACY, xmlFile), 'utf8') }, files.map((name) => ({ path: name, text: 'PDF' })));
+const importer = () => importerOf(server);
 
 describe('AASX import of V1.0 and V3.0 release candidate packages', () => {
   it('the release candidate package of the AASX Server, as it is: its shell and submodel read back by GET', async () => {
@@ -88,11 +71,7 @@ describe('AASX import of V1.0 and V3.0 release candidate packages', () => {
 
   it('what has no clear V3.0 form, and an unknown namespace, are 400 naming the namespace; nothing is stored', async () => {
     const tenant = await server.createTenant();
-    const write = async (content: string) => {
-      const file = path.join(dir, `p${counter++}.aasx`);
-      fs.writeFileSync(file, await buffer(writeAasxPackage({ spec: { format: 'xml', content }, files: [] })));
-      return file;
-    };
+    const write = (content: string) => packages.write({ format: 'xml', content });
     const several = await write(
       '<aas:aasenv xmlns:aas="http://www.admin-shell.io/aas/3/0"><aas:assetAdministrationShells><aas:assetAdministrationShell><aas:id>urn:a</aas:id>' +
         '<aas:assetInformation><aas:globalAssetId><aas:values><aas:value>urn:1</aas:value><aas:value>urn:2</aas:value></aas:values></aas:globalAssetId></aas:assetInformation>' +

@@ -1,14 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writeAasxPackage } from '../../src/aas/aasx';
-import { ImportService } from '../../src/aas/import/import.service';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
-import { MemorySink } from '../support/memory-sink';
+import { type PackageFileContent, importerOf, packageWriter } from '../support/package-writer';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 
 /**
@@ -17,30 +13,18 @@ import { TestServer, b64, json, sampleShell, startTestServer } from '../support/
  */
 
 let server: TestServer;
-let dir: string;
 
 beforeAll(async () => {
   server = await startTestServer(inject('databaseUrl'));
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aasx-tolerant-'));
 });
 afterAll(async () => {
   await server?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
-let counter = 0;
+const packages = packageWriter('aasx-tolerant-');
 /** The environment as a package's JSON spec part (`/aasx/data.json`), written to a temp file as an upload would be. */
-async function packageOf(env: unknown, files: { path: string; text: string }[] = []): Promise<string> {
-  const file = path.join(dir, `p${counter++}.aasx`);
-  const stream = writeAasxPackage({
-    spec: { format: 'json', content: JSON.stringify(env) },
-    files: files.map((f) => ({ path: f.path, contentType: 'application/pdf', open: async () => Readable.from([Buffer.from(f.text)]) })),
-  });
-  fs.writeFileSync(file, await buffer(stream));
-  return file;
-}
-
-const importer = () => new ImportService(server.dataSource, server.services.shells, server.services.submodels, server.services.conceptDescriptions, new MemorySink());
+const packageOf = (env: unknown, files: PackageFileContent[] = []) => packages.write({ format: 'json', content: JSON.stringify(env) }, files);
+const importer = () => importerOf(server);
 
 const ref = (value: string) => ({ type: 'ExternalReference', keys: [{ type: 'GlobalReference', value }] });
 const iec61360 = (name: string) => ({ modelType: 'DataSpecificationIec61360', preferredName: [{ language: 'en', text: name }], definition: [{ language: 'en', text: `The ${name}` }] });

@@ -1,12 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writeAasxPackage } from '../../src/aas/aasx';
-import { ImportService } from '../../src/aas/import/import.service';
 import { MemorySink } from '../support/memory-sink';
+import { importerOf, packageWriter } from '../support/package-writer';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 import { AASX_DIR } from '../support/testdata';
 
@@ -18,18 +13,17 @@ import { AASX_DIR } from '../support/testdata';
  */
 
 let server: TestServer;
-let dir: string;
 
 beforeAll(async () => {
   server = await startTestServer(inject('databaseUrl'));
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aasx-import-v31-'));
 });
 afterAll(async () => {
   await server?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const importer = (sink = new MemorySink()) => new ImportService(server.dataSource, server.services.shells, server.services.submodels, server.services.conceptDescriptions, sink);
+const packages = packageWriter('aasx-import-v31-');
+
+const importer = (sink = new MemorySink()) => importerOf(server, sink);
 
 type Json = Record<string, any>;
 
@@ -128,13 +122,7 @@ const jsonEnvironment = (shellId: string) => ({
   ],
 });
 
-let counter = 0;
-async function packageFile(spec: { format: 'json' | 'xml'; content: string }): Promise<string> {
-  const file = path.join(dir, `p${counter++}.aasx`);
-  const files = [{ path: '/aasx/files/manual.pdf', contentType: 'application/pdf', open: async () => Readable.from([Buffer.from('%PDF')]) }];
-  fs.writeFileSync(file, await buffer(writeAasxPackage({ spec, files })));
-  return file;
-}
+const packageFile = (spec: { format: 'json' | 'xml'; content: string }) => packages.write(spec, [{ path: '/aasx/files/manual.pdf', text: '%PDF' }]);
 
 describe('a V3.1 package with what V3.0 does not have', () => {
   for (const format of ['xml', 'json'] as const) {

@@ -1,38 +1,24 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writeAasxPackage } from '../../src/aas/aasx';
-import { ImportService } from '../../src/aas/import/import.service';
 import { NS, type RawEntry, minimalPackage, zipOf } from '../support/aasx-package';
 import { MemorySink } from '../support/memory-sink';
+import { importerOf, packageWriter } from '../support/package-writer';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 
 let server: TestServer;
-let dir: string;
 const V2 = path.resolve(__dirname, '../fixtures/aas-v2');
 
 beforeAll(async () => {
   server = await startTestServer(inject('databaseUrl'));
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aasx-import-'));
 });
 afterAll(async () => {
   await server?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
-let counter = 0;
-/** Writes a package to a temp file, as an upload would be. */
-async function packageFile(spec: { format: 'json' | 'xml'; content: string }, files: { path: string; contentType: string; text: string }[] = []): Promise<string> {
-  const file = path.join(dir, `p${counter++}.aasx`);
-  const stream = writeAasxPackage({ spec, files: files.map((f) => ({ path: f.path, contentType: f.contentType, open: async () => Readable.from([Buffer.from(f.text)]) })) });
-  fs.writeFileSync(file, await buffer(stream));
-  return file;
-}
-
-const importer = (sink = new MemorySink()) => new ImportService(server.dataSource, server.services.shells, server.services.submodels, server.services.conceptDescriptions, sink);
+const packages = packageWriter('aasx-import-');
+const packageFile = packages.write;
+const importer = (sink = new MemorySink()) => importerOf(server, sink);
 
 describe('AASX import', () => {
   it('a JSON package: the shell, its submodel with a File rewritten to the stored file', async () => {
@@ -64,8 +50,7 @@ describe('AASX import', () => {
 
   it('bad packages are 400 and store nothing: not a zip, two shells, unreadable JSON, a V2 document with a DTD', async () => {
     const tenant = await server.createTenant();
-    const notZip = path.join(dir, 'not.aasx');
-    fs.writeFileSync(notZip, 'hello');
+    const notZip = packages.writeBytes('hello');
     const two = await packageFile({ format: 'json', content: JSON.stringify({ assetAdministrationShells: [sampleShell('urn:ax:a'), sampleShell('urn:ax:b')] }) });
     const broken = await packageFile({ format: 'json', content: '{"assetAdministrationShells": [' });
     const dtd = await packageFile({ format: 'xml', content: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><aas:aasenv xmlns:aas="http://www.admin-shell.io/aas/2/0">&e;</aas:aasenv>' });
@@ -80,9 +65,7 @@ describe('AASX import', () => {
 
 /** A package built entry by entry (minimalPackage: spec part /aasx/data.json) holding `env`, written to a temp file. */
 function rawPackage(env: unknown, entries: Record<string, string | Buffer> = {}, extra: RawEntry[] = []): string {
-  const file = path.join(dir, `r${counter++}.aasx`);
-  fs.writeFileSync(file, zipOf({ ...minimalPackage(JSON.stringify(env)), ...entries }, extra));
-  return file;
+  return packages.writeBytes(zipOf({ ...minimalPackage(JSON.stringify(env)), ...entries }, extra));
 }
 
 const fileUrl = (tenant: string, tfp: string) => `${server.url}/tenants/${tenant}/sphere/api/v1.0/files/${encodeURIComponent(tfp)}`;
