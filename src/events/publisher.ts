@@ -77,6 +77,27 @@ const MAX_BACKOFF_MS = 5_000;
  * other replicas take them. Longer than a publish may take (the transport's acknowledgement timeout, 10 s).
  */
 const LEASE_MS = 20_000;
+
+/** How often a transaction of a round that PostgreSQL chose as a deadlock's victim is run again at once. */
+const DEADLOCK_RETRIES = 5;
+
+/**
+ * `work` in a transaction, run again when PostgreSQL aborts it as the victim of a deadlock (SQLSTATE 40P01). The
+ * MQTT and the core delivery lock outbox rows of the same objects in their own rounds, so their claims and marks
+ * can deadlock; the victim's transaction is rolled back whole, so running it again is the same work, and doing it
+ * at once keeps a deadlock from delaying events by a failed round's backoff, or, for a mark after sending, from
+ * leaving sent events leased until the lease runs out and sending them again.
+ */
+async function inTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await dataSource.transaction(work);
+    } catch (err) {
+      const code = (err as { driverError?: { code?: string } }).driverError?.code ?? (err as { code?: string }).code;
+      if (code !== '40P01' || attempt >= DEADLOCK_RETRIES) throw err;
+    }
+  }
+}
 /** How often a replica with MQTT says so in `event_transports`. */
 const TRANSPORT_SEEN_MS = 60_000;
 /**
@@ -250,7 +271,7 @@ export class OutboxPublisher {
   /** One delivery round of `channel`; the number of events it claimed. */
   private async round(channel: Channel): Promise<number> {
     // Claimed in one short transaction, sent outside any, marked delivered in a second one.
-    const rows = await this.dataSource.transaction((manager) => this.claim(manager, channel));
+    const rows = await inTransaction(this.dataSource, (manager) => this.claim(manager, channel));
     if (!rows.length) return 0;
     const claimed = rows.map((row) => eventOf(row));
     const seqs = rows.map((row) => row.seq);
@@ -261,7 +282,7 @@ export class OutboxPublisher {
       await this.dataSource.query(`UPDATE outbox SET ${channel.leasedUntil} = NULL, ${channel.leasedBy} = NULL WHERE seq = ANY ($1::bigint[]) AND ${channel.leasedBy} = $2`, [seqs, this.replica]);
       throw err;
     }
-    const [mineRows, mine] = await this.dataSource.transaction(async (manager) => {
+    const [mineRows, mine] = await inTransaction(this.dataSource, async (manager) => {
       // Only events still leased to this replica: one whose lease ran out meanwhile (a stalled process) is another
       // replica's now, which sends it again (at least once) and marks it.
       // TypeORM answers an UPDATE ... RETURNING as [rows, affected].
