@@ -1,5 +1,5 @@
 import { badRequest } from '../../graphql/errors';
-import { isAasV2Xml, xmlRootNamespace } from '../aasx';
+import { AAS_V2_NAMESPACE, xmlRootNamespace } from '../aasx';
 import { LEGACY_XML } from '../xml/legacy';
 import { type V31MappingOptions, mapV31Environment } from '../model/v31-mapping';
 import { XmlReadError, readXmlEnvironment } from '../xml/reader';
@@ -37,12 +37,13 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
       // Entity expansion (billion laughs) and external entities (XXE) start with a DTD.
       throw badRequest(`${name}: XML with a DOCTYPE (DTD) is not accepted.`);
     }
-    if (isAasV2Xml(text)) {
+    // The root element's namespace says the version (read once: no further than the root tag).
+    const namespace = xmlRootNamespace(text);
+    if (namespace === AAS_V2_NAMESPACE) {
       const converted = convertV2Xml(text);
       warnings.push(`${name} is an AAS V2.0 environment: converted to V3.0`, ...converted.warnings);
       return { environment: converted.environment, warnings };
     }
-    const namespace = xmlRootNamespace(text);
     if (namespace === AAS_V31_NAMESPACE) {
       const environment = readXmlEnvironment(text, { dialect: AAS_V31_XML });
       warnings.push(`${name} is an AAS V3.1 environment: read as V3.0`);
