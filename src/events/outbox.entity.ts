@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
 export type ChangeKind = 'created' | 'updated' | 'deleted';
 
@@ -12,7 +12,8 @@ export class OutboxEntity {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
   seq: string;
 
-  @Column({ name: 'tenant_id', type: 'uuid' })
+  /** The shard key: it leads the primary key (docs/scale-out.md). */
+  @PrimaryColumn({ name: 'tenant_id', type: 'uuid' })
   tenantId: string;
 
   @Column({ type: 'text' })

@@ -24,7 +24,7 @@ export class PostgresBlobStore implements BlobStore {
     let pending: Buffer[] = [];
     let length = 0;
     const insert = (data: Buffer) =>
-      manager.query('INSERT INTO file_chunks (file_id, content_id, n, data) VALUES ($1, $2, $3, $4)', [key.fileId, key.contentId, n++, data]);
+      manager.query('INSERT INTO file_chunks (tenant_id, file_id, content_id, n, data) VALUES ($1, $2, $3, $4, $5)', [key.tenantId, key.fileId, key.contentId, n++, data]);
     for await (const chunk of content) {
       pending.push(chunk);
       length += chunk.length;
@@ -45,7 +45,7 @@ export class PostgresBlobStore implements BlobStore {
   }
 
   async remove(manager: EntityManager, key: BlobKey): Promise<void> {
-    await manager.query('DELETE FROM file_chunks WHERE file_id = $1 AND content_id = $2', [key.fileId, key.contentId]);
+    await manager.query('DELETE FROM file_chunks WHERE tenant_id = $1 AND file_id = $2 AND content_id = $3', [key.tenantId, key.fileId, key.contentId]);
   }
 
   async removeDocument(): Promise<void> {
@@ -64,8 +64,8 @@ async function* readChunks(dataSource: DataSource, key: BlobKey, chunkSize: numb
   for (let from = first; from <= last; from += CHUNKS_PER_READ) {
     const to = Math.min(last, from + CHUNKS_PER_READ - 1);
     const rows: { n: number; data: Buffer }[] = await dataSource.query(
-      'SELECT n, data FROM file_chunks WHERE file_id = $1 AND content_id = $2 AND n BETWEEN $3 AND $4 ORDER BY n',
-      [key.fileId, key.contentId, from, to],
+      'SELECT n, data FROM file_chunks WHERE tenant_id = $1 AND file_id = $2 AND content_id = $3 AND n BETWEEN $4 AND $5 ORDER BY n',
+      [key.tenantId, key.fileId, key.contentId, from, to],
     );
     // A replace or delete committed while this download ran: its content is gone. Cut the stream, never mix.
     if (rows.length !== to - from + 1) throw new Error(`file content ${key.contentId} changed while it was read`);

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /** An AASX package of the AASX File Server; its bytes are a file of the tenant file repository (`file`, a tfp). */
 @Entity('aasx_packages')
@@ -6,7 +6,8 @@ export class AasxPackageEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ name: 'tenant_id', type: 'uuid' })
+  /** The shard key: it leads the primary key (docs/scale-out.md). */
+  @PrimaryColumn({ name: 'tenant_id', type: 'uuid' })
   tenantId: string;
 
   /** Insertion order: the keyset for paging; bigint comes back as text. */

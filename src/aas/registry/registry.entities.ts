@@ -9,7 +9,8 @@ export class RegistryInstanceEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ name: 'tenant_id', type: 'uuid' })
+  /** The shard key: it leads the primary key (docs/scale-out.md). */
+  @PrimaryColumn({ name: 'tenant_id', type: 'uuid' })
   tenantId: string;
 
   /** Creation order: the keyset for paging. */
@@ -41,7 +42,8 @@ export class ShellDescriptorEntity {
   @PrimaryColumn({ type: 'bigint', insert: false, update: false })
   seq: string;
 
-  @Column({ name: 'tenant_id', type: 'uuid' })
+  /** The shard key: it leads the primary key (docs/scale-out.md). */
+  @PrimaryColumn({ name: 'tenant_id', type: 'uuid' })
   tenantId: string;
 
   @Column({ type: 'text' })
@@ -89,7 +91,8 @@ export class AssetLinkEntity {
   @PrimaryColumn({ type: 'bigint', insert: false, update: false })
   seq: string;
 
-  @Column({ name: 'tenant_id', type: 'uuid' })
+  /** The shard key: it leads the primary key (docs/scale-out.md). */
+  @PrimaryColumn({ name: 'tenant_id', type: 'uuid' })
   tenantId: string;
 
   @Column({ name: 'aas_id', type: 'text' })
