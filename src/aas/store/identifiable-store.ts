@@ -583,14 +583,16 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       const columns = this.columnsSql({ ...this.spec.columns(doc), ...sized, doc: head }, 3);
       let seq: string;
       let version: number;
-      let pushes: boolean;
+      // Whether the tenant has push targets, where the locking read found it out; else the outbox write asks.
+      let pushes: boolean | undefined;
       if (change.kind === 'created') {
-        const [inserted]: { seq: string; pushes: boolean }[] = await manager.query(
+        // No subquery in an INSERT: Citus refuses it.
+        const [inserted]: { seq: string }[] = await manager.query(
           `INSERT INTO ${table} (tenant_id, id, version, ${columns.names.join(', ')}) VALUES ($1, $2, 1, ${columns.values.join(', ')})
-            RETURNING seq, ${HAS_PUSH_TARGETS} AS pushes`,
+            RETURNING seq`,
           [tenant.id, id, ...columns.params],
         );
-        [seq, version, pushes] = [inserted.seq, 1, inserted.pushes];
+        [seq, version, pushes] = [inserted.seq, 1, undefined];
       } else {
         await manager.query(
           `UPDATE ${table} SET ${columns.names.map((name, i) => `${name} = ${columns.values[i]}`).join(', ')}, version = version + 1
