@@ -55,3 +55,41 @@ export const SHARD_KEY = 'tenant_id';
 export function isTenantOwned(table: string): boolean {
   return TENANT_TABLES.includes(table);
 }
+
+/** The table the other tenant-owned tables are colocated with: a tenant's rows of every table share its node. */
+export const COLOCATION_TABLE = 'shells';
+
+type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
+
+/**
+ * On a Citus database (the `citus` extension is installed in it), distributes the schema: the shared tables become
+ * reference tables (a copy on every node), the tenant-owned ones are distributed by `tenant_id`, colocated with
+ * `shells`; a table already placed is left as it is. Elsewhere it changes nothing. Runs inside a transaction
+ * (`query` is that transaction's), and says which tables it placed.
+ *
+ * Citus places a table only while no foreign key ties it to a table it has not placed yet, so the foreign keys of
+ * the public schema are dropped first and added again at the end, as they were. TypeORM's own `migrations` table
+ * stays on the coordinator, where migrations run.
+ */
+export async function distributeOnCitus(query: Query): Promise<string[]> {
+  const [citus] = (await query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`)) as unknown[];
+  if (!citus) return [];
+  const placed = new Set(((await query('SELECT table_name::text AS t FROM citus_tables')) as { t: string }[]).map((row) => row.t));
+  const reference = SHARED_TABLES.filter((table) => table !== 'migrations' && !placed.has(table));
+  const distributed = [COLOCATION_TABLE, ...TENANT_TABLES.filter((table) => table !== COLOCATION_TABLE)].filter((table) => !placed.has(table));
+  if (!reference.length && !distributed.length) return [];
+  // One connection per node for the DDL of this transaction, so no statement finds a shard another connection used.
+  await query(`SET LOCAL citus.multi_shard_modify_mode TO 'sequential'`);
+  const keys = (await query(`
+    SELECT c.conrelid::regclass::text AS tab, c.conname AS name, pg_get_constraintdef(c.oid) AS def
+      FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+      WHERE c.contype = 'f' AND n.nspname = 'public' ORDER BY c.oid`)) as { tab: string; name: string; def: string }[];
+  for (const key of keys) await query(`ALTER TABLE ${key.tab} DROP CONSTRAINT "${key.name}"`);
+  for (const table of reference) await query('SELECT create_reference_table($1)', [table]);
+  for (const table of distributed) {
+    const colocateWith = table === COLOCATION_TABLE ? 'none' : COLOCATION_TABLE;
+    await query('SELECT create_distributed_table($1, $2, colocate_with => $3)', [table, SHARD_KEY, colocateWith]);
+  }
+  for (const key of keys) await query(`ALTER TABLE ${key.tab} ADD CONSTRAINT "${key.name}" ${key.def}`);
+  return [...reference, ...distributed];
+}
