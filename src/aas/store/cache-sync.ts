@@ -74,8 +74,8 @@ export class CacheSync {
 
   /**
    * The payload of the notification that announces a change of `key` to other replicas, which the write path sends
-   * with `pg_notify(CHANGED_CHANNEL, payload)` in its transaction (in the statement that locks the row: no round
-   * trip of its own); undefined where there are no other replicas (the embedded database).
+   * with `pg_notify(CHANGED_CHANNEL, payload)` in its transaction, once it has locked the row; undefined where there
+   * are no other replicas (the embedded database).
    */
   notification(key: string): string | undefined {
     return this.options.listenUrl ? `${this.replica} ${key}` : undefined;

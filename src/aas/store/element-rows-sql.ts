@@ -20,9 +20,12 @@ export interface ReadRow<J> extends StoredRow<J> {
 
 const ordText = (ord: number[]) => `{${ord.join(',')}}`;
 
-/** Row fields as `json_to_recordset` takes them. */
+/**
+ * Row fields as `json_to_recordset` takes them. `ord` goes as a JSON array, which the record's `integer[]` column
+ * reads: a cast of a column (`text::integer[]`) in an UPDATE or DELETE is a STABLE function call Citus refuses.
+ */
 const recordOf = (row: ElementRow) => ({
-  ord: ordText(row.ord),
+  ord: row.ord,
   path: row.path,
   id_short: row.idShort,
   model_type: row.modelType,
@@ -30,11 +33,11 @@ const recordOf = (row: ElementRow) => ({
   v_text: row.value,
   json: row.json,
 });
-const RECORD = 'r (ord text, path text, id_short text, model_type text, semantic_key text, v_text text, json json)';
+const RECORD = 'r (ord integer[], path text, id_short text, model_type text, semantic_key text, v_text text, json json)';
 const ROW_COLUMNS = 'tenant_id, submodel_seq, ord, path, id_short, model_type, semantic_key, v_text, json';
 /** SQL: the rows of the JSON array of records in `param` (`recordOf`), for an INSERT into the submodel `$2` of tenant `$1`. */
 const ROWS_FROM_RECORDS = (param: string) =>
-  `SELECT $1, $2, r.ord::integer[], r.path, r.id_short, r.model_type, r.semantic_key, r.v_text, r.json FROM json_to_recordset(${param}::json) AS ${RECORD}`;
+  `SELECT $1, $2, r.ord, r.path, r.id_short, r.model_type, r.semantic_key, r.v_text, r.json FROM json_to_recordset(${param}::json) AS ${RECORD}`;
 
 /**
  * Up to this many rows are inserted as a VALUES list with a parameter per column: for a few rows, PostgreSQL
@@ -66,12 +69,15 @@ export async function insertRows(db: Db, tenantId: string, seq: string, rows: El
   rowsWritten(db, 'submodel_elements', rows.length);
 }
 
+/** SQL: the positions in the JSON parameter `param` (`ordsJson`) as rows `k (ord)`. */
+const ORDS_FROM = (param: string) => `json_to_recordset(${param}::json) AS k (ord integer[])`;
+const ordsJson = (ords: number[][]) => JSON.stringify(ords.map((ord) => ({ ord })));
+
 export async function deleteRows(db: Db, tenantId: string, seq: string, ords: number[][]): Promise<void> {
   if (!ords.length) return;
   await db.query(
-    `DELETE FROM submodel_elements e USING unnest($3::text[]) AS k (ord)
-      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = k.ord::integer[]`,
-    [tenantId, seq, ords.map(ordText)],
+    `DELETE FROM submodel_elements e USING ${ORDS_FROM('$3')} WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = k.ord`,
+    [tenantId, seq, ordsJson(ords)],
   );
 }
 
@@ -253,14 +259,15 @@ export async function deleteSubtree(db: Db, tenantId: string, seq: string, ord: 
 /**
  * After the item at `index` of the list at `listOrd` (idShortPath `listPath`) was deleted, the items after it move
  * up one place: their rows' positions and the index in their paths, descendants included. Two statements, through
- * negative positions, so no two rows ever share a key on the way.
+ * negative positions, so no two rows ever share a key on the way. The numbers become text by casts: `text || int`
+ * is a STABLE function of a column, which Citus refuses in an UPDATE.
  */
 export async function closeListGap(db: Db, tenantId: string, seq: string, listOrd: number[], listPath: string, index: number): Promise<void> {
   const level = listOrd.length + 1;
   const list = ordText(listOrd);
   await db.query(
     `UPDATE submodel_elements SET ord[$5::int] = -ord[$5::int],
-        path = $6 || '[' || (ord[$5::int] - 1) || ']' || substr(path, length($6 || '[' || ord[$5::int] || ']') + 1)
+        path = $6 || '[' || (ord[$5::int] - 1)::text || ']' || substr(path, length($6 || '[' || ord[$5::int]::text || ']') + 1)
       WHERE tenant_id = $1 AND submodel_seq = $2 AND ord > $3::integer[] || $4::int AND ord < $3::integer[] || ${MAX_POSITION}`,
     [tenantId, seq, list, index, level, listPath],
   );
@@ -305,14 +312,14 @@ export async function finishElementWrite(
   const params: unknown[] = [tenantId, seq, change.bytes, change.blobAdded];
   const parts: string[] = [];
   if (rows.remove.length) {
-    parts.push(`removed AS (DELETE FROM submodel_elements e USING unnest($${params.push(rows.remove.map(ordText))}::text[]) AS k (ord)
-      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = k.ord::integer[] RETURNING 1)`);
+    parts.push(`removed AS (DELETE FROM submodel_elements e USING ${ORDS_FROM(`$${params.push(ordsJson(rows.remove))}`)}
+      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = k.ord RETURNING 1)`);
   }
   if (rows.update.length) {
     parts.push(`changed AS (UPDATE submodel_elements e SET path = r.path, id_short = r.id_short, model_type = r.model_type,
         semantic_key = r.semantic_key, v_text = r.v_text, json = r.json
       FROM json_to_recordset($${params.push(JSON.stringify(rows.update.map(recordOf)))}::json) AS ${RECORD}
-      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = r.ord::integer[] RETURNING 1)`);
+      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = r.ord RETURNING 1)`);
   }
   if (rows.add.length) {
     parts.push(`added AS (INSERT INTO submodel_elements (${ROW_COLUMNS})

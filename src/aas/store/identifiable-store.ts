@@ -225,14 +225,20 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   }
 
   /**
-   * A write of `key` in the transaction of `manager`, for the read cache (CacheSync): marked pending here, and the
-   * select-list item and parameters (from `$param` on) the statement that locks the row adds to announce it to other
-   * replicas. That notification goes only if the row exists, and only when the transaction commits.
+   * A write of `key` in the transaction of `manager`, for the read cache (CacheSync): marked pending here. Once the
+   * write has locked the row (so only where it exists), `announce` tells the other replicas, by a notification that
+   * PostgreSQL delivers only when the transaction commits. It is a statement of its own, naming no table: on Citus
+   * the coordinator runs it, where the replicas listen, never a worker in the middle of a two-phase commit, which
+   * refuses a transaction that notified.
    */
-  private writing(manager: EntityManager, key: string, param: number): [notify: string, params: string[]] {
+  private writing(manager: EntityManager, key: string): { announce(): Promise<void> } {
     this.sync?.writing(manager, key);
     const payload = this.sync?.notification(key);
-    return payload === undefined ? ['', []] : [`, pg_notify('${CHANGED_CHANNEL}', $${param}) AS notified`, [payload]];
+    return {
+      announce: async () => {
+        if (payload !== undefined) await manager.query(`SELECT pg_notify('${CHANGED_CHANNEL}', $1)`, [payload]);
+      },
+    };
   }
 
   /** Puts the element rows back into documents read with their row's `seq` (submodels); others as they are. */
@@ -464,13 +470,14 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     if (!this.spec.elementRows) throw new Error(`${modelType} documents have no element rows`);
     checkId(modelType, id);
     const run = async (manager: EntityManager) => {
-      const [notify, notifyParams] = this.writing(manager, ReadCache.key(table, tenant.id, id), 3);
+      const writing = this.writing(manager, ReadCache.key(table, tenant.id, id));
       const heads: { seq: string; version: number; doc: JsonObject }[] = await manager.query(
-        `SELECT seq, version, doc${notify} FROM ${table} WHERE ${BY_ID} FOR UPDATE`,
-        [tenant.id, id, ...notifyParams],
+        `SELECT seq, version, doc FROM ${table} WHERE ${BY_ID} FOR UPDATE`,
+        [tenant.id, id],
       );
       const head = heads[0];
       if (!head) throw notFound(`${modelType} '${id}' not found.`);
+      await writing.announce();
       if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(head.seq, head.version))) {
         throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
       }
@@ -543,16 +550,13 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const { table, entity, modelType } = this.spec;
     checkId(modelType, id);
     const run = async (manager: EntityManager): Promise<JsonObject | null> => {
-      const [notify, notifyParams] = this.writing(manager, ReadCache.key(table, tenant.id, id), 3);
+      const writing = this.writing(manager, ReadCache.key(table, tenant.id, id));
       const rows: { seq: string; version: number; doc: JsonObject; pushes: boolean }[] = await manager.query(
-        `SELECT seq, version, doc, ${HAS_PUSH_TARGETS} AS pushes${notify} FROM ${table} WHERE ${BY_ID} FOR UPDATE`,
-        [
-          tenant.id,
-          id,
-          ...notifyParams,
-        ],
+        `SELECT seq, version, doc, ${HAS_PUSH_TARGETS} AS pushes FROM ${table} WHERE ${BY_ID} FOR UPDATE`,
+        [tenant.id, id],
       );
       const row = rows[0];
+      if (row) await writing.announce();
       if (row && options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(row.seq, row.version))) {
         throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
       }
@@ -579,14 +583,16 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       const columns = this.columnsSql({ ...this.spec.columns(doc), ...sized, doc: head }, 3);
       let seq: string;
       let version: number;
-      let pushes: boolean;
+      // Whether the tenant has push targets, where the locking read found it out; else the outbox write asks.
+      let pushes: boolean | undefined;
       if (change.kind === 'created') {
-        const [inserted]: { seq: string; pushes: boolean }[] = await manager.query(
+        // No subquery in an INSERT: Citus refuses it.
+        const [inserted]: { seq: string }[] = await manager.query(
           `INSERT INTO ${table} (tenant_id, id, version, ${columns.names.join(', ')}) VALUES ($1, $2, 1, ${columns.values.join(', ')})
-            RETURNING seq, ${HAS_PUSH_TARGETS} AS pushes`,
+            RETURNING seq`,
           [tenant.id, id, ...columns.params],
         );
-        [seq, version, pushes] = [inserted.seq, 1, inserted.pushes];
+        [seq, version, pushes] = [inserted.seq, 1, undefined];
       } else {
         await manager.query(
           `UPDATE ${table} SET ${columns.names.map((name, i) => `${name} = ${columns.values[i]}`).join(', ')}, version = version + 1
