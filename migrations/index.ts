@@ -17,7 +17,8 @@ import { TransportDelivery1795740071316 } from './1795740071316-TransportDeliver
 import { AccountTokensRevoked1795741054131 } from './1795741054131-AccountTokensRevoked';
 import { FileReferences1795764566655 } from './1795764566655-FileReferences';
 import { KeysLeadWithTenant1795776275594 } from './1795776275594-KeysLeadWithTenant';
+import { TenantQueues1795776496925 } from './1795776496925-TenantQueues';
 import { DistributeOnCitus1795776900000 } from './1795776900000-DistributeOnCitus';
 
 /** Every migration, in order. A landed migration is never edited; a schema change is a new file here. */
-export const migrations = [Init1763740000000, SubmodelsConceptDescriptions1763900000000, ElementLocator1763900000001, DocumentBytes1764000000000, Management1764100000000, Files1764200000000, AasxPackages1764300000000, FilesHeldBy1764400000000, Registries1764500000000, FilterQueries1764650000000, ElementRows1764700000000, ShellSubmodelIds1764800000000, ShellSubmodelIdsIndex1764900000000, EventDelivery1765000000000, PushTargets1765100000000, TransportDelivery1795740071316, AccountTokensRevoked1795741054131, FileReferences1795764566655, KeysLeadWithTenant1795776275594, DistributeOnCitus1795776900000];
+export const migrations = [Init1763740000000, SubmodelsConceptDescriptions1763900000000, ElementLocator1763900000001, DocumentBytes1764000000000, Management1764100000000, Files1764200000000, AasxPackages1764300000000, FilesHeldBy1764400000000, Registries1764500000000, FilterQueries1764650000000, ElementRows1764700000000, ShellSubmodelIds1764800000000, ShellSubmodelIdsIndex1764900000000, EventDelivery1765000000000, PushTargets1765100000000, TransportDelivery1795740071316, AccountTokensRevoked1795741054131, FileReferences1795764566655, KeysLeadWithTenant1795776275594, TenantQueues1795776496925, DistributeOnCitus1795776900000];

@@ -98,6 +98,21 @@ async function inTransaction<T>(dataSource: DataSource, work: (manager: EntityMa
     }
   }
 }
+/**
+ * While tenants found with work are still being worked through, how often the tenants with work are looked for again
+ * (new ones join the turn): a tenant whose events arrive while others have a backlog waits at most this long plus a
+ * turn of the others (a round each).
+ */
+const FIND_TENANTS_MS = 1_000;
+/** Most tenants one look for tenants with work finds (the oldest pending events first); the rest come later. */
+const TENANTS_FOUND = 1_000;
+
+/** The tenants with work for one delivery, in turn: a round serves the first, which goes last if it may have more. */
+interface Turn {
+  tenants: string[];
+  foundAt: number;
+}
+
 /** How often a replica with MQTT says so in `event_transports`. */
 const TRANSPORT_SEEN_MS = 60_000;
 /**
@@ -114,8 +129,12 @@ export const TRANSPORT_GONE_MS = 60 * 60_000;
  * - `mqtt` (replicas that deliver and have MQTT_URL): the change events to the broker.
  * A replica without MQTT leaves the MQTT delivery to those with it; a broker that is away delays MQTT only.
  *
- * A round of a delivery: claim, in one short transaction, the oldest row of each object that this delivery still
- * lacks and no other replica holds (`FOR UPDATE SKIP LOCKED`, a lease not run out, and no earlier pending row of the
+ * A round of a delivery serves one tenant, so that every statement that locks or changes outbox rows names the tenant
+ * (on a database distributed by tenant, Citus, it goes to that tenant's shard only). The tenants with work are
+ * found by a read without locks (oldest pending event first), then served in turn, a round each; a tenant with more
+ * than a round's worth goes last again, and the tenants with work are looked for again at least every
+ * FIND_TENANTS_MS, so a tenant with a large backlog never holds up another. A round: claim, in one short transaction,
+ * the oldest row of each object of the tenant that this delivery still lacks and no other replica holds (`FOR UPDATE SKIP LOCKED`, a lease not run out, and no earlier pending row of the
  * same object) and those objects' later rows, leasing them to this replica; send them outside any transaction (MQTT,
  * QoS 1, awaiting the broker's acknowledgements); then, in a second transaction, mark them delivered and run the
  * work that commits with that (hooks, NOTIFY); then hand them to this process's hub. A failed send releases the
@@ -183,9 +202,14 @@ export class OutboxPublisher {
       marked: async (manager, rows, events) => {
         for (const hook of this.options.hooks ?? []) await hook(manager, events);
         if (!this.options.listenUrl) return;
-        const ids = events.filter((_, i) => rows[i].events).map((event) => event.seq);
+        const changes = events.filter((_, i) => rows[i].events);
+        if (!changes.length) return;
+        // A round's events are one tenant's. The NOTIFY is a statement of its own, reading no table: on a distributed
+        // database it runs on the coordinator (where replicas LISTEN), in a transaction that wrote one shard only.
+        const tenant = changes[0].tenantId;
+        const ids = changes.map((event) => event.seq);
         for (let i = 0; i < ids.length; i += IDS_PER_NOTIFY) {
-          await manager.query('SELECT pg_notify($1, $2)', [DELIVERED_CHANNEL, JSON.stringify({ replica: this.replica, seqs: ids.slice(i, i + IDS_PER_NOTIFY) })]);
+          await manager.query('SELECT pg_notify($1, $2)', [DELIVERED_CHANNEL, JSON.stringify({ replica: this.replica, tenant, seqs: ids.slice(i, i + IDS_PER_NOTIFY) })]);
         }
       },
       after: (rows, events) => {
@@ -218,6 +242,7 @@ export class OutboxPublisher {
     let failures = 0;
     /** A write was committed since the last round began. */
     let dirty = false;
+    const turn: Turn = { tenants: [], foundAt: 0 };
     const onWrite = () => (dirty = true);
     this.wakes.add(onWrite);
     try {
@@ -226,7 +251,7 @@ export class OutboxPublisher {
         dirty = false;
         try {
           if (channel.name === 'mqtt') await this.seen(channel.name);
-          delivered = await this.round(channel);
+          delivered = await this.round(channel, turn);
           if (failures) this.options.log.info({ transport: channel.name, afterFailures: failures }, 'change events delivered again');
           failures = 0;
           if (channel.name === 'core' && Date.now() - this.lastPrune > Math.min(this.options.retentionMs, 10_000)) await this.prune();
@@ -238,7 +263,7 @@ export class OutboxPublisher {
           await this.pause(Math.min(MAX_BACKOFF_MS, this.options.pollMs * 2 ** Math.min(failures, 10)), false);
           continue;
         }
-        if (delivered === this.options.batchSize || dirty) continue;
+        if (delivered === this.options.batchSize || turn.tenants.length || dirty) continue;
         await this.pause(this.options.pollMs, true);
       }
     } finally {
@@ -268,10 +293,48 @@ export class OutboxPublisher {
     this.lastSeen = Date.now();
   }
 
-  /** One delivery round of `channel`; the number of events it claimed. */
-  private async round(channel: Channel): Promise<number> {
+  /**
+   * The tenants with rows `channel` still lacks and no replica holds, the oldest pending row first: a read without
+   * locks, of every tenant (on a distributed database, of every shard), through the pending rows' partial index by
+   * tenant.
+   */
+  private async tenantsWithWork(channel: Channel): Promise<string[]> {
+    const { deliveredAt, leasedUntil, filter } = channel;
+    const rows: { tenant_id: string }[] = await this.dataSource.query(
+      `SELECT o.tenant_id FROM outbox o
+        WHERE o.${deliveredAt} IS NULL AND ${filter('o')} AND (o.${leasedUntil} IS NULL OR o.${leasedUntil} < now())
+        GROUP BY o.tenant_id
+        ORDER BY min(o.seq)
+        LIMIT $1`,
+      [TENANTS_FOUND],
+    );
+    return rows.map((row) => row.tenant_id);
+  }
+
+  /**
+   * One delivery round of `channel`, for the tenant whose turn it is (the tenants with work looked for when none is
+   * left, or FIND_TENANTS_MS after the last look); the number of events it claimed.
+   */
+  private async round(channel: Channel, turn: Turn): Promise<number> {
+    if (!turn.tenants.length || Date.now() - turn.foundAt >= FIND_TENANTS_MS) {
+      const found = await this.tenantsWithWork(channel);
+      turn.foundAt = Date.now();
+      // Tenants in the turn keep their places; newly found ones join at the end.
+      const waiting = new Set(turn.tenants);
+      turn.tenants.push(...found.filter((tenant) => !waiting.has(tenant)));
+    }
+    const tenant = turn.tenants.shift();
+    if (tenant === undefined) return 0;
+    const claimedRows = await this.roundOf(channel, tenant);
+    // A full round may have left more: the tenant goes last, after the others' turns.
+    if (claimedRows === this.options.batchSize) turn.tenants.push(tenant);
+    return claimedRows;
+  }
+
+  /** One delivery round of `channel` for one tenant; the number of events it claimed. */
+  private async roundOf(channel: Channel, tenantId: string): Promise<number> {
     // Claimed in one short transaction, sent outside any, marked delivered in a second one.
-    const rows = await inTransaction(this.dataSource, (manager) => this.claim(manager, channel));
+    const rows = await inTransaction(this.dataSource, (manager) => this.claim(manager, channel, tenantId));
     if (!rows.length) return 0;
     const claimed = rows.map((row) => eventOf(row));
     const seqs = rows.map((row) => row.seq);
@@ -279,7 +342,10 @@ export class OutboxPublisher {
       await channel.send?.(rows, claimed);
     } catch (err) {
       // Released at once for the next round (or another replica), rather than after the lease.
-      await this.dataSource.query(`UPDATE outbox SET ${channel.leasedUntil} = NULL, ${channel.leasedBy} = NULL WHERE seq = ANY ($1::bigint[]) AND ${channel.leasedBy} = $2`, [seqs, this.replica]);
+      await this.dataSource.query(
+        `UPDATE outbox SET ${channel.leasedUntil} = NULL, ${channel.leasedBy} = NULL WHERE tenant_id = $1 AND seq = ANY ($2::bigint[]) AND ${channel.leasedBy} = $3`,
+        [tenantId, seqs, this.replica],
+      );
       throw err;
     }
     const [mineRows, mine] = await inTransaction(this.dataSource, async (manager) => {
@@ -288,8 +354,8 @@ export class OutboxPublisher {
       // TypeORM answers an UPDATE ... RETURNING as [rows, affected].
       const [marked] = (await manager.query(
         `UPDATE outbox SET ${channel.deliveredAt} = now(), ${channel.leasedUntil} = NULL
-          WHERE seq = ANY ($1::bigint[]) AND ${channel.leasedBy} = $2 AND ${channel.deliveredAt} IS NULL RETURNING seq`,
-        [seqs, this.replica],
+          WHERE tenant_id = $1 AND seq = ANY ($2::bigint[]) AND ${channel.leasedBy} = $3 AND ${channel.deliveredAt} IS NULL RETURNING seq`,
+        [tenantId, seqs, this.replica],
       )) as [{ seq: string }[], number];
       const markedSeqs = new Set(marked.map((row) => String(row.seq)));
       const keep = rows.map((row) => markedSeqs.has(String(row.seq)));
@@ -307,40 +373,40 @@ export class OutboxPublisher {
    * lacks and no other replica holds (locked or leased), then the later pending rows of those objects (which no other
    * replica takes while the first is pending), in `seq` order.
    */
-  private async claim(manager: EntityManager, channel: Channel): Promise<OutboxRow[]> {
+  private async claim(manager: EntityManager, channel: Channel, tenantId: string): Promise<OutboxRow[]> {
     const { deliveredAt, leasedUntil, leasedBy, filter } = channel;
     const pending = (alias: string) => `${alias}.${deliveredAt} IS NULL AND ${filter(alias)}`;
     const heads: { seq: string }[] = await manager.query(
       `SELECT o.seq FROM outbox o
-        WHERE ${pending('o')} AND (o.${leasedUntil} IS NULL OR o.${leasedUntil} < now())
+        WHERE o.tenant_id = $1 AND ${pending('o')} AND (o.${leasedUntil} IS NULL OR o.${leasedUntil} < now())
           AND NOT EXISTS (
             SELECT 1 FROM outbox p
-             WHERE ${pending('p')} AND p.tenant_id = o.tenant_id AND p.entity_type = o.entity_type
+             WHERE p.tenant_id = $1 AND ${pending('p')} AND p.entity_type = o.entity_type
                AND md5(p.entity_id) = md5(o.entity_id) AND p.entity_id = o.entity_id AND p.seq < o.seq)
         ORDER BY o.seq
-        LIMIT $1
+        LIMIT $2
         FOR UPDATE OF o SKIP LOCKED`,
-      [this.options.batchSize],
+      [tenantId, this.options.batchSize],
     );
     if (!heads.length) return [];
-    const rows: OutboxRow[] = await manager.query(
-      `SELECT o.seq, o.tenant_id, t.name AS tenant_name, o.kind, o.entity_type, o.entity_id, o.version, o.payload::text AS payload, o.created_at, o.events
+    const rows: Omit<OutboxRow, 'tenant_name'>[] = await manager.query(
+      `SELECT o.seq, o.tenant_id, o.kind, o.entity_type, o.entity_id, o.version, o.payload::text AS payload, o.created_at, o.events
          FROM outbox o
-         JOIN tenants t ON t.id = o.tenant_id
-        WHERE ${pending('o')}
-          AND (o.tenant_id, o.entity_type, md5(o.entity_id), o.entity_id) IN (
-            SELECT h.tenant_id, h.entity_type, md5(h.entity_id), h.entity_id FROM outbox h WHERE h.seq = ANY ($1::bigint[]))
+        WHERE o.tenant_id = $1 AND ${pending('o')}
+          AND (o.entity_type, md5(o.entity_id), o.entity_id) IN (
+            SELECT h.entity_type, md5(h.entity_id), h.entity_id FROM outbox h WHERE h.tenant_id = $1 AND h.seq = ANY ($2::bigint[]))
         ORDER BY o.seq
-        LIMIT $2
+        LIMIT $3
         FOR UPDATE OF o`,
-      [heads.map((h) => h.seq), this.options.batchSize],
+      [tenantId, heads.map((h) => h.seq), this.options.batchSize],
     );
-    await manager.query(`UPDATE outbox SET ${leasedUntil} = now() + $1 * interval '1 millisecond', ${leasedBy} = $2 WHERE seq = ANY ($3::bigint[])`, [
-      LEASE_MS,
-      this.replica,
-      rows.map((row) => row.seq),
-    ]);
-    return rows;
+    await manager.query(
+      `UPDATE outbox SET ${leasedUntil} = now() + $1 * interval '1 millisecond', ${leasedBy} = $2 WHERE tenant_id = $3 AND seq = ANY ($4::bigint[])`,
+      [LEASE_MS, this.replica, tenantId, rows.map((row) => row.seq)],
+    );
+    // The tenant's name (a shared table) read on its own: the statements on the outbox read and lock nothing else.
+    const [tenant]: { name: string }[] = await manager.query('SELECT name FROM tenants WHERE id = $1', [tenantId]);
+    return rows.map((row) => ({ ...row, tenant_name: tenant?.name ?? '' }));
   }
 
   /**
@@ -349,32 +415,43 @@ export class OutboxPublisher {
    */
   private async prune(): Promise<void> {
     this.lastPrune = Date.now();
+    const [{ mqtt }]: { mqtt: boolean }[] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM event_transports WHERE name = 'mqtt' AND seen_at > now() - $1 * interval '1 millisecond') AS mqtt`,
+      [TRANSPORT_GONE_MS],
+    );
+    // Of every tenant, without row locks: one statement on every shard of a distributed database.
     await this.dataSource.query(
       `DELETE FROM outbox
         WHERE published_at < now() - $1 * interval '1 millisecond'
-          AND (mqtt_published_at IS NOT NULL OR NOT events
-               OR NOT EXISTS (SELECT 1 FROM event_transports WHERE name = 'mqtt' AND seen_at > now() - $2 * interval '1 millisecond'))`,
-      [this.options.retentionMs, TRANSPORT_GONE_MS],
+          AND (mqtt_published_at IS NOT NULL OR NOT events OR NOT $2::boolean)`,
+      [this.options.retentionMs, mqtt],
     );
   }
 
   /** Events other replicas delivered reach this process's hub: announced by NOTIFY, read by id (still retained). */
   private announced(payload: string): void {
     if (this.hub.size === 0) return;
-    const { replica, seqs } = JSON.parse(payload) as { replica: string; seqs: string[] };
+    const { replica, tenant, seqs } = JSON.parse(payload) as { replica: string; tenant?: string; seqs: string[] };
     if (replica === this.replica) return;
-    this.delivered(seqs).then(
+    this.delivered(tenant, seqs).then(
       (events) => this.hub.emit(events),
       (err: unknown) => this.options.log.warn({ err: (err as Error).message }, 'could not read events another replica delivered'),
     );
   }
 
-  private async delivered(seqs: string[]): Promise<ChangeEvent[]> {
-    const rows: OutboxRow[] = await this.dataSource.query(
-      `SELECT o.seq, o.tenant_id, t.name AS tenant_name, o.kind, o.entity_type, o.entity_id, o.version, o.payload::text AS payload, o.created_at, o.events
-         FROM outbox o JOIN tenants t ON t.id = o.tenant_id WHERE o.seq = ANY ($1::bigint[]) AND o.events ORDER BY o.seq`,
-      [seqs],
-    );
+  /** The events of `seqs`, of `tenant` (announced by a replica of an earlier version without it: of any tenant). */
+  private async delivered(tenant: string | undefined, seqs: string[]): Promise<ChangeEvent[]> {
+    const columns = 'o.seq, o.tenant_id, t.name AS tenant_name, o.kind, o.entity_type, o.entity_id, o.version, o.payload::text AS payload, o.created_at, o.events';
+    const rows: OutboxRow[] =
+      tenant === undefined
+        ? await this.dataSource.query(
+            `SELECT ${columns} FROM outbox o JOIN tenants t ON t.id = o.tenant_id WHERE o.seq = ANY ($1::bigint[]) AND o.events ORDER BY o.seq`,
+            [seqs],
+          )
+        : await this.dataSource.query(
+            `SELECT ${columns} FROM outbox o JOIN tenants t ON t.id = o.tenant_id WHERE o.tenant_id = $1 AND o.seq = ANY ($2::bigint[]) AND o.events ORDER BY o.seq`,
+            [tenant, seqs],
+          );
     return rows.map((row) => eventOf(row));
   }
 }

@@ -130,7 +130,8 @@ const AASX_FIELDS = new Set(['kind', 'name', 'url', 'token', 'clientCredentials'
 const CLIENT_CREDENTIAL_FIELDS = new Set(['tokenUrl', 'clientId', 'clientSecret', 'scope', 'authMethod']);
 /** A scope: space-separated scope tokens (RFC 6749 3.3). */
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/;
-const SELECT = `SELECT t.*, (SELECT count(*) FROM push_jobs j WHERE j.tenant_id = t.tenant_id AND j.target_id = t.id) AS backlog FROM push_targets t`;
+/** Targets with their backlog, of the tenant `$1` (the count names the tenant: one shard on a distributed database). */
+const SELECT = `SELECT t.*, (SELECT count(*) FROM push_jobs j WHERE j.tenant_id = $1 AND j.target_id = t.id) AS backlog FROM push_targets t`;
 
 /**
  * Push targets of a tenant (the sphere service's `/push-targets`): an S3-compatible bucket that receives the AASX
@@ -229,11 +230,10 @@ export class PushTargetService {
       (event.entityType === 'AssetAdministrationShell' ? entry.shells : entry.submodels).add(event.entityId);
     }
     if (!changed.size) return;
-    const targets: { tenant_id: string; id: string }[] = await manager.query('SELECT tenant_id, id FROM push_targets WHERE tenant_id = ANY($1::uuid[])', [[...changed.keys()]]);
-    const targetsOf = new Map<string, string[]>();
-    for (const t of targets) targetsOf.set(t.tenant_id, [...(targetsOf.get(t.tenant_id) ?? []), t.id]);
-    for (const [tenantId, ids] of targetsOf) {
-      const { shells, submodels } = changed.get(tenantId)!;
+    for (const [tenantId, { shells, submodels }] of changed) {
+      const targets: { id: string }[] = await manager.query('SELECT id FROM push_targets WHERE tenant_id = $1', [tenantId]);
+      if (!targets.length) continue;
+      const ids = targets.map((t) => t.id);
       if (submodels.size) {
         const referencing: { id: string }[] = await manager.query('SELECT id FROM shells WHERE tenant_id = $1 AND submodel_ids && $2::text[]', [tenantId, [...submodels]]);
         for (const { id } of referencing) shells.add(id);

@@ -104,22 +104,52 @@ export class PushWorker {
     }
   }
 
-  /** One round: takes due jobs and pushes them; how many it took. */
+  /**
+   * One round: takes due jobs and pushes them; how many it took. The tenants with due jobs are found by a read
+   * without locks (the longest waiting first, as many as a round takes jobs), and the round's jobs are shared out
+   * among them, so a tenant with a large backlog never holds up another; each tenant's jobs are taken by statements
+   * that name it (on a database distributed by tenant, Citus, they go to that tenant's shard only).
+   */
   async runOnce(): Promise<number> {
-    // UPDATE and DELETE answer [rows, count] through TypeORM's driver.
-    const [jobs] = (await this.dataSource.query(
-      `WITH due AS (
-         SELECT tenant_id, target_id, shell_key FROM push_jobs
-          WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until <= now())
-          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-       UPDATE push_jobs j SET lease_until = now() + $2 * interval '1 millisecond'
-         FROM due, tenants t
-        WHERE j.tenant_id = due.tenant_id AND j.target_id = due.target_id AND j.shell_key = due.shell_key AND t.id = j.tenant_id
-       RETURNING j.tenant_id, t.name AS tenant_name, j.target_id, j.shell_key, j.shell_id, j.generation, j.attempts`,
-      [this.options.batchSize, this.options.leaseMs],
-    )) as [Job[], number];
+    const { batchSize } = this.options;
+    const tenants: { tenant_id: string; tenant_name: string }[] = await this.dataSource.query(
+      `SELECT d.tenant_id, t.name AS tenant_name
+         FROM (SELECT tenant_id, min(next_attempt_at) AS due FROM push_jobs
+                WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until <= now())
+                GROUP BY tenant_id ORDER BY min(next_attempt_at) LIMIT $1) d
+         JOIN tenants t ON t.id = d.tenant_id
+        ORDER BY d.due`,
+      [batchSize],
+    );
+    const jobs: Job[] = [];
+    for (const [i, tenant] of tenants.entries()) {
+      // An equal share of what is left for each tenant still to come.
+      const share = Math.ceil((batchSize - jobs.length) / (tenants.length - i));
+      if (share > 0) jobs.push(...(await this.take(tenant.tenant_id, tenant.tenant_name, share)));
+    }
     await Promise.all(jobs.map((job) => this.push(job)));
     return jobs.length;
+  }
+
+  /** Takes up to `limit` due jobs of a tenant, leased to this worker. */
+  private async take(tenantId: string, tenantName: string, limit: number): Promise<Job[]> {
+    return this.dataSource.transaction(async (manager) => {
+      const due: { target_id: string; shell_key: string }[] = await manager.query(
+        `SELECT target_id, shell_key FROM push_jobs
+          WHERE tenant_id = $1 AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until <= now())
+          ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [tenantId, limit],
+      );
+      if (!due.length) return [];
+      // UPDATE answers [rows, count] through TypeORM's driver.
+      const [taken] = (await manager.query(
+        `UPDATE push_jobs SET lease_until = now() + $2 * interval '1 millisecond'
+          WHERE tenant_id = $1 AND (target_id, shell_key) IN (SELECT * FROM unnest($3::uuid[], $4::text[]))
+          RETURNING tenant_id, target_id, shell_key, shell_id, generation, attempts`,
+        [tenantId, this.options.leaseMs, due.map((d) => d.target_id), due.map((d) => d.shell_key)],
+      )) as [Omit<Job, 'tenant_name'>[], number];
+      return taken.map((job) => ({ ...job, tenant_name: tenantName }));
+    });
   }
 
   private async push(job: Job): Promise<void> {

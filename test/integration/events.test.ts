@@ -344,6 +344,53 @@ describe('leases', () => {
   }, 60_000);
 });
 
+describe('tenants in turn', () => {
+  it("deliver a tenant's events while another tenant has a large backlog, in order per object", async () => {
+    const db = await freshDatabase('events_turns');
+    // A replica that writes and does not deliver, then a publisher with small rounds on the same database.
+    const writer = await startTestServer(db.url, { events: { ...testEvents, publish: false } });
+    let publisher: TestServer | undefined;
+    try {
+      const [busy, quiet] = [await writer.createTenant({ showcase: true }), await writer.createTenant({ showcase: true })];
+      const insert = (tenantId: string, from: number, count: number, objects: number) =>
+        writer.dataSource.query(
+          `INSERT INTO outbox (tenant_id, kind, entity_type, entity_id, version, payload, events)
+           SELECT $1, 'updated', 'Submodel', 'urn:events:turns:' || (i % $4), i, NULL, false FROM generate_series($2::int, $2::int + $3::int - 1) i`,
+          [tenantId, from, count, objects],
+        );
+      // 2,000 events of one tenant committed first, then the other tenant's 20 interleaved with 20 more of the first.
+      await insert(busy.id, 1, 2_000, 50);
+      for (let i = 0; i < 20; i++) {
+        await insert(quiet.id, i, 1, 3);
+        await insert(busy.id, 2_000 + i, 1, 50);
+      }
+      publisher = await startTestServer(db.url, { events: { ...testEvents, publish: true, pollMs: 100, batchSize: 10, retentionSeconds: 3_600 } });
+      const pending = async (tenantId: string) =>
+        Number((await writer.dataSource.query('SELECT count(*) AS n FROM outbox WHERE tenant_id = $1 AND published_at IS NULL', [tenantId]))[0].n);
+      await until(async () => (await pending(quiet.id)) === 0, "the quiet tenant's events delivered");
+      // Taken in commit order across tenants, the quiet tenant's events would have waited for all 2,000 before them.
+      const [{ before }] = await writer.dataSource.query(
+        `SELECT count(*)::int AS before FROM outbox WHERE tenant_id = $1 AND published_at < (SELECT max(published_at) FROM outbox WHERE tenant_id = $2)`,
+        [busy.id, quiet.id],
+      );
+      expect(before).toBeLessThan(1_000);
+      await until(async () => (await pending(busy.id)) === 0, "the busy tenant's events delivered");
+      // Each object's events delivered in order: no event of an object marked before an earlier one of it.
+      const [{ disorder }] = await writer.dataSource.query(
+        `SELECT count(*)::int AS disorder FROM outbox a JOIN outbox b
+            ON b.tenant_id = a.tenant_id AND b.entity_id = a.entity_id AND b.seq > a.seq AND b.published_at < a.published_at
+          WHERE a.tenant_id = ANY ($1::uuid[])`,
+        [[busy.id, quiet.id]],
+      );
+      expect(disorder).toBe(0);
+    } finally {
+      await publisher?.close();
+      await writer.close();
+      await db.drop();
+    }
+  }, 60_000);
+});
+
 describe('the transport message', () => {
   const event = (state: Record<string, unknown> | null): ChangeEvent => ({
     seq: '7',
