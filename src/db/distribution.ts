@@ -90,6 +90,8 @@ export async function distributeOnCitus(query: Query): Promise<string[]> {
     const colocateWith = table === COLOCATION_TABLE ? 'none' : COLOCATION_TABLE;
     await query('SELECT create_distributed_table($1, $2, colocate_with => $3)', [table, SHARD_KEY, colocateWith]);
   }
+  // Rows a table held before are copied to its shards; the coordinator's own copy goes.
+  for (const table of [...reference, ...distributed]) await query('SELECT truncate_local_data_after_distributing_table($1)', [table]);
   for (const key of keys) await query(`ALTER TABLE ${key.tab} ADD CONSTRAINT "${key.name}" ${key.def}`);
   return [...reference, ...distributed];
 }
