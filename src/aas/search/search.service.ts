@@ -88,7 +88,7 @@ export class SearchService {
       (SELECT s.seq, s.id, hit.ids AS submodel_ids FROM shells s
         CROSS JOIN LATERAL (
           SELECT array_agg(m.id ORDER BY m.seq) AS ids FROM submodels m
-           WHERE m.tenant_id = s.tenant_id
+           WHERE m.tenant_id = $1
              AND md5(m.id) = ANY (ARRAY(SELECT md5(r) FROM unnest(s.submodel_ids) AS r)) AND m.id = ANY (s.submodel_ids)
              AND (${condition.where})
         ) hit
