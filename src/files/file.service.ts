@@ -112,8 +112,8 @@ export class FileService {
         await m.insert(FileEntity, { ...entity, size: '0', sha256: '' });
         await this.blobs.write(m, key, content.chunks, contentType);
         const metadata = checkMetadata((await input.metadata) ?? {});
-        await m.update(FileEntity, { id: entity.id }, { size: String(content.size), sha256: content.sha256(), metadata });
-        return m.findOneByOrFail(FileEntity, { id: entity.id });
+        await m.update(FileEntity, { tenantId: tenant.id, id: entity.id }, { size: String(content.size), sha256: content.sha256(), metadata });
+        return m.findOneByOrFail(FileEntity, { tenantId: tenant.id, id: entity.id });
       };
       const stored = manager ? await write(manager) : await this.dataSource.transaction(write);
       return toRecord(stored, tenant);
@@ -123,7 +123,7 @@ export class FileService {
       const metadata = checkMetadata((await input.metadata) ?? {});
       const m = manager ?? this.dataSource.manager;
       await m.insert(FileEntity, { ...entity, size: String(content.size), sha256: content.sha256(), metadata });
-      return toRecord(await m.findOneByOrFail(FileEntity, { id: entity.id }), tenant);
+      return toRecord(await m.findOneByOrFail(FileEntity, { tenantId: tenant.id, id: entity.id }), tenant);
     } catch (err) {
       await this.blobs.remove(this.dataSource.manager, key).catch((e) => this.log?.warn({ err: e, key }, 'could not remove the content of a file that was not stored'));
       throw err;
@@ -137,11 +137,11 @@ export class FileService {
     const key = { ...keyOf(current), contentId: randomUUID() };
     const content = measured(input.stream);
     const commit = async (m: EntityManager) => {
-      const locked = await m.findOne(FileEntity, { where: { id: current.id }, lock: { mode: 'pessimistic_write' } });
+      const locked = await m.findOne(FileEntity, { where: { tenantId: tenant.id, id: current.id }, lock: { mode: 'pessimistic_write' } });
       if (!locked) throw fileNotFound(tfp);
       await m.update(
         FileEntity,
-        { id: current.id },
+        { tenantId: tenant.id, id: current.id },
         { contentId: key.contentId, size: String(content.size), sha256: content.sha256(), contentType, chunkSize: this.blobs.chunkSize, store: this.blobs.kind, version: locked.version + 1 },
       );
       return locked;
@@ -153,7 +153,7 @@ export class FileService {
           await input.ready;
           const old = await commit(m);
           await this.blobs.remove(m, keyOf(old));
-          return m.findOneByOrFail(FileEntity, { id: current.id });
+          return m.findOneByOrFail(FileEntity, { tenantId: tenant.id, id: current.id });
         })
         .catch((err) => {
           // The row went away while the new content was written (a delete won the race).
@@ -206,7 +206,7 @@ export class FileService {
       .createQueryBuilder()
       .update(FileEntity)
       .set({ metadata, version: () => 'version + 1' })
-      .where('id = :id', { id: entity.id })
+      .where('tenant_id = :tenant AND id = :id', { tenant: tenant.id, id: entity.id })
       .execute();
     if (!result.affected) throw fileNotFound(tfp);
     return this.get(tenant, tfp);
@@ -215,7 +215,7 @@ export class FileService {
   /** Deletes the file and its content for good; references to it are not checked (platform spec). */
   async delete(tenant: TenantEntity, tfp: string, holder?: FileHolder): Promise<void> {
     const { entity } = await this.row(tenant, tfp, holder);
-    const result = await this.dataSource.manager.delete(FileEntity, { id: entity.id });
+    const result = await this.dataSource.manager.delete(FileEntity, { tenantId: tenant.id, id: entity.id });
     if (!result.affected) throw fileNotFound(tfp);
     await this.blobs.removeDocument(tenant.id, entity.documentId).catch((err) => this.log?.warn({ err, tfp }, 'could not remove the content of a deleted file'));
   }

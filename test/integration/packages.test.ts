@@ -143,7 +143,7 @@ describe('AASX File Server', () => {
     const bytes = fs.readFileSync(path.join(DATA, packages[0]));
     const { packageId } = await json(send('POST', '/packages', form(bytes, packages[0])));
     expect(await listed()).toEqual(before);
-    const [{ file }] = await server.dataSource.query('SELECT file FROM aasx_packages WHERE id = $1', [packageId]);
+    const [{ file }] = await server.dataSource.query('SELECT file FROM aasx_packages WHERE tenant_id = $1 AND id = $2', [tenant.id, packageId]);
     const url = `${files}/${encodeURIComponent(file)}`;
     expect((await fetch(url)).status).toBe(404);
     expect((await fetch(`${url}/metadata`)).status).toBe(404);

@@ -295,4 +295,16 @@ describe('AAS Query Language over SQL', () => {
     expect(sql.where).not.toContain('ProductClass');
     expect(sql.params).toContain("'; DROP TABLE x; --");
   });
+
+  it("joins element rows on the caller's tenant parameter when given, so that every table of the statement names the tenant", () => {
+    const query = parseQuery(
+      cond({ $and: [{ $match: [{ $eq: [f(`${pc}.ProductClassId#value`), s('x')] }, { $eq: [f(`${pc}.ClassificationSystem#value`), s('y')] }] }, { $eq: [f('$sme.Serial#value'), s('1')] }] }),
+    );
+    const { where } = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: 2 });
+    const joins = where.match(/\be\d+\.tenant_id = \S+/g) ?? [];
+    expect(joins.length).toBeGreaterThan(0);
+    expect(new Set(joins.map((j) => j.replace(/^e\d+/, 'e')))).toEqual(new Set(['e.tenant_id = $1']));
+    // Without it, on the row's own tenant_id (statements with no tenant parameter of their own).
+    expect(toSql(query, 'submodels', { doc: 'm.doc', row: 'm', firstParam: 2 }).where).toContain('.tenant_id = m.tenant_id');
+  });
 });

@@ -40,7 +40,7 @@ describe('registry instance cache', () => {
       const base = `${server.url}/tenants/${tenant.name}/${name}/api/v3.0`;
       const probe = kind === 'aas-registry' ? `${base}/shell-descriptors` : `${base}/lookup/shells`;
       expect((await fetch(probe)).status).toBe(200);
-      await server.dataSource.query('DELETE FROM registry_instances WHERE id = $1', [created.id]);
+      await server.dataSource.query('DELETE FROM registry_instances WHERE tenant_id = $1 AND id = $2', [tenant.id, created.id]);
       const res =
         kind === 'aas-registry'
           ? await post(`${base}/shell-descriptors`, descriptor)

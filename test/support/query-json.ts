@@ -63,8 +63,8 @@ export const sorted = (ids: string[]) => [...ids].sort();
  * parsed and translated as the routes do, then evaluated by the database.
  */
 export async function runQuery(dataSource: DataSource, tenantId: string, target: QueryTarget, query: unknown): Promise<string[]> {
-  // The table aliased as the query routes alias it (`row`: the row `$sme` conditions join element rows on).
-  const options: SqlOptions = { doc: 'd.doc', row: 'd', firstParam: 2 } as SqlOptions;
+  // The table aliased as the query routes alias it (`row`: the row `$sme` conditions join element rows on), the tenant $1.
+  const options: SqlOptions = { doc: 'd.doc', row: 'd', tenant: '$1', firstParam: 2 };
   const sql = toSql(parseQuery(query), target, options);
   const rows: { id: string }[] = await dataSource.transaction(async (manager) => {
     // Without this, PostgreSQL JIT-compiles most of these plans (the row estimates of nested jsonb_path_query

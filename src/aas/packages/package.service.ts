@@ -64,7 +64,7 @@ export class PackageService {
         const file = await this.files.store(tenant, { fileName: upload.fileName, contentType: AASX_CONTENT_TYPE, stream: fs.createReadStream(upload.path), heldBy: HOLDER }, m);
         tfp = file.tfp;
         const inserted = await m.insert(AasxPackageEntity, { tenantId: tenant.id, file: file.tfp, fileName: file.fileName, aasIds });
-        return m.findOneByOrFail(AasxPackageEntity, { id: (inserted.identifiers[0] as { id: string }).id });
+        return m.findOneByOrFail(AasxPackageEntity, { tenantId: tenant.id, id: (inserted.identifiers[0] as { id: string }).id });
       });
       return describe(row);
     } catch (err) {
@@ -87,8 +87,8 @@ export class PackageService {
         old = locked.file;
         const file = await this.files.store(tenant, { fileName: upload.fileName, contentType: AASX_CONTENT_TYPE, stream: fs.createReadStream(upload.path), heldBy: HOLDER }, m);
         tfp = file.tfp;
-        await m.update(AasxPackageEntity, { id: packageId }, { file: file.tfp, fileName: file.fileName, aasIds, updatedAt: new Date() });
-        return m.findOneByOrFail(AasxPackageEntity, { id: packageId });
+        await m.update(AasxPackageEntity, { tenantId: tenant.id, id: locked.id }, { file: file.tfp, fileName: file.fileName, aasIds, updatedAt: new Date() });
+        return m.findOneByOrFail(AasxPackageEntity, { tenantId: tenant.id, id: locked.id });
       });
     } catch (err) {
       if (tfp) await this.files.discard(tenant, tfp).catch((e) => this.log?.warn({ err: e, tfp }, 'could not remove the file of a package that was not replaced'));

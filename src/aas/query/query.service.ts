@@ -47,7 +47,7 @@ export class QueryService {
   private async page(tenant: TenantEntity, target: RepositoryTarget, query: Query, limit: number, cursor?: string | null): Promise<Page<{ seq: string; id: string }>> {
     const list = `query:${target}`;
     const keyset = keysetQuery(list, [['d.tenant_id = ?', tenant.id]], [], limit, cursor);
-    const condition = toSql(query, target, { doc: 'd.doc', firstParam: keyset.params.length + 1, row: 'd' });
+    const condition = toSql(query, target, { doc: 'd.doc', firstParam: keyset.params.length + 1, row: 'd', tenant: '$1' });
     // keysetQuery writes the cursor's bound as `seq > $n`: unambiguous, `d` is the only row source of this level.
     const sql = `SELECT d.seq, d.id FROM ${condition.table} d WHERE ${keyset.where} AND (${condition.where}) ORDER BY d.seq LIMIT ${keyset.limitParam}`;
     const rows = await boundedRead<{ seq: string; id: string }>(this.dataSource, sql, [...keyset.params, ...condition.params], this.options.timeoutMs);

@@ -38,6 +38,12 @@ export interface SqlOptions {
   firstParam?: number;
   /** The SQL alias of the row (its `tenant_id` and `seq`), when the caller aliases the table: `$sme` conditions join element rows on it. */
   row?: string;
+  /**
+   * The SQL expression of the tenant id (the caller's parameter, e.g. `$1`): element rows are joined on it, so that
+   * every table of the statement names the tenant (Citus routes such a statement to the tenant's shard). Without
+   * it, on the row's `tenant_id`.
+   */
+  tenant?: string;
 }
 
 /**
@@ -62,7 +68,7 @@ export function toSql(query: Query, target: QueryTarget, options: SqlOptions = {
   const row = options.row ?? table;
   // The id columns are the document's only where the document is the row's own.
   const idColumns = IDENTIFIABLE_TABLES.has(target) && (options.doc === undefined || options.doc === `${row}.doc`);
-  const compiler = new Compiler(options.doc ?? 'doc', row, options.firstParam ?? 1, idColumns);
+  const compiler = new Compiler(options.doc ?? 'doc', row, options.tenant ?? `${row}.tenant_id`, options.firstParam ?? 1, idColumns);
   const where = compiler.condition(query.condition, new Map(), true);
   return { table, where, params: compiler.params };
 }
@@ -119,6 +125,8 @@ class Compiler {
   constructor(
     private readonly doc: string,
     private readonly row: string,
+    /** The tenant id's SQL expression (`SqlOptions.tenant`). */
+    private readonly tenant: string,
     private readonly firstParam: number,
     /** Whether the row is an identifiable's, whose `id` and `id_short` columns conditions may read. */
     private readonly idColumns: boolean,
@@ -154,7 +162,7 @@ class Compiler {
   /** The rows of `submodel_elements` an `$sme` pattern reads, joined to the submodel row, as `alias`. */
   private elementRows(pattern: ElementPattern, alias: string, sources: Sources): void {
     sources.from.push(`submodel_elements ${alias}`);
-    sources.where.push(`${alias}.tenant_id = ${this.row}.tenant_id`, `${alias}.submodel_seq = ${this.row}.seq`);
+    sources.where.push(`${alias}.tenant_id = ${this.tenant}`, `${alias}.submodel_seq = ${this.row}.seq`);
     if (pattern.idShort !== undefined) sources.where.push(`${alias}.id_short = ${this.param(pattern.idShort, 'text')}`);
     if (pattern.path !== undefined) sources.where.push(`${alias}.path ~ ${this.param(pattern.path, 'text')}`);
   }

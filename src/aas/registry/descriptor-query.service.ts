@@ -95,7 +95,7 @@ export class DescriptorQueryService {
       target: 'shellDescriptors',
       table: 'shells',
       alias: 's',
-      derived: (sql, apiUrl, attributes) => implicitShellDescriptor(sql, apiUrl, attributes),
+      derived: (sql, apiUrl, attributes, tenantParam) => implicitShellDescriptor(sql, apiUrl, attributes, tenantParam),
     });
     const docs = await this.shells.findMany(tenant, page.items);
     const found = page.items.flatMap((id): JsonObject[] => {
@@ -137,13 +137,14 @@ export class DescriptorQueryService {
       target: 'shellDescriptors' | 'submodelDescriptors';
       table: 'shells' | 'submodels';
       alias: string;
-      derived: (sql: Statement, apiUrl: string, attributes: ReadonlySet<string>) => string;
+      /** The derived descriptor's SQL; `tenantParam` is the tenant id's parameter, for the tables it reads. */
+      derived: (sql: Statement, apiUrl: string, attributes: ReadonlySet<string>, tenantParam: string) => string;
     },
   ): Promise<Page<string>> {
     const { list, alias: a } = of;
     const sql = new Statement([tenant.id]);
     const after = cursor == null ? '' : ` AND ${a}.seq > ${sql.param(seqAfter(list, cursor))}`;
-    const derived = of.derived(sql, this.implicit.apiUrlOf(tenant.name), attributesOf(query));
+    const derived = of.derived(sql, this.implicit.apiUrlOf(tenant.name), attributesOf(query), '$1');
     const where = sql.condition(query, of.target, 'x.doc');
     // OFFSET 0 keeps the derived descriptor a subquery of its own: computed once per row, not once per field.
     const rows = await this.read<{ seq: string; id: string }>(
@@ -270,9 +271,9 @@ function implicitSubmodelDescriptor(sql: Statement, m: string, apiUrl: string, a
 /**
  * The implicit descriptor of the shell row `s` as jsonb (implicit.service.ts `describeShell`): its idShort, id,
  * asset kind, type, global and specific asset ids, and (when read) its endpoint and the descriptors of the
- * submodels it references that the tenant stores, in the order of its references.
+ * submodels it references that the tenant (`tenantParam`, its id's parameter) stores, in the order of its references.
  */
-function implicitShellDescriptor(sql: Statement, apiUrl: string, attributes: ReadonlySet<string>): string {
+function implicitShellDescriptor(sql: Statement, apiUrl: string, attributes: ReadonlySet<string>, tenantParam: string): string {
   const info = `s.doc->'assetInformation'`;
   const members = [
     `'id', to_jsonb(s.id)`,
@@ -290,7 +291,7 @@ function implicitShellDescriptor(sql: Statement, apiUrl: string, attributes: Rea
     members.push(`'submodelDescriptors', (
       SELECT jsonb_agg(${implicitSubmodelDescriptor(sql, 'sm', apiUrl, new Set(attributes.has('submodelDescriptors.endpoints') ? ['endpoints'] : []))} ORDER BY r.ord)
         FROM jsonb_array_elements(CASE jsonb_typeof(s.doc->'submodels') WHEN 'array' THEN s.doc->'submodels' ELSE '[]'::jsonb END) WITH ORDINALITY AS r(ref, ord)
-        JOIN submodels sm ON sm.tenant_id = s.tenant_id AND md5(sm.id) = md5(r.ref->'keys'->0->>'value') AND sm.id = r.ref->'keys'->0->>'value'
+        JOIN submodels sm ON sm.tenant_id = ${tenantParam} AND md5(sm.id) = md5(r.ref->'keys'->0->>'value') AND sm.id = r.ref->'keys'->0->>'value'
         WHERE r.ref->>'type' = 'ModelReference' AND jsonb_array_length(r.ref->'keys') = 1 AND r.ref->'keys'->0->>'type' = 'Submodel')`);
   }
   return `jsonb_build_object(${members.join(', ')})`;

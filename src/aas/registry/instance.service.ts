@@ -89,7 +89,7 @@ export class RegistryInstanceService {
       if (ifMatch != null && !ifMatchAdmits(ifMatch, etagOf(row.seq, row.version))) {
         throw preconditionFailed(`Instance '${row.name}' has changed: If-Match does not match its current entity tag.`);
       }
-      await m.delete(RegistryInstanceEntity, { id: row.id });
+      await m.delete(RegistryInstanceEntity, { tenantId: tenant.id, id: row.id });
       return row;
     }).then((row) => this.cache.delete(cacheKey(tenant, row.name)));
   }

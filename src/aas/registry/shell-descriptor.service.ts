@@ -158,7 +158,7 @@ export class ShellDescriptorService {
       }
       const doc = decide(row?.doc ?? null);
       if (doc === null) {
-        await m.query('DELETE FROM shell_descriptors WHERE instance_id = $1 AND seq = $2', [instance.id, row.seq]);
+        await m.query('DELETE FROM shell_descriptors WHERE tenant_id = $1 AND instance_id = $2 AND seq = $3', [tenant.id, instance.id, row.seq]);
         return { json: row.doc, etag: etagOf(row.seq, row.version) };
       }
       const columns = columnsOf(doc);
@@ -171,10 +171,10 @@ export class ShellDescriptorService {
         return { json: doc, etag: etagOf(inserted[0].seq, 1) };
       }
       await m.query(
-        `UPDATE shell_descriptors SET id_short = $3, asset_kind = $4, asset_type = $5, global_asset_id = $6, asset_ids = $7::jsonb,
-           submodel_semantic_ids = $8::text[], doc = $9::jsonb, version = version + 1, updated_at = now()
-         WHERE instance_id = $1 AND seq = $2`,
-        [instance.id, row.seq, ...columns, JSON.stringify(doc)],
+        `UPDATE shell_descriptors SET id_short = $4, asset_kind = $5, asset_type = $6, global_asset_id = $7, asset_ids = $8::jsonb,
+           submodel_semantic_ids = $9::text[], doc = $10::jsonb, version = version + 1, updated_at = now()
+         WHERE tenant_id = $1 AND instance_id = $2 AND seq = $3`,
+        [tenant.id, instance.id, row.seq, ...columns, JSON.stringify(doc)],
       );
       return { json: doc, etag: etagOf(row.seq, row.version + 1) };
     };

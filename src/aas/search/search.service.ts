@@ -73,7 +73,7 @@ export class SearchService {
     const { index, query } = parseSearch(request);
     const list = `search:${index.name}`;
     const keyset = keysetQuery(list, [['s.tenant_id = ?', tenant.id]], [], limit, cursor);
-    const condition = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', firstParam: keyset.params.length + 1 });
+    const condition = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: keyset.params.length + 1 });
     // keysetQuery writes the cursor's bound as `seq > $n` (and the tenant as $1): in both branches only `s` has a seq
     // at that level. One of the two branches runs, as the one-time filter on `few` says (see the class comment).
     const few = this.options.fewSubmodels ?? FEW_SUBMODELS;
@@ -88,7 +88,7 @@ export class SearchService {
       (SELECT s.seq, s.id, hit.ids AS submodel_ids FROM shells s
         CROSS JOIN LATERAL (
           SELECT array_agg(m.id ORDER BY m.seq) AS ids FROM submodels m
-           WHERE m.tenant_id = s.tenant_id
+           WHERE m.tenant_id = $1
              AND md5(m.id) = ANY (ARRAY(SELECT md5(r) FROM unnest(s.submodel_ids) AS r)) AND m.id = ANY (s.submodel_ids)
              AND (${condition.where})
         ) hit
