@@ -296,6 +296,19 @@ describe('AAS Query Language over SQL', () => {
     expect(sql.params).toContain("'; DROP TABLE x; --");
   });
 
+  it('decides a $match with a false or type-error conjunct as FALSE itself, so no subquery carries a constant (Citus cannot plan one)', () => {
+    const typeError = { $eq: [n(1), s('x')] };
+    const inner = { $match: [{ $eq: [f('$sme.A#value'), s('x')] }, typeError] };
+    const query = parseQuery(cond({ $not: { $match: [inner, { $eq: [f('$sme.B#value'), s('y')] }] } }));
+    const { where, params } = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: 2 });
+    expect(where).toBe('TRUE');
+    expect(params).toEqual([]);
+    // Beside a live condition, the constant goes and the live one stays, with its parameters only.
+    const mixed = toSql(parseQuery(cond({ $or: [inner, { $eq: [f('$sm#idShort'), s('z')] }] })), 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: 2 });
+    expect(mixed.where).not.toMatch(/EXISTS|FALSE|NULL/);
+    expect(mixed.params).toEqual(['z']);
+  });
+
   it("joins element rows on the caller's tenant parameter when given, so that every table of the statement names the tenant", () => {
     const query = parseQuery(
       cond({ $and: [{ $match: [{ $eq: [f(`${pc}.ProductClassId#value`), s('x')] }, { $eq: [f(`${pc}.ClassificationSystem#value`), s('y')] }] }, { $eq: [f('$sme.Serial#value'), s('1')] }] }),

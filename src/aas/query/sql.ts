@@ -111,6 +111,8 @@ interface Constant {
 type Typed = { sql: string; type: ValueType | 'untyped'; columns?: Partial<Record<ValueType, string>> } | { error: true };
 
 const HEX_WIDTH = 64;
+/** A comparison of unknown truth: its operands' types do not fit (a type error is neither true nor false). */
+const UNKNOWN = 'NULL::boolean';
 const STRING_OPS = new Set(['$contains', '$starts-with', '$ends-with', '$regex']);
 const NUMBER = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?\s*$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/;
@@ -146,10 +148,24 @@ class Compiler {
   condition(c: Condition, bound: Bindings, positive: boolean): string {
     switch (c.kind) {
       case 'and':
-      case 'or':
-        return `(${c.items.map((i) => this.condition(i, bound, positive)).join(c.kind === 'and' ? ' AND ' : ' OR ')})`;
-      case 'not':
-        return `(NOT ${this.condition(c.item, bound, !positive)})`;
+      case 'or': {
+        // Constants are folded here, as PostgreSQL would (a false conjunct, a true disjunct decides), so that no
+        // subquery reaches PostgreSQL with a constant among its conditions, which it folds away with the subquery's
+        // joins: Citus cannot plan what is left. A constant carries no parameters (they are dropped with it).
+        const mark = this.params.length;
+        const [decides, neutral] = c.kind === 'and' ? ['FALSE', 'TRUE'] : ['TRUE', 'FALSE'];
+        const parts = c.items.map((i) => this.condition(i, bound, positive)).filter((part) => part !== neutral);
+        if (parts.includes(decides)) {
+          this.params.length = mark;
+          return decides;
+        }
+        if (!parts.length) return neutral;
+        return `(${parts.join(c.kind === 'and' ? ' AND ' : ' OR ')})`;
+      }
+      case 'not': {
+        const item = this.condition(c.item, bound, !positive);
+        return item === 'TRUE' ? 'FALSE' : item === 'FALSE' ? 'TRUE' : item === UNKNOWN ? UNKNOWN : `(NOT ${item})`;
+      }
       case 'boolean':
         return c.value ? 'TRUE' : 'FALSE';
       case 'match':
@@ -211,6 +227,7 @@ class Compiler {
    * inside the same document or row are bound to the same list element, as far as the fields share them.
    */
   private match(items: Condition[], outer: Bindings, positive: boolean): string {
+    const mark = this.params.length;
     const bound = new Map(outer);
     const sources: Sources = { from: [], where: [] };
     const fields: Field[] = [];
@@ -259,8 +276,20 @@ class Compiler {
       const { keyAliases } = this.from(listed[0].base, listed[0].chunks.slice(0, common), sources.from);
       for (const [key, alias] of keyAliases) bound.set(key, alias);
     }
-    const body = items.map((i) => this.condition(i, bound, positive)).join(' AND ');
-    if (!sources.from.length) return `(${body})`;
+    const conditions = items.map((i) => this.condition(i, bound, positive));
+    if (sources.from.length && conditions.some((condition) => condition === UNKNOWN || condition === 'FALSE')) {
+      // A conjunct false or of unknown truth (a type error): no row matches, so the EXISTS is false. Said here rather
+      // than left to PostgreSQL, which folds the subquery's joins away with it: Citus cannot plan what is left.
+      this.params.length = mark;
+      return 'FALSE';
+    }
+    if (conditions.includes('FALSE')) {
+      this.params.length = mark;
+      return 'FALSE';
+    }
+    const parts = conditions.filter((condition) => condition !== 'TRUE');
+    const body = parts.join(' AND ') || 'TRUE';
+    if (!sources.from.length) return !parts.length ? 'TRUE' : parts.length === 1 && parts[0] === UNKNOWN ? UNKNOWN : `(${body})`;
     return `EXISTS (SELECT 1 FROM ${sources.from.join(', ')} WHERE ${[...sources.where, `(${body})`].join(' AND ')})`;
   }
 
@@ -270,13 +299,13 @@ class Compiler {
     const mark = this.params.length;
     const invalid = () => {
       this.params.length = mark;
-      return 'NULL::boolean';
+      return UNKNOWN;
     };
     const stringOp = STRING_OPS.has(op);
     const [lt, rt] = [typeOf(left), typeOf(right)];
     let type: ValueType;
     if (stringOp) type = 'string';
-    else if (lt && rt && lt !== rt) return 'NULL::boolean';
+    else if (lt && rt && lt !== rt) return UNKNOWN;
     else type = lt ?? rt ?? 'string';
     const a = this.operand(left, type, bound, sources);
     if (a === null) return invalid();
