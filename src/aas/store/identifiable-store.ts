@@ -277,7 +277,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const { table } = this.spec;
     // A submodel's elements in the same statement as its head: one round trip.
     const elements = this.spec.elementRows
-      ? `, CASE WHEN ${usable} THEN ${docWithin('doc_bytes', '$3', elementsTextSql(`${table}.tenant_id`, `${table}.seq`))} END AS elements`
+      ? `, CASE WHEN ${usable} THEN ${docWithin('doc_bytes', '$3', elementsTextSql('$1', `${table}.seq`))} END AS elements`
       : '';
     const rows = await budgeted((remaining) =>
       readRows<{ seq: string; version: number; bytes: string; usable: boolean; doc: string | null; elements?: string | null }>(
