@@ -372,7 +372,8 @@ async function main(): Promise<void> {
   const run = randomBytes(4).toString('hex');
   const registry = () => benchRegistry({ server, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'registry') return finish(await registry(), 0, server, started);
-  const submodels = () => benchSubmodels({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable }, run);
+  const submodels = () =>
+    benchSubmodels({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'submodels') return finish(await submodels(), 0, server, started);
   const query = () => benchQuery({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'query') return finish(await query(), 0, server, started);

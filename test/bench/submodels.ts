@@ -1,4 +1,5 @@
 import type autocannon from 'autocannon';
+import pg from 'pg';
 import type { CannedResponse } from './bare-server';
 import type { Row, Target } from './run';
 
@@ -28,6 +29,8 @@ export interface BenchKit {
   startBareServer(canned: CannedResponse): Promise<Target>;
   canned(res: Response): Promise<CannedResponse>;
   printTable(rows: Row[], ratio: { header: string; of: (row: Row) => string }): void;
+  /** The server's database, for (e). */
+  databaseUrl?: string;
 }
 
 const COLLECTIONS = 100;
@@ -175,5 +178,52 @@ export async function benchSubmodels(kit: BenchKit, run: string): Promise<Row[]>
   console.log(`(b) GET ${DEEP_PATH}: ${pct(b.reqPerSec / bareB.reqPerSec)} of bare req/s; p50 ${(b.p50 / bareB.p50).toFixed(1)}x bare's`);
   console.log(`(c)/(d) PATCH $value, 10,000 vs 10 elements: ${(c.reqPerSec / d.reqPerSec).toFixed(3)} of the throughput (${(d.reqPerSec / c.reqPerSec).toFixed(1)}x slower); p50 ${(c.p50 / d.p50).toFixed(1)}x`);
   console.log(`(responses: (a) ${wholeBody.length} bytes, (b) ${deepBody.length} bytes; the big submodel's size is unchanged after the PATCHes)`);
+  if (kit.databaseUrl) await foreignKeyCost(kit, kit.databaseUrl, run);
   return rows;
+}
+
+const ELEMENTS_KEY = 'submodel_elements_submodel_fkey';
+const KEY_ROUNDS = 5;
+
+/**
+ * (e) What the element rows' foreign key to their submodel costs (it deletes them with their submodel, which a
+ * distributed database needs instead of a trigger): POST and DELETE of a 10,000-element submodel, one at a time,
+ * in rounds that alternate with the key and with the key dropped for the measurement (added again at the end).
+ */
+async function foreignKeyCost(kit: BenchKit, databaseUrl: string, run: string): Promise<void> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const times = { with: { post: [] as number[], del: [] as number[] }, without: { post: [] as number[], del: [] as number[] } };
+  try {
+    for (let round = 0; round < KEY_ROUNDS * 2; round++) {
+      const keyed = round % 2 === 0;
+      if (!keyed) await db.query(`ALTER TABLE submodel_elements DROP CONSTRAINT ${ELEMENTS_KEY}`);
+      try {
+        const doc = { ...bigSubmodel(run), id: `urn:bench:keys:${run}:${round}` };
+        const body = JSON.stringify(doc);
+        const path = `${kit.apiPath}/submodels/${Buffer.from(doc.id).toString('base64url')}`;
+        let started = performance.now();
+        await expectStatus(await fetch(`${kit.server.url}${kit.apiPath}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }), 201, 'POST for (e)');
+        times[keyed ? 'with' : 'without'].post.push(performance.now() - started);
+        started = performance.now();
+        await expectStatus(await fetch(`${kit.server.url}${path}`, { method: 'DELETE' }), 204, 'DELETE for (e)');
+        times[keyed ? 'with' : 'without'].del.push(performance.now() - started);
+      } finally {
+        if (!keyed) {
+          await db.query(`ALTER TABLE submodel_elements ADD CONSTRAINT ${ELEMENTS_KEY}
+            FOREIGN KEY (tenant_id, submodel_seq) REFERENCES submodels (tenant_id, seq) ON DELETE CASCADE`);
+        }
+      }
+    }
+  } finally {
+    await db.end();
+  }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  const line = (what: string, key: 'post' | 'del') => {
+    const [withKey, without] = [median(times.with[key]), median(times.without[key])];
+    console.log(`  ${what}: ${withKey.toFixed(0)} ms with the key, ${without.toFixed(0)} ms without: ${(withKey / without).toFixed(2)}x`);
+  };
+  console.log(`\n(e) the element rows' foreign key to their submodel, 10,000 elements, median of ${KEY_ROUNDS} alternating rounds:`);
+  line('POST submodel', 'post');
+  line('DELETE submodel', 'del');
 }
