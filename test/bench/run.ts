@@ -305,6 +305,7 @@ function scaleOut(log: LogCounts, run: string): Promise<Row[]> {
       measure,
       printTable,
       rotating,
+      settle: waitIdle,
       cleanup: (step) => cleanups.push(step),
     },
     run,
