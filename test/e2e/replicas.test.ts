@@ -31,9 +31,11 @@ const NAMES = ['r1', 'r2', 'r3'];
 const TOPIC = 'aas-repository/default/shells/+';
 
 const DATABASE = process.env.DATABASE_URL;
+// Said once, as the tools line of the run says what it skips for want of haproxy.
+if (!DATABASE) console.warn('test/e2e/replicas.test.ts skipped: it needs DATABASE_URL (a PostgreSQL server); the embedded database serves one process.');
 
 describe.skipIf(!DATABASE || !hasTools('haproxy'))(
-  `three replicas behind HAProxy${DATABASE ? '' : ' (skipped: needs DATABASE_URL, a PostgreSQL server; the embedded database serves one process)'}`,
+  'three replicas behind HAProxy',
   () => {
     let db: FreshDatabase;
     let broker: Broker;
