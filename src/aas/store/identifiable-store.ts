@@ -227,7 +227,8 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   /**
    * A write of `key` in the transaction of `manager`, for the read cache (CacheSync): marked pending here, and the
    * select-list item and parameters (from `$param` on) the statement that locks the row adds to announce it to other
-   * replicas. That notification goes only if the row exists, and only when the transaction commits.
+   * replicas. That notification goes only if the row exists (a create sends it with its INSERT), and only when the
+   * transaction commits.
    */
   private writing(manager: EntityManager, key: string, param: number): [notify: string, params: string[]] {
     this.sync?.writing(manager, key);
@@ -581,10 +582,13 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       let version: number;
       let pushes: boolean;
       if (change.kind === 'created') {
+        // The row is new, so the SELECT above announced nothing: the INSERT does, for the cached list pages of other
+        // replicas, which would otherwise miss the new identifiable.
+        const announce = notifyParams.length ? `, pg_notify('${CHANGED_CHANNEL}', $${3 + columns.params.length}) AS notified` : '';
         const [inserted]: { seq: string; pushes: boolean }[] = await manager.query(
           `INSERT INTO ${table} (tenant_id, id, version, ${columns.names.join(', ')}) VALUES ($1, $2, 1, ${columns.values.join(', ')})
-            RETURNING seq, ${HAS_PUSH_TARGETS} AS pushes`,
-          [tenant.id, id, ...columns.params],
+            RETURNING seq, ${HAS_PUSH_TARGETS} AS pushes${announce}`,
+          [tenant.id, id, ...columns.params, ...notifyParams],
         );
         [seq, version, pushes] = [inserted.seq, 1, inserted.pushes];
       } else {
