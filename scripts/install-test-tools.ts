@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { debianPackages, missingTools } from '../test/support/system-tools';
 
 /**
- * `npm test` runs this first (pretest): it installs the Debian packages that some tests start (chromium, curl, jq)
+ * `npm test` runs this first (pretest): it installs the Debian packages that some tests start (chromium, curl, jq, haproxy)
  * when they are missing and it can, as root with apt-get. Otherwise it changes nothing, and the tests that need them
  * are skipped with one line that says how to enable them (test/support/system-tools.ts).
  */

@@ -48,6 +48,8 @@ export interface AppDeps {
   log: Logger;
   /** Who the client of a request is (TRUST_PROXY). */
   clients: ClientAddresses;
+  /** Whether the process is stopping (SHUTDOWN_DRAIN_MS): readiness answers 503 so that load balancers stop sending. */
+  draining?: () => boolean;
 }
 
 export interface App {
@@ -164,6 +166,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ctx.body = { status: 'UP' };
   });
   health.get('/health/ready', async (ctx) => {
+    if (deps.draining?.()) {
+      ctx.status = 503;
+      ctx.body = { status: 'DOWN', reason: 'shutting down' };
+      return;
+    }
     try {
       await deps.dataSource.query('SELECT 1');
       ctx.body = { status: 'UP', database: 'UP' };

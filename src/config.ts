@@ -52,6 +52,8 @@ export interface Config {
   logLevel: string;
   /** Grace period for in-flight requests on SIGINT/SIGTERM. */
   shutdownTimeoutMs: number;
+  /** On SIGINT/SIGTERM, how long to go on serving (readiness 503, every answer closing its connection) before the stop. */
+  shutdownDrainMs: number;
   auth: AuthConfig;
   /** Whether the `default` tenant created on the first start runs in showcase mode (no token needed). */
   defaultTenantShowcase: boolean;
@@ -359,6 +361,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 600_000),
     auth: {
       audience: env.AUTH_AUDIENCE || 'asset-platform',
       algorithms,

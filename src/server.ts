@@ -207,13 +207,19 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   pushWorker?.start();
 
   const schema = await buildAppSchema();
-  const app = await createApp({ config, schema, services, dataSource, log, clients });
+  let draining = false;
+  const app = await createApp({ config, schema, services, dataSource, log, clients, draining: () => draining });
   const server = http.createServer({
     // A real client sends its headers at once and its body at network speed; one that trickles them holds a
     // connection, so both have deadlines (checked every second), and one address holds a bounded number of connections.
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     connectionsCheckingInterval: 1_000,
+  });
+  // While draining, every answer closes its connection: a load balancer never finds a kept-alive connection that
+  // the stop closes under a request it has just sent (a POST it could not send again).
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close');
   });
   server.on('request', limitConnectionsPerClient(server, config.maxConnectionsPerClient, clients, log, app.koa.callback()));
   const subscriptions = serveSubscriptions(server, schema, services, log);
@@ -242,6 +248,11 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      draining = true;
+      if (config.shutdownDrainMs) {
+        log.info({ ms: config.shutdownDrainMs }, 'shutting down: draining (readiness 503, connections closed after each answer)');
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      }
       log.info('shutting down: no new connections, finishing in-flight requests');
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       await subscriptions.close();

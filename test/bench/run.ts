@@ -20,6 +20,7 @@ import { benchDatabaseUrl, benchRegistry } from './registry';
 import { benchQuery } from './query';
 import { benchPeer, type OurDatabase } from './peer';
 import { printColumns } from './table';
+import { benchScaleOut } from './scaleout';
 
 /**
  * `npm run bench`: starts the built server as a child process (on DATABASE_URL in a fresh database of its
@@ -43,6 +44,8 @@ import { printColumns } from './table';
  * `BENCH_ONLY=events` runs the change-event bench of `events.ts` alone (writes with events off and on, latency to MQTT).
  * `BENCH_ONLY=package` runs the import and export of the largest real package (`package.ts`) alone: on PostgreSQL
  * when DATABASE_URL is set, then on the embedded database, each in a fresh database of its own.
+ * `BENCH_ONLY=scaleout` runs the scale-out line of `scaleout.ts` alone: three replicas on a fresh database of the
+ * DATABASE_URL server, cold GET by id and POST through HAProxy with 1, 2 and 3 of them (skipped without DATABASE_URL or haproxy).
  */
 /**
  * `npm run bench -- --peer URL` runs the workloads of `peer.ts` alone, on the AAS server at URL and on this server:
@@ -52,8 +55,8 @@ const peerAt = process.argv.indexOf('--peer');
 const PEER_URL = peerAt >= 0 ? process.argv[peerAt + 1] : undefined;
 if (peerAt >= 0 && !PEER_URL?.match(/^https?:\/\//)) throw new Error('--peer takes the URL of an AAS server, e.g. --peer http://localhost:8081');
 const ONLY = PEER_URL ? 'peer' : process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package'].includes(ONLY)) {
-  throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events' or 'package', got '${ONLY}'`);
+if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout'].includes(ONLY)) {
+  throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package' or 'scaleout', got '${ONLY}'`);
 }
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
@@ -291,6 +294,24 @@ function rotating(paths: string[]): autocannon.Request {
   return { method: 'GET', setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) };
 }
 
+/** The scale-out line (`scaleout.ts`): replicas of their own on a fresh database, their log lines counted in `log`. */
+function scaleOut(log: LogCounts, run: string): Promise<Row[]> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-bench-'));
+  cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  return benchScaleOut(
+    {
+      database: async () => (await freshDatabase(dataDir)).env,
+      startServer: (env) => startServer({ ...env, DATA_DIR: dataDir, ...benchClientEnv() }, log),
+      measure,
+      printTable,
+      rotating,
+      settle: waitIdle,
+      cleanup: (step) => cleanups.push(step),
+    },
+    run,
+  );
+}
+
 /** The rows, with a ratio column: `ratio.of` says what each row's req/s is against. */
 function printTable(rows: Row[], ratio: { header: string; of: (row: Row) => string }): void {
   const header = ['', 'req/s', 'p50 ms', 'p99 ms', ratio.header, 'CPU µs/req', 'failed'];
@@ -359,6 +380,11 @@ async function main(): Promise<void> {
     });
     console.log(`\n${lines.join('\n')}`);
     return finish([], 0, { log }, started);
+  }
+  if (ONLY === 'scaleout') {
+    console.log(`asset-platform bench: scale-out; server log level ${LOG_LEVEL}; ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per measurement; node ${process.version}, ${os.availableParallelism()} cores`);
+    const log: LogCounts = new Map();
+    return finish(await scaleOut(log, randomBytes(4).toString('hex')), 0, { log }, started);
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-bench-'));
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -450,6 +476,7 @@ async function main(): Promise<void> {
   await files();
   rows.push(...(await registry()));
   rows.push(...(await query()));
+  rows.push(...(await scaleOut(server.log, run)));
   finish(rows, loadFailures, server, started);
 }
 

@@ -82,4 +82,27 @@ describe('the server process on the embedded database', () => {
       expect(await stop(second, 'SIGINT')).toBe(0);
     }
   });
+
+  it('drains for SHUTDOWN_DRAIN_MS before it stops: readiness 503, requests still served, each closing its connection', async () => {
+    const proc = await startServerProcess(dataDir, { env: () => ({ SHUTDOWN_DRAIN_MS: '1500' }) });
+    const api = `${proc.url}/tenants/default/api/v3.0`;
+    const get = (url: string) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        http.get(url, { agent: new http.Agent({ keepAlive: true }) }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        }).on('error', reject);
+      });
+    expect(await get(`${api}/shells`)).toEqual({ status: 200, connection: 'keep-alive' });
+    const stoppedAt = Date.now();
+    const exited = stop(proc, 'SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A load balancer's health check takes it out; what it still sends meanwhile is answered, on a connection that closes.
+    expect((await get(`${proc.url}/health/ready`)).status).toBe(503);
+    expect(await get(`${api}/shells`)).toEqual({ status: 200, connection: 'close' });
+    const created = await fetch(`${api}/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:process:drain')) });
+    expect(created.status).toBe(201);
+    expect(await exited).toBe(0);
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(1_500);
+  });
 });

@@ -231,6 +231,23 @@ describe.skipIf(!process.env.DATABASE_URL)('read cache across replicas: two serv
     console.log(`another process saw the write after: shell ${shellMs} ms, list ${listMs} ms, element value ${elementMs} ms (polled every 10 ms)`);
   }, 60_000);
 
+  it("a create on one process shows in the other's cached list pages within the bound", async () => {
+    const ids = (body: any) => body.result.map((s: { id: string }) => s.id) as string[];
+    for (const [kind, collection, make] of [
+      ['shell', 'shells', (id: string) => sampleShell(id)],
+      ['submodel', 'submodels', (id: string) => submodel(id, 'v')],
+      ['concept description', 'concept-descriptions', conceptDescription],
+    ] as const) {
+      const listOnB = `${on(b.url)}/${collection}`;
+      expect((await send('POST', `${on(a.url)}/${collection}`, make(`urn:cache:listed:${collection}:1`))).status).toBe(201);
+      await within(listOnB, (body) => ids(body).includes(`urn:cache:listed:${collection}:1`), BOUND_MS);
+      // B's page is cached now; a create through A must reach it as an update does.
+      expect(ids((await read(listOnB)).body)).toContain(`urn:cache:listed:${collection}:1`);
+      expect((await send('POST', `${on(a.url)}/${collection}`, make(`urn:cache:listed:${collection}:2`))).status, kind).toBe(201);
+      await within(listOnB, (body) => ids(body).includes(`urn:cache:listed:${collection}:2`), BOUND_MS);
+    }
+  }, 60_000);
+
   it('serves nothing cached while its LISTEN connection is lost, and caches again once it listens again', async () => {
     const id = 'urn:cache:lost';
     const onB = `${on(b.url)}/shells/${b64(id)}`;

@@ -24,14 +24,17 @@ export function killAll(): void {
 export interface SpawnServerOptions extends Pick<SpawnOptions, 'uid' | 'gid'> {
   /** More environment, given the server's URL (e.g. PUBLIC_URL, BOOTSTRAP_CLIENT_ID). */
   env?: (url: string) => NodeJS.ProcessEnv;
+  /** The port to listen on (a replica restarted behind a load balancer keeps its own); a free one when not given. */
+  port?: number;
 }
 
 /**
  * Spawns the server as `npm start` and the Docker image run it (not under vitest's NODE_ENV=test, where libraries
- * behave otherwise) on the embedded database in `dataDir`, on a free port.
+ * behave otherwise) on the embedded database in `dataDir`, on a free port. `env` may name a PostgreSQL server's
+ * `DATABASE_URL` instead (several processes on one database).
  */
-export async function spawnServer(dataDir: string, { env: moreEnv, ...options }: SpawnServerOptions = {}): Promise<ServerProcess> {
-  const port = await freePort();
+export async function spawnServer(dataDir: string, { env: moreEnv, port: given, ...options }: SpawnServerOptions = {}): Promise<ServerProcess> {
+  const port = given ?? (await freePort());
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete env.DATABASE_URL;
   delete env.DEFAULT_TENANT_SHOWCASE;

@@ -13,6 +13,7 @@ const TOOLS = {
   chromium: { present: () => fs.existsSync(CHROMIUM), debian: 'chromium', tests: ['test/e2e/console-browser.test.ts'] },
   curl: { present: () => onPath('curl'), debian: 'curl', tests: ['test/e2e/provision.test.ts (docker/provision.sh)', 'test/e2e/first-five-minutes.test.ts (the README)'] },
   jq: { present: () => onPath('jq'), debian: 'jq', tests: ['test/e2e/provision.test.ts (docker/provision.sh)'] },
+  haproxy: { present: () => onPath('haproxy'), debian: 'haproxy', tests: ['test/e2e/replicas.test.ts (replicas behind a load balancer)', 'npm run bench (its scale-out line)'] },
   // Docker is not a Debian package here: its Compose plugin comes from Docker's own packages.
   'docker compose': { present: () => spawnSync('docker', ['compose', 'version']).status === 0, debian: undefined, tests: ['test/e2e/provision.test.ts (docker/compose.yaml)'] },
 };

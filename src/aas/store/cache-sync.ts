@@ -21,8 +21,9 @@ export interface CacheSyncOptions {
  * transaction (`writing`), and the transaction's end (TypeORM's commit and rollback events of the outermost
  * transaction) settles it, before the write returns to its caller. Across replicas (PostgreSQL): the write of a
  * stored identifiable sends `pg_notify('identifiable_changed', ...)` in its transaction (`notification`), which
- * PostgreSQL delivers to every listener when, and only if, it commits; each replica invalidates what it hears. (A
- * create needs no notification: nothing caches an identifiable that did not exist.) The cache serves only while the LISTEN connection is up: it
+ * PostgreSQL delivers to every listener when, and only if, it commits; each replica invalidates what it hears. A
+ * create sends one too: nothing caches the identifiable that did not exist, but the cached list pages of its kind
+ * must show it. The cache serves only while the LISTEN connection is up: it
  * starts disabled, and a lost connection (closed, failed, or silent past its heartbeat) empties and disables it until
  * it listens again.
  */
@@ -74,7 +75,7 @@ export class CacheSync {
 
   /**
    * The payload of the notification that announces a change of `key` to other replicas, which the write path sends
-   * with `pg_notify(CHANGED_CHANNEL, payload)` in its transaction, once it has locked the row; undefined where there
+   * with `pg_notify(CHANGED_CHANNEL, payload)` in its transaction, once it has locked or created the row; undefined where there
    * are no other replicas (the embedded database).
    */
   notification(key: string): string | undefined {

@@ -226,8 +226,8 @@ export class IdentifiableStore<E extends ObjectLiteral> {
 
   /**
    * A write of `key` in the transaction of `manager`, for the read cache (CacheSync): marked pending here. Once the
-   * write has locked the row (so only where it exists), `announce` tells the other replicas, by a notification that
-   * PostgreSQL delivers only when the transaction commits. It is a statement of its own, naming no table: on Citus
+   * write has locked the row, or created it (for the cached list pages, which would miss it), `announce` tells the
+   * other replicas, by a notification that PostgreSQL delivers only when the transaction commits. It is a statement of its own, naming no table: on Citus
    * the coordinator runs it, where the replicas listen, never a worker in the middle of a two-phase commit, which
    * refuses a transaction that notified.
    */
@@ -592,6 +592,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
             RETURNING seq`,
           [tenant.id, id, ...columns.params],
         );
+        await writing.announce();
         [seq, version, pushes] = [inserted.seq, 1, undefined];
       } else {
         await manager.query(
