@@ -286,10 +286,14 @@ export class OutboxPublisher {
     });
   }
 
-  /** Says that a replica with this transport runs (at most every TRANSPORT_SEEN_MS). */
+  /**
+   * Says that a replica with this transport runs (at most every TRANSPORT_SEEN_MS). The update takes the inserted
+   * row's time: Citus refuses a function that is not IMMUTABLE (`now()`) in the DO UPDATE of a distributed or
+   * reference table.
+   */
   private async seen(transport: string): Promise<void> {
     if (Date.now() - this.lastSeen < TRANSPORT_SEEN_MS) return;
-    await this.dataSource.query('INSERT INTO event_transports (name, seen_at) VALUES ($1, now()) ON CONFLICT (name) DO UPDATE SET seen_at = now()', [transport]);
+    await this.dataSource.query('INSERT INTO event_transports (name, seen_at) VALUES ($1, now()) ON CONFLICT (name) DO UPDATE SET seen_at = excluded.seen_at', [transport]);
     this.lastSeen = Date.now();
   }
 

@@ -31,10 +31,15 @@ const NAMES = ['r1', 'r2', 'r3'];
 const TOPIC = 'aas-repository/default/shells/+';
 
 const DATABASE = process.env.DATABASE_URL;
+/**
+ * An empty database to run the replicas on as it is, instead of a fresh one on DATABASE_URL's server: a database
+ * distributed by tenant on a Citus coordinator (docs/scale-out.md), which a plain CREATE DATABASE does not make.
+ */
+const GIVEN_DATABASE = process.env.REPLICAS_DATABASE_URL;
 // Said once, as the tools line of the run says what it skips for want of haproxy.
-if (!DATABASE) console.warn('test/e2e/replicas.test.ts skipped: it needs DATABASE_URL (a PostgreSQL server); the embedded database serves one process.');
+if (!DATABASE && !GIVEN_DATABASE) console.warn('test/e2e/replicas.test.ts skipped: it needs DATABASE_URL (a PostgreSQL server); the embedded database serves one process.');
 
-describe.skipIf(!DATABASE || !hasTools('haproxy'))(
+describe.skipIf((!DATABASE && !GIVEN_DATABASE) || !hasTools('haproxy'))(
   'three replicas behind HAProxy',
   () => {
     let db: FreshDatabase;
@@ -76,7 +81,7 @@ describe.skipIf(!DATABASE || !hasTools('haproxy'))(
       });
 
     beforeAll(async () => {
-      db = await freshDatabase('replicas');
+      db = GIVEN_DATABASE ? { url: GIVEN_DATABASE, drop: async () => {} } : await freshDatabase('replicas');
       broker = await startBroker();
       sub = await subscribe(broker.url, [TOPIC], `replicas-${randomUUID()}`);
       sinkPort = await freePort();
