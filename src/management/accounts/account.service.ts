@@ -113,9 +113,11 @@ export class AccountService {
     const oneTimePassword = newSecretValue();
     const passwordHash = await hashSecret(oneTimePassword);
     await this.dataSource.transaction(async (manager) => {
-      await manager.query('UPDATE accounts SET password_hash = $2, must_change_password = true, tokens_revoked_at = clock_timestamp(), updated_at = now() WHERE id = $1', [
+      // Revoked as of this process's clock, which stamps the tokens' `iat` (and no VOLATILE function, which Citus refuses).
+      await manager.query('UPDATE accounts SET password_hash = $2, must_change_password = true, tokens_revoked_at = $3, updated_at = now() WHERE id = $1', [
         account.id,
         passwordHash,
+        new Date(),
       ]);
       // oidc-provider's rows that name the account: sessions, grants, codes, and logins waiting for a password change.
       await manager.query(

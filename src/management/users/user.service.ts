@@ -78,10 +78,12 @@ export class UserService {
       if (!removed.affected) throw notFound(`User '${userId}' not found in this organization.`);
       await removePrincipalFrom(manager, organizationId, 'user', userId);
       await assertOwnerRemains(manager, organizationId);
-      // Out of its last organization, the user's tokens end (it may log in again, as a newcomer does).
+      // Out of its last organization, the user's tokens end (it may log in again, as a newcomer does). The time is this
+      // process's clock, which also stamps the tokens' `iat`, passed in: Citus refuses a VOLATILE clock_timestamp()
+      // in an UPDATE of a reference table.
       await manager.query(
-        'UPDATE accounts SET tokens_revoked_at = clock_timestamp() WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM organization_users WHERE account_id = $1)',
-        [userId],
+        'UPDATE accounts SET tokens_revoked_at = $2 WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM organization_users WHERE account_id = $1)',
+        [userId, new Date()],
       );
     });
   }
