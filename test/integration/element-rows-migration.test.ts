@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ElementRows1764700000000 } from '../../migrations/1764700000000-ElementRows';
+import { runMigrations } from '../../src/db/data-source';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 import { expectedItems } from '../support/corpus';
 import { FreshDatabase, freshDatabase } from '../support/fresh-database';
 
 /**
  * The migration that moves submodel elements into rows (1764700000000-ElementRows), down and up again over
- * documents stored before it: the whole documents read the same afterwards, and the rows are what the store
+ * documents stored before it (the migrations after it undone first and run again after): the whole documents read the same afterwards, and the rows are what the store
  * writes. It runs in a database of its own (down and up touch every submodel): a fresh PostgreSQL database when
  * DATABASE_URL is set, else an embedded one.
  */
@@ -57,6 +58,16 @@ describe('migration 1764700000000-ElementRows', () => {
     expect(rowsBefore.length).toBeGreaterThan(8);
 
     const migration = new ElementRows1764700000000();
+    // The migrations after it are undone first, newest first (as `npm run migration:revert` does), and run again at
+    // the end: its down and up run on the schema they were written for.
+    const undone: string[] = [];
+    for (;;) {
+      const [last]: { name: string }[] = await server.dataSource.query('SELECT name FROM migrations ORDER BY id DESC LIMIT 1');
+      if (last.name === migration.name) break;
+      undone.push(last.name);
+      await server.dataSource.undoLastMigration({ transaction: 'each' });
+    }
+    expect(undone.length).toBeGreaterThan(0);
     const runner = server.dataSource.createQueryRunner();
     try {
       await migration.down(runner);
@@ -67,6 +78,7 @@ describe('migration 1764700000000-ElementRows', () => {
     } finally {
       await runner.release();
     }
+    expect((await runMigrations(server.dataSource)).reverse()).toEqual(undone);
     // Up: the same rows the store wrote, the same documents read.
     const rowsAfter = await server.dataSource.query('SELECT tenant_id, submodel_seq, ord::text, path, id_short, model_type, semantic_key, v_text, v_num::text, v_time, json FROM submodel_elements ORDER BY 1, 2, ord');
     expect(rowsAfter).toEqual(rowsBefore);
