@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ElementRows1764700000000 } from '../../migrations/1764700000000-ElementRows';
-import { runMigrations } from '../../src/db/data-source';
+import { withLaterMigrationsUndone } from '../support/migration-steps';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 import { expectedItems } from '../support/corpus';
 import { FreshDatabase, freshDatabase } from '../support/fresh-database';
@@ -58,27 +58,20 @@ describe('migration 1764700000000-ElementRows', () => {
     expect(rowsBefore.length).toBeGreaterThan(8);
 
     const migration = new ElementRows1764700000000();
-    // The migrations after it are undone first, newest first (as `npm run migration:revert` does), and run again at
-    // the end: its down and up run on the schema they were written for.
-    const undone: string[] = [];
-    for (;;) {
-      const [last]: { name: string }[] = await server.dataSource.query('SELECT name FROM migrations ORDER BY id DESC LIMIT 1');
-      if (last.name === migration.name) break;
-      undone.push(last.name);
-      await server.dataSource.undoLastMigration({ transaction: 'each' });
-    }
+    // Its down and up on the schema they were written for: the migrations after it undone first, run again after.
+    const undone = await withLaterMigrationsUndone(server.dataSource, migration.name, async () => {
+      const runner = server.dataSource.createQueryRunner();
+      try {
+        await migration.down(runner);
+        // Down: the documents hold their elements again, as before the migration.
+        const [nested] = await server.dataSource.query(`SELECT doc FROM submodels WHERE id = 'urn:migrate:nested'`);
+        expect(nested.doc).toEqual(docs[0]);
+        await migration.up(runner);
+      } finally {
+        await runner.release();
+      }
+    });
     expect(undone.length).toBeGreaterThan(0);
-    const runner = server.dataSource.createQueryRunner();
-    try {
-      await migration.down(runner);
-      // Down: the documents hold their elements again, as before the migration.
-      const [nested] = await server.dataSource.query(`SELECT doc FROM submodels WHERE id = 'urn:migrate:nested'`);
-      expect(nested.doc).toEqual(docs[0]);
-      await migration.up(runner);
-    } finally {
-      await runner.release();
-    }
-    expect((await runMigrations(server.dataSource)).reverse()).toEqual(undone);
     // Up: the same rows the store wrote, the same documents read.
     const rowsAfter = await server.dataSource.query('SELECT tenant_id, submodel_seq, ord::text, path, id_short, model_type, semantic_key, v_text, v_num::text, v_time, json FROM submodel_elements ORDER BY 1, 2, ord');
     expect(rowsAfter).toEqual(rowsBefore);

@@ -3,6 +3,7 @@ import { KeysLeadWithTenant1795776275594 } from '../../migrations/1795776275594-
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { enc, sendFile } from '../support/file-suite';
 import { FreshDatabase, freshDatabase } from '../support/fresh-database';
+import { withLaterMigrationsUndone } from '../support/migration-steps';
 import { newOrganization, type ManagementClient } from '../support/management';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 
@@ -73,15 +74,17 @@ describe('migration 1795776275594-KeysLeadWithTenant', () => {
     expect(before.file.equals(contents)).toBe(true);
 
     const migration = new KeysLeadWithTenant1795776275594();
-    const runner = server.dataSource.createQueryRunner();
-    try {
-      await migration.down(runner);
-      const columns = await runner.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'file_chunks' AND column_name = 'tenant_id'`);
-      expect(columns).toEqual([]);
-      await migration.up(runner);
-    } finally {
-      await runner.release();
-    }
+    await withLaterMigrationsUndone(server.dataSource, migration.name, async () => {
+      const runner = server.dataSource.createQueryRunner();
+      try {
+        await migration.down(runner);
+        const columns = await runner.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'file_chunks' AND column_name = 'tenant_id'`);
+        expect(columns).toEqual([]);
+        await migration.up(runner);
+      } finally {
+        await runner.release();
+      }
+    });
 
     const chunks: { tenant_id: string; n: string }[] = await server.dataSource.query(
       'SELECT c.tenant_id, count(*) AS n FROM file_chunks c JOIN files f ON f.tenant_id = c.tenant_id AND f.id = c.file_id GROUP BY c.tenant_id',
