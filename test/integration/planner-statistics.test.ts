@@ -37,16 +37,24 @@ function largeSubmodel(name: (kind: 'c' | 'p', i: number) => string): JsonObject
   const collection = (idShort: string, value: JsonObject[]) => ({ modelType: 'SubmodelElementCollection', idShort, value });
   return {
     modelType: 'Submodel',
-    id: 'urn:plans:large',
+    id: `urn:plans:${name('c', 0)}`,
     submodelElements: Array.from({ length: 100 }, (_, c) =>
       collection(name('c', c), [...Array.from({ length: 99 }, (_, p) => prop(p)), collection('Sub', [prop(7)])]),
     ),
   };
 }
 
-/** Writes the element rows of `doc` as submodel `seq`, in one transaction, as the store does. */
-async function write(seq: string, doc: JsonObject): Promise<void> {
-  await dataSource.transaction((manager) => insertRows(manager, tenant, seq, splitSubmodel(doc).rows));
+/** Writes the head of `doc` and its element rows as a new submodel, in one transaction, as the store does; its seq. */
+async function write(doc: JsonObject): Promise<string> {
+  return dataSource.transaction(async (manager) => {
+    const { head, rows } = splitSubmodel(doc);
+    const [{ seq }]: { seq: string }[] = await manager.query(
+      `INSERT INTO submodels (tenant_id, id, kind, doc) VALUES ($1, $2, 'Instance', $3::jsonb) RETURNING seq`,
+      [tenant, doc.id, JSON.stringify(head)],
+    );
+    await insertRows(manager, tenant, seq, rows);
+    return String(seq);
+  });
 }
 
 type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
@@ -75,12 +83,12 @@ async function explainRead(seq: string, path: string): Promise<{ read: number; f
 
 describe('planner statistics and element reads', () => {
   it('one element of a large submodel is read by index before any ANALYZE', async () => {
-    await write('1', largeSubmodel((kind, i) => `${kind.toUpperCase()}${i}`));
+    const seq = await write(largeSubmodel((kind, i) => `${kind.toUpperCase()}${i}`));
     // The element, its one descendant, the two elements above it; and the descendants of a collection.
-    const deep = await explainRead('1', 'C42.Sub.P7');
+    const deep = await explainRead(seq, 'C42.Sub.P7');
     expect(deep).toMatchObject({ found: 1, types: ['SubmodelElementCollection', 'SubmodelElementCollection', 'Property'] });
     expect(deep.read).toBeLessThan(20);
-    const collection = await explainRead('1', 'C42.Sub');
+    const collection = await explainRead(seq, 'C42.Sub');
     expect(collection.found).toBe(2);
     expect(collection.read).toBeLessThan(20);
   });
@@ -91,9 +99,9 @@ describe('planner statistics and element reads', () => {
       // Long idShorts make the path index larger than the primary key: without statistics, PostgreSQL takes the
       // smaller index for the path lookup and filters every row of the submodel.
       const long = (kind: 'c' | 'p', i: number) => `${kind === 'c' ? 'OperatingConditionsOfTheUnit' : 'MeasuredValueOfTheRunningProcess'}_${'x'.repeat(60)}_${i}`;
-      await write('2', largeSubmodel(long));
+      const seq = await write(largeSubmodel(long));
       await upkeep.settled();
-      const found = await explainRead('2', `${long('c', 42)}.${long('p', 7)}`);
+      const found = await explainRead(seq, `${long('c', 42)}.${long('p', 7)}`);
       expect(found.found).toBe(1);
       expect(found.read).toBeLessThan(20);
       // With statistics, the estimates stay those of a few rows: no JIT compilation (PostgreSQL servers built with it).
