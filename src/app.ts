@@ -8,6 +8,7 @@ import { GraphQLError, GraphQLSchema } from 'graphql';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { createAdminConsoleRouter } from '../rest-facade/admin-console';
 import { createApiConsoleRouter } from '../rest-facade/api-console';
 import { createConsoleRouter } from '../rest-facade/console';
 import { createFrontDoorRouter } from '../rest-facade/front-door';
@@ -28,7 +29,7 @@ import { BASELINE_HEADERS } from './common/security-headers';
 import { Config } from './config';
 import { EntryPoint, entryPoints } from './common/entry-points';
 import { PACKAGE } from './common/package-info';
-import { CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
+import { ADMIN_CLIENT_ID, CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
 import { admitToTenant } from './auth/policy';
 import { Context, Services, createContext } from './graphql/context';
 import { DATABASE_UNAVAILABLE, badGraphqlRequest, errorCodeOf } from './graphql/errors';
@@ -207,6 +208,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(frontDoor.routes());
   koa.use(frontDoor.allowedMethods());
   koa.use(createConsoleRouter(services.identity.loginFor(GRAPHIQL_CLIENT_ID)).routes());
+  koa.use(
+    createAdminConsoleRouter({
+      manageUrl: config.manageUrl,
+      login: services.identity.loginFor(ADMIN_CLIENT_ID),
+      signInProviders: async () => [],
+    }).routes(),
+  );
 
   const apollo = new ApolloServer<Context>({
     schema,

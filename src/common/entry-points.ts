@@ -5,7 +5,7 @@
  * PUBLIC_URL (tenants path-based), so the links work whatever host name the page was opened at.
  */
 export interface EntryPoint {
-  key: 'restConsole' | 'graphiql' | 'graphql' | 'managementOpenApi' | 'tenantOpenApi' | 'asyncApi' | 'health' | 'defaultTenantApi';
+  key: 'adminConsole' | 'restConsole' | 'graphiql' | 'graphql' | 'managementOpenApi' | 'tenantOpenApi' | 'asyncApi' | 'health' | 'defaultTenantApi';
   /** What the front door says of it, and the short name the start banner uses. */
   title: string;
   label: string;
@@ -28,6 +28,7 @@ export function entryPoints({ publicUrl, manageUrl, defaultTenantApiUrl, default
   const onManage = (path: string) => ({ url: `${manageUrl}/${path}`, href: manageUrl === publicUrl ? path : `${manageUrl}/${path}` });
   const onTenant = (path: string) => ({ url: `${defaultTenantApiUrl}/${path}`, href: `${defaultTenantApiPath}/${path}` });
   return [
+    { key: 'adminConsole', title: 'Admin console (organizations, users, tenants, data)', label: 'Admin console', ...onManage('admin') },
     { key: 'restConsole', title: 'REST API console (Swagger UI)', label: 'REST console', ...onManage('console') },
     { key: 'graphiql', title: 'GraphQL playground (GraphiQL)', label: 'GraphiQL', ...onPublic('graphiql') },
     { key: 'graphql', title: 'GraphQL endpoint', label: 'GraphQL', ...onPublic('graphql') },

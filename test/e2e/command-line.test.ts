@@ -104,6 +104,7 @@ describe('what the server says once it listens', () => {
       expect(listening).toMatchObject({
         listen: `127.0.0.1:${new URL(proc.url).port}`,
         publicUrl,
+        adminConsole: `${publicUrl}/admin`,
         restConsole: `${publicUrl}/console`,
         graphiql: `${publicUrl}/graphiql`,
         defaultTenantApi: `${publicUrl}/tenants/default/api/v3.0/shells`,

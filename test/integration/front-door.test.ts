@@ -103,6 +103,7 @@ describe('the front door (GET /)', () => {
       const body = await json(res);
       expect(body).toMatchObject({ name: PACKAGE.name, version: PACKAGE.version });
       expect(body.links).toEqual({
+        adminConsole: `${server.url}/admin`,
         restConsole: `${server.url}/console`,
         graphiql: `${server.url}/graphiql`,
         graphql: `${server.url}/graphql`,

@@ -10,7 +10,7 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * those tests are skipped and the run says so in one line (the globalSetup prints skipNotice()).
  */
 const TOOLS = {
-  chromium: { present: () => fs.existsSync(CHROMIUM), debian: 'chromium', tests: ['test/e2e/console-browser.test.ts'] },
+  chromium: { present: () => fs.existsSync(CHROMIUM), debian: 'chromium', tests: ['test/e2e/console-browser.test.ts', 'test/e2e/admin-console/*.test.ts (the admin console)'] },
   curl: { present: () => onPath('curl'), debian: 'curl', tests: ['test/e2e/provision.test.ts (docker/provision.sh)', 'test/e2e/first-five-minutes.test.ts (the README)'] },
   jq: { present: () => onPath('jq'), debian: 'jq', tests: ['test/e2e/provision.test.ts (docker/provision.sh)'] },
   haproxy: { present: () => onPath('haproxy'), debian: 'haproxy', tests: ['test/e2e/replicas.test.ts (replicas behind a load balancer)', 'npm run bench (its scale-out line)'] },

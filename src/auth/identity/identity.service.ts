@@ -30,6 +30,7 @@ const SWEEP_EVERY_REFRESHES = 10;
 /** The interactive (browser) clients, public (no secret; PKCE), first-party: consent is implied. */
 export const CONSOLE_CLIENT_ID = 'console';
 export const GRAPHIQL_CLIENT_ID = 'graphiql';
+export const ADMIN_CLIENT_ID = 'admin';
 
 /** What a 503 tells clients to wait (as the rest of the server). */
 const RETRY_AFTER_S = 5;
@@ -66,7 +67,7 @@ export class IdentityService {
   private readonly publicPath: string;
   private readonly keys: SigningKeyStore;
   private readonly limiter: FailureLimiter;
-  /** The interactive clients (console, GraphiQL): public, PKCE, first-party. */
+  /** The interactive clients (REST console, GraphiQL, admin console): public, PKCE, first-party. */
   readonly clients: readonly { client_id: string; client_name: string; redirect_uris: string[] }[];
   private mounted?: Mounted;
   private module?: OidcProviderModule;
@@ -94,6 +95,7 @@ export class IdentityService {
     this.clients = [
       { client_id: CONSOLE_CLIENT_ID, client_name: 'the REST API console', redirect_uris: [`${config.manageUrl}/console/oauth2-redirect.html`] },
       { client_id: GRAPHIQL_CLIENT_ID, client_name: 'the GraphQL playground', redirect_uris: [`${config.publicUrl}/graphiql/callback`] },
+      { client_id: ADMIN_CLIENT_ID, client_name: 'the admin console', redirect_uris: [`${config.manageUrl}/admin/callback`] },
     ];
     this.builtInIssuer = {
       issuer: this.issuer,

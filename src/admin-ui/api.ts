@@ -1,0 +1,101 @@
+import { currentSession } from './auth';
+import { config } from './config';
+
+/**
+ * The console's only ways to the server: GraphQL (every read and write, the same operations scripts send) and,
+ * for what streams a body (AASX upload, files, exports), the tenant's REST API. Both carry the session's token.
+ */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    /** The GraphQL error code (`PRECONDITION_FAILED`, `FORBIDDEN`, ...) or the HTTP status as text. */
+    readonly code: string,
+    readonly messages: string[] = [message],
+  ) {
+    super(message);
+  }
+
+  /** The ETag did not match: someone changed it meanwhile. */
+  get isConflict(): boolean {
+    return this.code === 'PRECONDITION_FAILED' || this.code === '412';
+  }
+
+  get isUnauthenticated(): boolean {
+    return this.code === 'UNAUTHENTICATED' || this.code === '401';
+  }
+}
+
+/** Called when the server no longer takes the session's token. */
+let onUnauthenticated: () => void = () => undefined;
+export const whenUnauthenticated = (handler: () => void) => {
+  onUnauthenticated = handler;
+};
+
+function authorization(): Record<string, string> {
+  const session = currentSession();
+  return session ? { authorization: `Bearer ${session.accessToken}` } : {};
+}
+
+export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`${config.base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...authorization() },
+      body: JSON.stringify({ query, variables }),
+    });
+  } catch {
+    throw new ApiError('The server cannot be reached.', 'NETWORK');
+  }
+  const body = (await res.json().catch(() => null)) as { data?: T; errors?: { message: string; extensions?: { code?: string } }[] } | null;
+  if (body?.errors?.length) {
+    const code = body.errors[0].extensions?.code ?? String(res.status);
+    const error = new ApiError(body.errors[0].message, code, body.errors.map((e) => e.message));
+    if (error.isUnauthenticated) onUnauthenticated();
+    throw error;
+  }
+  if (!res.ok || !body?.data) throw new ApiError(`The server answered HTTP ${res.status}.`, String(res.status));
+  return body.data;
+}
+
+/** `{base}/tenants/{tenant}/api/v3.0{path}`: the tenant's AAS API, path-based (it is always served there too). */
+export const tenantApi = (tenant: string, path: string) => `${config.base}/tenants/${encodeURIComponent(tenant)}/api/v3.0${path}`;
+
+/** A REST call; a 4xx/5xx answer's Result messages become an ApiError. */
+export async function rest(url: string, init: RequestInit = {}): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, headers: { ...authorization(), ...(init.headers as Record<string, string> | undefined) } });
+  } catch {
+    throw new ApiError('The server cannot be reached.', 'NETWORK');
+  }
+  if (res.ok) return res;
+  const body = (await res.json().catch(() => null)) as { messages?: { text?: string }[] } | null;
+  const messages = (body?.messages ?? []).map((m) => m.text ?? '').filter(Boolean);
+  const error = new ApiError(messages[0] ?? `The server answered HTTP ${res.status}.`, String(res.status), messages.length ? messages : undefined);
+  if (error.isUnauthenticated) onUnauthenticated();
+  throw error;
+}
+
+/** The identifier as the AAS API has it in paths: base64url without padding. */
+export function b64url(id: string): string {
+  const bytes = new TextEncoder().encode(id);
+  let text = '';
+  for (const b of bytes) text += String.fromCharCode(b);
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Saves a response body as a download, named as the server says or `fallback`. */
+export async function download(res: Response, fallback: string): Promise<void> {
+  const blob = await res.blob();
+  const disposition = res.headers.get('content-disposition') ?? '';
+  const name = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? fallback;
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,5 @@
+import { Page } from '../ui';
+
+export function FilesPage(_: Record<string, string>) {
+  return <Page title="FilesPage">{null}</Page>;
+}

@@ -1,0 +1,5 @@
+import { Page } from '../ui';
+
+export function ShellsPage(_: Record<string, string>) {
+  return <Page title="ShellsPage">{null}</Page>;
+}

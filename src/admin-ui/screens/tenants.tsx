@@ -1,0 +1,5 @@
+import { Page } from '../ui';
+
+export function TenantsPage(_: Record<string, string>) {
+  return <Page title="TenantsPage">{null}</Page>;
+}

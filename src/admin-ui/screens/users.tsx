@@ -1,0 +1,5 @@
+import { Page } from '../ui';
+
+export function UsersPage(_: Record<string, string>) {
+  return <Page title="UsersPage">{null}</Page>;
+}
