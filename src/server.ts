@@ -169,7 +169,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   if (created) {
     // Said once, on the first start, and never again: only the password's hash is kept, and it must be changed at first login.
     log.warn(
-      { organizationId: created.organization.id, tenant: created.tenant.name, login: created.owner.email, oneTimePassword: created.oneTimePassword, loginUrl: `${config.manageUrl}/console` },
+      { organizationId: created.organization.id, tenant: created.tenant.name, login: created.owner.email, oneTimePassword: created.oneTimePassword, loginUrl: `${config.manageUrl}/admin` },
       'first start: created the first organization, its owner and the tenant "default". Log in with this one-time password; you will be asked to choose your own',
     );
   }
@@ -241,7 +241,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     publicUrl: config.publicUrl,
     entryPoints: app.entryPoints,
     database: embedded ? { kind: 'embedded', dataDir: config.dataDir } : { kind: 'postgres', host: new URL(databaseUrl).host || 'a unix socket' },
-    owner: { login: created?.owner.email ?? config.bootstrapOwnerEmail, oneTimePassword: created?.oneTimePassword, loginUrl: `${config.manageUrl}/console` },
+    owner: { login: created?.owner.email ?? config.bootstrapOwnerEmail, oneTimePassword: created?.oneTimePassword, loginUrl: `${config.manageUrl}/admin` },
     showcase,
   };
 

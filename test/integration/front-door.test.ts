@@ -56,6 +56,7 @@ describe('the front door (GET /)', () => {
     const page = await (await fetch(`${server.url}/`, { headers: html })).text();
     const links = hrefs(page);
     expect(links).toEqual([
+      'admin',
       'console',
       'graphiql',
       'graphql',

@@ -54,8 +54,8 @@ function expectDownload(res: Response, what: string): void {
 }
 
 describe('HTML pages', () => {
-  it('the GraphQL console and the REST API console may not be framed, and keep their own policy', async () => {
-    for (const path of ['/graphiql', '/graphiql/callback', '/console', '/console/oauth2-redirect.html']) {
+  it('the GraphQL console, the REST API console and the admin console may not be framed, and keep their own policy', async () => {
+    for (const path of ['/graphiql', '/graphiql/callback', '/console', '/console/oauth2-redirect.html', '/admin', '/admin/callback', '/admin/org/x/users']) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type'), path).toMatch(/^text\/html/);
