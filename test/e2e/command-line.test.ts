@@ -137,7 +137,10 @@ describe('what the server says once it listens', () => {
       const text = out.replace(/\r/g, '');
       expect(text).toContain(`${PACKAGE.name} ${PACKAGE.version} is running`);
       expect(text).toMatch(new RegExp(`Front door +${publicUrl}/\\n`));
+      expect(text).toMatch(new RegExp(`Admin console +${publicUrl}/admin\\n`));
       expect(text).toMatch(new RegExp(`REST console +${publicUrl}/console\\n`));
+      // The owner's first sign-in is at the admin console.
+      expect(text).toContain(`at ${publicUrl}/admin (you will choose your own)`);
       expect(text).toMatch(new RegExp(`GraphiQL +${publicUrl}/graphiql\\n`));
       expect(text).toMatch(new RegExp(`Listening on +127\\.0\\.0\\.1:${port}\\n`));
       expect(text).toContain('SHOWCASE MODE');
@@ -164,7 +167,7 @@ describe('the banner', () => {
     publicUrl: 'https://aas.example.com',
     entryPoints: [{ key: 'graphiql' as const, title: 'GraphQL playground (GraphiQL)', label: 'GraphiQL', url: 'https://aas.example.com/graphiql', href: 'graphiql' }],
     database: { kind: 'postgres' as const, host: 'db:5432' },
-    owner: { login: 'admin@localhost', loginUrl: 'https://aas.example.com/console' },
+    owner: { login: 'admin@localhost', loginUrl: 'https://aas.example.com/admin' },
     showcase: false,
   };
 
