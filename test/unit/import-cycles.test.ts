@@ -35,6 +35,19 @@ const RULES: IFlattenedRuleSet = {
       to: { path: '^src/', pathNot: '^src/(common/|graphql/(context|errors)\\.ts$)' },
     },
     {
+      // The admin console runs in the browser: it speaks to the server over HTTP only, and the server never loads it.
+      name: 'admin-ui-stands-alone',
+      severity: 'error',
+      from: { path: '^src/admin-ui/' },
+      to: { path: '^(src/|rest-facade/)', pathNot: '^src/admin-ui/' },
+    },
+    {
+      name: 'nothing-imports-admin-ui',
+      severity: 'error',
+      from: { path: '^(src/|rest-facade/)', pathNot: '^src/admin-ui/' },
+      to: { path: '^src/admin-ui/' },
+    },
+    {
       name: 'common-imports-no-room',
       severity: 'error',
       from: { path: '^src/common/' },
@@ -103,6 +116,11 @@ describe('import graph of src/ and rest-facade/', () => {
 
   it('the REST façade imports of src/ only the GraphQL context, the error codes and common/', () => {
     expect(violationsOf('facade-speaks-graphql').map((v) => `${v.from} -> ${v.to}`)).toEqual([]);
+  });
+
+  it('the admin console (browser code) and the server do not import each other', () => {
+    expect(result.modules.some((m) => m.source === 'src/admin-ui/main.tsx')).toBe(true);
+    expect([...violationsOf('admin-ui-stands-alone'), ...violationsOf('nothing-imports-admin-ui')].map((v) => `${v.from} -> ${v.to}`)).toEqual([]);
   });
 
   it('common/ imports nothing of the rooms', () => {
