@@ -247,7 +247,7 @@ function RegistryInstances({ organizationId, tenant, admin }: { organizationId: 
         {(page) => (
           <>
             <Table
-              caption="Registry instances"
+              caption="Registry instances of the tenant"
               rowKey={(i) => i.id}
               empty="No registry instance."
               rows={page.result}
