@@ -127,6 +127,9 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     blobs.removeTenant(tenantId).catch((err) => log.warn({ err, tenantId }, 'could not remove the file contents of a deleted tenant from the object store')),
   );
   const changes = new ChangeHub((err) => log.error({ err }, 'a change-event listener failed'));
+  const access = new AccessService(dataSource);
+  const userGroups = new UserGroupService(dataSource);
+  const users = new UserService(dataSource, config);
   const implicitRegistry = new ImplicitRegistryService(shells, submodels, (tenantName) => `${tenants.urlOf(tenantName)}/api/v3.0`);
   const services: Services = {
     tenants,
@@ -147,19 +150,19 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     descriptorQueries: new DescriptorQueryService(dataSource, shells, submodels, implicitRegistry, { timeoutMs: config.queryTimeoutMs }),
     changes,
     pushTargets: new PushTargetService(dataSource, { privateNetworks: config.pushPrivateNetworks }),
-    access: new AccessService(dataSource),
+    access,
     federation,
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),
     accounts,
     identity,
     organizations: new OrganizationService(dataSource),
     identityProviders: new IdentityProviderService(dataSource, federation, config.auth.federationPrivateNetworks),
-    userGroups: new UserGroupService(dataSource),
+    userGroups,
     serviceAccounts,
     serviceAccountSecrets: new ServiceAccountSecretService(dataSource, serviceAccounts),
-    users: new UserService(dataSource, config),
+    users,
     roleAssignments: new RoleAssignmentService(dataSource),
-    me: new MeService(dataSource),
+    me: new MeService(dataSource, access, { users, serviceAccounts, userGroups }),
   };
   const created = await bootstrap(dataSource, {
     ownerEmail: config.bootstrapOwnerEmail,

@@ -3,6 +3,8 @@ import { ifMatchOf, ManagementRouteSpec, noContent, PAGING, pagingOf, recordPage
 const ORG = '/organizations/:organizationId';
 const ROLE = 'name scope description';
 const ASSIGNMENT = 'id organizationId tenantId role principalType principalId createdBy createdAt';
+/** An effective role with its source, as /me and a principal's roles show it. */
+const ROLE_SHOWN = 'role source via assignmentId groupId groupName identityProviderId';
 
 export const roleRoutes: ManagementRouteSpec[] = [
   {
@@ -89,6 +91,16 @@ export const roleRoutes: ManagementRouteSpec[] = [
     variables: (req) => ({ organizationId: req.params.organizationId, tenantId: req.params.tenantId, assignmentId: req.params.assignmentId }),
     respond: noContent,
   },
+  {
+    method: 'GET',
+    path: `${ORG}/principals/:principalType/:principalId/roles`,
+    summary:
+      'The effective roles of a user (identity account id), service account or group of the organization (principalType user|service-account|group), organization-wide and per tenant, each with its source (direct, group, federation; on a tenant also organization, the cascade). For a group: the roles assigned to it.',
+    tag: 'Role assignments',
+    operation: `query PrincipalRoles($organizationId: ID!, $principalType: String!, $principalId: ID!) { principalRoles(organizationId: $organizationId, principalType: $principalType, principalId: $principalId) { principalType principalId organizationId organizationRoles { ${ROLE_SHOWN} } tenants { id name roles { ${ROLE_SHOWN} } } } }`,
+    variables: (req) => ({ organizationId: req.params.organizationId, principalType: req.params.principalType, principalId: req.params.principalId }),
+    respond: (data) => ({ status: 200, body: dropNulls(data.principalRoles) }),
+  },
 ];
 
 const TENANT = 'id organizationId name friendlyName tag showcase eventsEnabled url createdAt updatedAt etag';
@@ -155,8 +167,6 @@ export const tenantRoutes: ManagementRouteSpec[] = [
     respond: noContent,
   },
 ];
-
-const ROLE_SHOWN = 'role source via assignmentId groupId groupName identityProviderId';
 
 export const meRoutes: ManagementRouteSpec[] = [
   {

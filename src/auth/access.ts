@@ -23,6 +23,9 @@ export interface EffectiveRole {
   trustId?: string;
 }
 
+/** Who role assignments name: a user (its identity account id), a service account, or a group. */
+export type RoleHolderKind = 'user' | 'service-account' | 'group';
+
 interface AssignmentRow {
   id: string;
   organization_id: string;
@@ -88,11 +91,31 @@ export class AccessService {
         .filter((g) => organizationId === undefined || g.organizationId === organizationId)
         .flatMap((g) => g.roles.map((role) => ({ role, organizationId: g.organizationId, tenantId: g.tenantId, source: 'federation' as const, trustId: g.trustId })));
     }
+    return this.assigned(principal.kind, principal.subject, organizationId ?? null, principal.issuedAt ?? 0);
+  }
+
+  /**
+   * The effective roles in one organization of a role holder an administrator looks at (no token involved): a
+   * user (identity account id), a service account, or a group (the roles assigned to the group itself, `direct`).
+   * Null when there is no such account, service account or group; membership of the organization is the caller's
+   * to check.
+   */
+  rolesOfHolder(kind: RoleHolderKind, id: string, organizationId: string): Promise<EffectiveRole[] | null> {
+    return this.assigned(kind, id, organizationId, null);
+  }
+
+  /**
+   * The one resolution of role assignments: those naming the holder, and those naming a group it is a member of
+   * (a group is a member of none). `issuedAt` (seconds): a token's `iat`, which must be after the account's token
+   * revocation; null: no token is involved.
+   */
+  private async assigned(kind: RoleHolderKind, id: string, organizationId: string | null, issuedAt: number | null): Promise<EffectiveRole[] | null> {
     const rows: (Partial<AssignmentRow> & { live: boolean })[] = await this.dataSource.query(
       `WITH principal AS (
          SELECT CASE WHEN $1 = 'service-account' THEN EXISTS (SELECT 1 FROM service_accounts WHERE id = $2::uuid)
+                     WHEN $1 = 'group' THEN EXISTS (SELECT 1 FROM user_groups WHERE id = $2::uuid)
                 ELSE EXISTS (SELECT 1 FROM accounts WHERE id = $2::uuid
-                               AND (tokens_revoked_at IS NULL OR $4::bigint > floor(extract(epoch FROM tokens_revoked_at))))
+                               AND ($4::bigint IS NULL OR tokens_revoked_at IS NULL OR $4::bigint > floor(extract(epoch FROM tokens_revoked_at))))
                 END AS live)
        SELECT principal.live, r.* FROM principal LEFT JOIN LATERAL (
          SELECT ra.seq, ra.id, ra.organization_id, ra.tenant_id, ra.role, ra.principal_type, g.id AS group_id, g.name AS group_name
@@ -104,17 +127,20 @@ export class AccessService {
                    (SELECT group_id FROM group_members WHERE principal_type = $1 AND principal_id = $2::uuid)))
        ) r ON principal.live
        ORDER BY r.seq`,
-      [principal.kind, principal.subject, organizationId ?? null, principal.issuedAt ?? 0],
+      [kind, id, organizationId, issuedAt],
     );
     if (!rows[0]?.live) return null;
-    return rows.filter((row): row is AssignmentRow & { live: boolean } => row.id != null).map((row) => ({
-      role: row.role,
-      organizationId: row.organization_id,
-      tenantId: row.tenant_id,
-      source: row.principal_type === 'group' ? 'group' : 'direct',
-      assignmentId: row.id,
-      ...(row.group_id ? { group: { id: row.group_id, name: row.group_name! } } : {}),
-    }));
+    return rows.filter((row): row is AssignmentRow & { live: boolean } => row.id != null).map((row) => {
+      const direct = row.principal_type === kind;
+      return {
+        role: row.role,
+        organizationId: row.organization_id,
+        tenantId: row.tenant_id,
+        source: direct ? 'direct' : 'group',
+        assignmentId: row.id,
+        ...(!direct && row.group_id ? { group: { id: row.group_id, name: row.group_name! } } : {}),
+      };
+    });
   }
 }
 

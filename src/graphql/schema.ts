@@ -21,7 +21,7 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { authChecker } from '../auth/policy';
 import { ChangeEventResolver } from '../events/change-event.resolver';
 import { AccountResolver } from '../management/accounts/account.resolver';
-import { MeResolver, MeTenantResolver } from '../management/me/me.resolver';
+import { MeResolver, MeTenantResolver, PrincipalRolesResolver } from '../management/me/me.resolver';
 import { RoleResolver } from '../management/roles/role.resolver';
 import { RoleAssignmentResolver } from '../management/role-assignments/role-assignment.resolver';
 import { InvitationResolver, OrganizationUserResolver } from '../management/users/user.resolver';
@@ -68,6 +68,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       RoleAssignmentResolver,
       MeResolver,
       MeTenantResolver,
+      PrincipalRolesResolver,
       ...modelJsonResolvers,
       ...shellJsonResolvers,
       ...submodelJsonResolvers,

@@ -83,7 +83,13 @@ function documentedBelow(doc: Doc, root: string): (Route & { operation: Doc })[]
 const UNDESCRIBED = ['GET /api/v3.0/shells/{}/submodels'];
 
 /** The Management API's GETs of no single record that are no paged list. */
-const UNPAGED = ['/me', '/api/v1/me', '/api/v1/organizations/{organizationId}/roles', '/api/v1/organizations/{organizationId}/cloud/roles'];
+const UNPAGED = [
+  '/me',
+  '/api/v1/me',
+  '/api/v1/organizations/{organizationId}/roles',
+  '/api/v1/organizations/{organizationId}/cloud/roles',
+  '/api/v1/organizations/{organizationId}/principals/{principalType}/{principalId}/roles',
+];
 
 /** A request to a documented operation, with made-up parameters: whatever it answers, it must not be a routing failure. */
 async function expectServed(base: string, route: Route): Promise<void> {
@@ -136,7 +142,7 @@ describe('OpenAPI documents', () => {
       expect(op.tags).toHaveLength(1);
       expect(op.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/Result');
       const names = (op.parameters ?? []).map((p: { name: string }) => p.name);
-      // The lists are paged; `/me` and the role lists (a fixed handful) are not, and take no paging parameters.
+      // The lists are paged; `/me`, the role lists (a fixed handful) and a principal's roles (one record) are not, and take no paging parameters.
       const paged = route.method === 'GET' && !route.path.endsWith('}') && !UNPAGED.includes(route.path);
       if (paged) expect(names, route.path).toEqual(expect.arrayContaining(['limit', 'cursor']));
       else expect(names, route.path).not.toContain('cursor');
