@@ -68,7 +68,7 @@ export function FilesPage({ organizationId, tenant }: { organizationId: string; 
           {(page) => (
             <>
               <Table
-                caption="Files"
+                caption="Files of this tenant"
                 rowKey={(f) => f.tfp}
                 rows={page.result}
                 empty="This tenant has no files yet."
