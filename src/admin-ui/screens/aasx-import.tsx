@@ -5,7 +5,7 @@ import { useAccess } from '../me';
 import { Link, seg } from '../router';
 import { ErrorBox, Field, Notice, Page, Section, Table } from '../ui';
 import { TenantTabs } from './tenant-tabs';
-import { formatBytes, sphereApi } from './tenant-data';
+import { count, formatBytes, sphereApi } from './tenant-data';
 import './tenant-data.css';
 
 /** The import's answer (`POST {tenant}/sphere/api/v1.0/import`): what it stored, and what it could not use. */
@@ -151,11 +151,11 @@ function ImportReport({ name, result, base }: { name: string; result: ImportResu
           {warningCount ? `, with ${warningCount} warning${warningCount === 1 ? '' : 's'}: see below what was left out or differs.` : '.'}
         </p>
         <p className="counts">
-          <span className="badge">{counts.shells} shells</span>
-          <span className="badge">{counts.submodels} submodels</span>
-          <span className="badge">{counts.elements} submodel elements</span>
-          <span className="badge">{counts.conceptDescriptions} concept descriptions</span>
-          <span className="badge">{counts.files} files</span>
+          <span className="badge">{count(counts.shells, 'shell')}</span>
+          <span className="badge">{count(counts.submodels, 'submodel')}</span>
+          <span className="badge">{count(counts.elements, 'submodel element')}</span>
+          <span className="badge">{count(counts.conceptDescriptions, 'concept description')}</span>
+          <span className="badge">{count(counts.files, 'file')}</span>
         </p>
       </Notice>
       {result.warnings.length > 0 && (

@@ -4,7 +4,7 @@ import { useAccess } from '../me';
 import { Link, seg } from '../router';
 import { ChangedField, ConflictPanel, ErrorBox, Field, Loaded, Notice, Page, Section, useAction, useLoad } from '../ui';
 import { TenantTabs } from './tenant-tabs';
-import { fromB64url } from './tenant-data';
+import { count, fromB64url } from './tenant-data';
 import './tenant-data.css';
 
 /** An element as the submodel's AAS JSON has it (the tree reads the JSON: every kind, every value, no second query). */
@@ -333,9 +333,9 @@ function ValueOf({ element: e }: { element: Json }): ReactNode {
     case 'Entity':
       return typed(e.entityType, e.globalAssetId ? <code>{e.globalAssetId}</code> : null);
     case 'SubmodelElementList':
-      return typed(e.typeValueListElement + (e.valueTypeListElement ? ` of ${e.valueTypeListElement}` : ''), <>{(e.value ?? []).length} items</>);
+      return typed(e.typeValueListElement + (e.valueTypeListElement ? ` of ${e.valueTypeListElement}` : ''), <>{count((e.value ?? []).length, 'item')}</>);
     case 'SubmodelElementCollection':
-      return <>{(e.value ?? []).length} elements</>;
+      return <>{count((e.value ?? []).length, 'element')}</>;
     case 'BasicEventElement':
       return typed(`${e.direction}, ${e.state}`, <code>{refText(e.observed)}</code>);
     default:

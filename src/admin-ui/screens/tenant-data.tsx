@@ -81,3 +81,6 @@ export function Pager({ label, paging, cursor, pageSize, onPaging, onPageSize }:
     </nav>
   );
 }
+
+/** `1 shell`, `2 shells`. */
+export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
