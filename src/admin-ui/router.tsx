@@ -15,7 +15,12 @@ export function routePath(): string {
 
 const RouteContext = createContext<{ path: string; search: URLSearchParams }>({ path: '', search: new URLSearchParams() });
 
+/** Whether the user has moved within the app since it loaded (then a new page's heading takes the focus). */
+let moved = false;
+export const hasNavigated = () => moved;
+
 export function navigate(to: string, replace = false): void {
+  moved = true;
   const url = `${PREFIX()}${to}`;
   if (replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
@@ -27,6 +32,7 @@ export function RouteProvider({ children }: { children: React.ReactNode }) {
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const update = () => {
+      moved = true;
       setRoute(read());
       window.scrollTo(0, 0);
     };

@@ -1,12 +1,16 @@
 import { ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { ApiError } from './api';
+import { hasNavigated } from './router';
 
-/** The page's title: in the tab, as its one h1, and focused when the page changes (screen readers announce it). */
+/**
+ * The page's title: in the tab, as its one h1, and focused when the user moved to this page within the app (screen
+ * readers announce it). On a fresh load the focus stays at the top, where the skip link is.
+ */
 export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${title} · Admin console`;
-    heading.current?.focus();
+    if (hasNavigated()) heading.current?.focus();
   }, [title]);
   return (
     <>

@@ -61,6 +61,25 @@ describe.skipIf(!hasTools('chromium'))('admin console: sign-in, who am I, sign-o
     await context.close();
   });
 
+  it('is usable with the keyboard alone: a skip link first, then the navigation, each page announcing its heading', async () => {
+    const { user } = await newOrganization(server, 'Keyboard works');
+    const { context, page, problems } = await openConsole(browser, server.url);
+    await signInThroughUi(page, server.url, user);
+    const focused = () => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent ?? '');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Skip to content');
+    let steps = 0;
+    // The navigation names the user's organizations; the organization's link opens its tenants.
+    while ((await focused()) !== 'Keyboard works' && steps++ < 30) await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Keyboard works');
+    await page.keyboard.press('Enter');
+    await waitForHeading(page, 'Tenants of Keyboard works');
+    // The new page's heading has the focus: a screen reader announces where the user is.
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { tagName: string } | null } }).document.activeElement?.tagName)).toBe('H1');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('shows why when the sign-in answer is not its own, and offers to sign in again', async () => {
     const { context, page } = await openConsole(browser, server.url);
     await page.goto(`${server.url}/admin/callback?code=forged&state=forged`);
