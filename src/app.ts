@@ -212,7 +212,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     createAdminConsoleRouter({
       manageUrl: config.manageUrl,
       login: services.identity.loginFor(ADMIN_CLIENT_ID),
-      signInProviders: async () => [],
+      signInProviders: () => services.federation.signInProviders(),
     }).routes(),
   );
 
