@@ -10,7 +10,7 @@ import { IdentityTrustEntity } from './identity-trust.entity';
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX_ENTRIES = 1_000;
 /** The console's sign-in page lists at most this many identity providers (the oldest first). */
-const SIGN_IN_PROVIDERS_MAX = 50;
+const SIGN_IN_PROVIDERS_MAX = 100;
 
 /** An identity provider that offers a browser sign-in to the admin console: what its sign-in page needs. */
 export interface SignInProvider {

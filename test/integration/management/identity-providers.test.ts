@@ -158,6 +158,7 @@ describe('identity providers', () => {
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ signInClientId: null, signInName: null });
     const again = await owner.call('PATCH', `${base}/${id}`, { signInClientId: 'console-2' });
+    expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ signInClientId: 'console-2', signInName: null });
     expect((await owner.call('PATCH', `${base}/${id}`, { signInClientId: null })).body.signInClientId).toBeNull();
     // Without them at creation: none.
@@ -205,6 +206,8 @@ describe('identity providers', () => {
       expect((await owner.call('PUT', `${base}/${longest.body.id}`, trustOf({ audience: 'bad', ...extra }))).status, JSON.stringify(extra)).toBe(400);
     }
     expect((await owner.call('GET', `${base}/${longest.body.id}`)).body).toEqual(longest.body);
+    // Test servers share a database: the console's sign-in page of other tests is not to list it.
+    expect((await owner.call('DELETE', `${base}/${longest.body.id}`)).status).toBe(204);
   });
 
   it("the admin console's sign-in page lists the providers with a sign-in client id at once, and no longer once deleted or turned off", async () => {
