@@ -96,6 +96,20 @@ describe.skipIf(!hasTools('chromium'))('admin console: identity providers', () =
     await visitor.page.goto(`${server.url}/admin`);
     await waitForHeading(visitor.page, 'Admin console');
     expect(await visitor.page.getByRole('button', { name: 'Sign in with Plant SSO' }).count()).toBe(1);
+    // A long name of one word wraps on a phone rather than widening the page.
+    const long = await owner.call('POST', `/organizations/${organization.id}/identity-providers`, {
+      issuer: `${issuer.issuer}/${hex()}`,
+      audience: 'api://long',
+      jwksUri: issuer.jwksUri,
+      signInClientId: 'long',
+      signInName: 'L'.repeat(100),
+    });
+    await visitor.page.setViewportSize({ width: 390, height: 844 });
+    await visitor.page.reload();
+    await waitForHeading(visitor.page, 'Admin console');
+    expect(await visitor.page.getByRole('button', { name: `Sign in with ${'L'.repeat(100)}` }).count()).toBe(1);
+    expect(Number(await visitor.page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'))).toBeLessThanOrEqual(0);
+    expect((await owner.call('DELETE', `/organizations/${organization.id}/identity-providers/${long.body.id}`)).status).toBe(204);
 
     // An edit while someone else changed it: nothing is overwritten, the panel shows what changed.
     const [stored] = await storedOf(organization.id);
