@@ -242,6 +242,20 @@ describe('identity providers', () => {
     expect(await csp()).not.toContain(new URL(otherIssuer).origin);
   });
 
+  it("the admin console's page still loads, with the built-in sign-in only, when the identity providers cannot be read", async () => {
+    const federation = server.services.federation;
+    const original = federation.signInProviders;
+    federation.signInProviders = () => Promise.reject(new Error('database unavailable'));
+    try {
+      expect((await fetch(`${server.url}/admin`)).status).toBe(200);
+      const config = await fetch(`${server.url}/admin/config.js`);
+      expect(config.status).toBe(200);
+      expect(await config.text()).toContain('"providers":[]');
+    } finally {
+      federation.signInProviders = original;
+    }
+  });
+
   it('who may: strangers 404, readers read but do not write (403), no token 401', async () => {
     const { owner, organization } = await newOrganization(server);
     const base = `/organizations/${organization.id}/identity-providers`;
