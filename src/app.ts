@@ -212,7 +212,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
     createAdminConsoleRouter({
       manageUrl: config.manageUrl,
       login: services.identity.loginFor(ADMIN_CLIENT_ID),
-      signInProviders: async () => [],
+      // Without the database the page still loads (with the built-in sign-in only) and says what is wrong itself.
+      signInProviders: () =>
+        services.federation.signInProviders().catch((err: unknown) => {
+          log.warn({ err }, 'the identity providers with a console sign-in could not be read');
+          return [];
+        }),
     }).routes(),
   );
 

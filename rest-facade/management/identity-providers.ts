@@ -1,7 +1,7 @@
 import { ManagementRouteSpec, ifMatchOf, noContent, PAGING, pagingOf, recordPage, recordResponse } from './route';
 
 const TAG = 'Identity providers';
-const PROVIDER = 'id issuer audience jwksUri rolesClaim tenantId createdAt updatedAt etag';
+const PROVIDER = 'id issuer audience jwksUri rolesClaim tenantId signInClientId signInName createdAt updatedAt etag';
 const BASE = '/organizations/:organizationId/identity-providers';
 
 const providerOf = (req: { params: Record<string, string> }) => ({ organizationId: req.params.organizationId, identityProviderId: req.params.identityProviderId });
@@ -11,7 +11,7 @@ export const identityProviderRoutes: ManagementRouteSpec[] = [
     method: 'POST',
     path: BASE,
     summary:
-      "Trust an external issuer (issuer, audience, jwksUri; rolesClaim, default 'roles'; tenantId to grant roles on one tenant only). Takes effect at once. Organization owners only.",
+      "Trust an external issuer (issuer, audience, jwksUri; rolesClaim, default 'roles'; tenantId to grant roles on one tenant only; signInClientId, the issuer's public client for the admin console, to offer a sign-in there, named signInName or the issuer's host). Takes effect at once. Organization owners only.",
     tag: TAG,
     body: true,
     operation: `mutation CreateIdentityProvider($organizationId: ID!, $input: IdentityProviderInput!) { createIdentityProvider(organizationId: $organizationId, input: $input) { ${PROVIDER} } }`,

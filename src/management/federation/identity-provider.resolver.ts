@@ -27,6 +27,16 @@ export class IdentityProviderType {
   @Field(() => ID, { nullable: true, description: 'Set: the trust grants roles on this tenant only.' })
   tenantId: string | null;
 
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The public client registered at the issuer for the admin console (redirect URI `{manage_url}/admin/callback`, authorization code with PKCE). Set: the console's sign-in page offers a sign-in with this provider. That page is public: the issuer, this client id and the sign-in name are shown to anyone who opens it.",
+  })
+  signInClientId: string | null;
+
+  @Field(() => String, { nullable: true, description: "The name on the console's sign-in button ('Sign in with …'); none: the issuer's host." })
+  signInName: string | null;
+
   @Field()
   createdAt: Date;
 
@@ -52,9 +62,19 @@ export class IdentityProviderInput {
 
   @Field(() => ID, { nullable: true, description: 'A tenant of the organization: the trust then grants roles on it only.' })
   tenantId?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The public client registered at the issuer for the admin console, 1 to 200 characters: the console's (public) sign-in page then offers a sign-in with this provider. None: no browser sign-in.",
+  })
+  signInClientId?: string | null;
+
+  @Field(() => String, { nullable: true, description: "The name on the console's sign-in button, 1 to 100 characters; none: the issuer's host." })
+  signInName?: string | null;
 }
 
-@InputType({ description: 'A partial update of an identity provider: only the fields given change (a null tenantId makes it organization-wide).' })
+@InputType({ description: 'A partial update of an identity provider: only the fields given change (a null tenantId makes it organization-wide, a null signInClientId ends the browser sign-in).' })
 export class IdentityProviderPatch {
   @Field(() => String, { nullable: true })
   issuer?: string | null;
@@ -70,6 +90,12 @@ export class IdentityProviderPatch {
 
   @Field(() => ID, { nullable: true })
   tenantId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Null: no browser sign-in any more.' })
+  signInClientId?: string | null;
+
+  @Field(() => String, { nullable: true, description: "Null: the issuer's host." })
+  signInName?: string | null;
 }
 
 @Resolver(() => IdentityProviderType)

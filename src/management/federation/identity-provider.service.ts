@@ -13,6 +13,8 @@ export interface IdentityProviderInput {
   jwksUri?: string | null;
   rolesClaim?: string | null;
   tenantId?: string | null;
+  signInClientId?: string | null;
+  signInName?: string | null;
 }
 
 /** A dot path into the token's claims: `roles`, `realm_access.roles`. */
@@ -22,6 +24,8 @@ const DEFAULT_ROLES_CLAIM = 'roles';
 const URL_MAX = 2000;
 const AUDIENCE_MAX = 500;
 const ROLES_CLAIM_MAX = 200;
+const SIGN_IN_CLIENT_ID_MAX = 200;
+const SIGN_IN_NAME_MAX = 100;
 
 /**
  * Identity providers: the external issuers an organization (or one tenant of it) trusts. A token of the issuer
@@ -65,6 +69,8 @@ export class IdentityProviderService {
         audience: input.audience!,
         jwksUri: input.jwksUri!,
         rolesClaim: input.rolesClaim ?? DEFAULT_ROLES_CLAIM,
+        signInClientId: input.signInClientId ?? null,
+        signInName: input.signInName ?? null,
       });
       return manager.findOneByOrFail(IdentityTrustEntity, { id: identifiers[0].id as string });
     });
@@ -72,7 +78,10 @@ export class IdentityProviderService {
     return trust;
   }
 
-  /** PUT (`replace`: issuer, audience, jwksUri required; rolesClaim defaults to `roles`, tenantId to none) or PATCH. */
+  /**
+   * PUT (`replace`: issuer, audience, jwksUri required; rolesClaim defaults to `roles`, tenantId, signInClientId and
+   * signInName to none) or PATCH (null clears tenantId, signInClientId, signInName).
+   */
   async update(
     organizationId: string,
     id: string,
@@ -83,10 +92,11 @@ export class IdentityProviderService {
     await this.checkReachable(input.jwksUri);
     const changes: Partial<IdentityTrustEntity> = {};
     for (const field of ['issuer', 'audience', 'jwksUri', 'rolesClaim'] as const) if (typeof input[field] === 'string') changes[field] = input[field]!;
-    if (options.replace) {
-      changes.rolesClaim = input.rolesClaim ?? DEFAULT_ROLES_CLAIM;
-      changes.tenantId = input.tenantId ?? null;
-    } else if (input.tenantId !== undefined) changes.tenantId = input.tenantId;
+    for (const field of ['tenantId', 'signInClientId', 'signInName'] as const) {
+      if (options.replace) changes[field] = input[field] ?? null;
+      else if (input[field] !== undefined) changes[field] = input[field];
+    }
+    if (options.replace) changes.rolesClaim = input.rolesClaim ?? DEFAULT_ROLES_CLAIM;
     const { before, after } = await this.dataSource.transaction(async (manager) => {
       const current = isUuid(id) ? await manager.findOne(IdentityTrustEntity, { where: { id, organizationId }, lock: { mode: 'pessimistic_write' } }) : null;
       if (!current) throw notFound(`Identity provider '${id}' not found.`);
@@ -130,7 +140,19 @@ function check(input: IdentityProviderInput, replace: boolean): void {
       (typeof input.rolesClaim === 'string' && !ROLES_CLAIM.test(input.rolesClaim)
         ? "rolesClaim must be a dot path of claim names, like 'roles' or 'realm_access.roles'."
         : undefined),
+    labelProblem(input.signInClientId, 'signInClientId', SIGN_IN_CLIENT_ID_MAX),
+    labelProblem(input.signInName, 'signInName', SIGN_IN_NAME_MAX),
   ]);
+}
+
+/** Optional (null: none); given, 1 to `max` characters, no control characters, no space at either end. */
+function labelProblem(value: unknown, field: string, max: number): string | undefined {
+  const problem = textProblem(value, field, { max });
+  if (problem || typeof value !== 'string') return problem;
+  if (value.trim() === '') return `${field} must not be empty (null: none).`;
+  // eslint-disable-next-line no-control-regex
+  if (value !== value.trim() || /[\u0000-\u001f\u007f]/.test(value)) return `${field} must have no control characters and no space at either end.`;
+  return undefined;
 }
 
 /** An absolute http(s) URL, compared as given (issuers are matched exactly). */

@@ -31,6 +31,14 @@ export class IdentityTrustEntity {
   @Column({ name: 'roles_claim', type: 'text', default: 'roles' })
   rolesClaim: string;
 
+  /** The public client registered at the issuer for the admin console: set, the console offers a sign-in with it. */
+  @Column({ name: 'sign_in_client_id', type: 'text', nullable: true })
+  signInClientId: string | null;
+
+  /** The name on the console's sign-in button; none: the issuer's host. */
+  @Column({ name: 'sign_in_name', type: 'text', nullable: true })
+  signInName: string | null;
+
   @Column({ type: 'integer', default: 1 })
   version: number;
 

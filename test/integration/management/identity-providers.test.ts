@@ -142,6 +142,120 @@ describe('identity providers', () => {
     expect((await owner.call('GET', `${base}?limit=0`)).status).toBe(400);
   });
 
+  it('a browser sign-in for the admin console: signInClientId and signInName through POST, PUT and PATCH', async () => {
+    const { owner, organization } = await newOrganization(server);
+    const base = `/organizations/${organization.id}/identity-providers`;
+    const created = await owner.call('POST', base, trustOf({ audience: 'sign-in', signInClientId: 'admin-console', signInName: 'Example SSO' }));
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ signInClientId: 'admin-console', signInName: 'Example SSO' });
+    const id = created.body.id;
+    // PATCH changes what it is given; null clears the name (the console shows the issuer's host then).
+    const renamed = await owner.call('PATCH', `${base}/${id}`, { signInName: null }, { 'if-match': created.headers.get('etag')! });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ signInClientId: 'admin-console', signInName: null, audience: 'sign-in' });
+    // PUT replaces: the sign-in fields not given are gone.
+    const put = await owner.call('PUT', `${base}/${id}`, trustOf({ audience: 'sign-in' }));
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ signInClientId: null, signInName: null });
+    const again = await owner.call('PATCH', `${base}/${id}`, { signInClientId: 'console-2' });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ signInClientId: 'console-2', signInName: null });
+    expect((await owner.call('PATCH', `${base}/${id}`, { signInClientId: null })).body.signInClientId).toBeNull();
+    // Without them at creation: none.
+    expect((await owner.call('POST', base, trustOf({ audience: 'plain' }))).body).toMatchObject({ signInClientId: null, signInName: null });
+    // GraphQL says the same.
+    const res = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'mutation($o: ID!, $i: ID!) { updateIdentityProvider(organizationId: $o, identityProviderId: $i, input: { signInName: "Via GraphQL" }) { signInClientId signInName } }',
+        variables: { o: organization.id, i: id },
+      }),
+    });
+    expect(await res.json()).toEqual({ data: { updateIdentityProvider: { signInClientId: null, signInName: 'Via GraphQL' } } });
+  });
+
+  it('bad sign-in fields are 400 and change nothing', async () => {
+    const { owner, organization } = await newOrganization(server);
+    const base = `/organizations/${organization.id}/identity-providers`;
+    const bad = [
+      { signInClientId: '' },
+      { signInClientId: '   ' },
+      { signInClientId: ' padded' },
+      { signInClientId: 'a'.repeat(201) },
+      { signInClientId: 'line\nbreak' },
+      { signInClientId: 5 },
+      { signInClientId: ['x'] },
+      { signInName: '' },
+      { signInName: 'a'.repeat(101) },
+      { signInName: 'tab\there' },
+      { signInName: 'trailing ' },
+      { signInName: true },
+    ];
+    for (const extra of bad) {
+      const res = await owner.call('POST', base, trustOf({ audience: 'bad', signInClientId: 'ok', ...extra }));
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      if (typeof Object.values(extra)[0] === 'string') expect(res.body.messages[0].text, JSON.stringify(extra)).toMatch(/signIn(ClientId|Name)/);
+    }
+    expect((await owner.call('GET', base)).body.result).toEqual([]);
+    // The longest allowed are taken.
+    const longest = await owner.call('POST', base, trustOf({ audience: 'bad', signInClientId: 'c'.repeat(200), signInName: 'n'.repeat(100) }));
+    expect(longest.status).toBe(201);
+    for (const extra of bad) {
+      expect((await owner.call('PATCH', `${base}/${longest.body.id}`, extra)).status, JSON.stringify(extra)).toBe(400);
+      expect((await owner.call('PUT', `${base}/${longest.body.id}`, trustOf({ audience: 'bad', ...extra }))).status, JSON.stringify(extra)).toBe(400);
+    }
+    expect((await owner.call('GET', `${base}/${longest.body.id}`)).body).toEqual(longest.body);
+    // Test servers share a database: the console's sign-in page of other tests is not to list it.
+    expect((await owner.call('DELETE', `${base}/${longest.body.id}`)).status).toBe(204);
+  });
+
+  it("the admin console's sign-in page lists the providers with a sign-in client id at once, and no longer once deleted or turned off", async () => {
+    const { owner, organization } = await newOrganization(server);
+    const base = `/organizations/${organization.id}/identity-providers`;
+    const providers = async () => {
+      const res = await fetch(`${server.url}/admin/config.js`);
+      const text = await res.text();
+      return JSON.parse(/^window\.ADMIN_CONFIG = (.*);\n$/s.exec(text)![1]).providers as { id: string; issuer: string; clientId: string; name: string }[];
+    };
+    const csp = async () => (await fetch(`${server.url}/admin`)).headers.get('content-security-policy')!;
+    // Distinct issuers (the same host and port, another path), so that other tests' providers do not interfere.
+    const issuerUrl = `${issuer.issuer}/${randomBytes(4).toString('hex')}`;
+    const otherIssuer = `http://localhost:${new URL(issuer.issuer).port}/${randomBytes(4).toString('hex')}`;
+    const named = await owner.call('POST', base, trustOf({ issuer: issuerUrl, audience: 'console', signInClientId: 'console-a', signInName: 'Factory SSO' }));
+    const unnamed = await owner.call('POST', base, trustOf({ issuer: otherIssuer, audience: 'console', signInClientId: 'console-b' }));
+    const without = await owner.call('POST', base, trustOf({ audience: 'console' }));
+    const listed = await providers();
+    expect(listed).toContainEqual({ id: named.body.id, issuer: issuerUrl, clientId: 'console-a', name: 'Factory SSO' });
+    // No name: the issuer's host.
+    expect(listed).toContainEqual({ id: unnamed.body.id, issuer: otherIssuer, clientId: 'console-b', name: new URL(otherIssuer).host });
+    expect(listed.map((p) => p.id)).not.toContain(without.body.id);
+    // The browser may reach their origins (discovery and token endpoint) from the console's page.
+    expect(await csp()).toMatch(new RegExp(`connect-src [^;]*${new URL(otherIssuer).origin.replace(/[.]/g, '\\.')}`));
+
+    // Turned off, deleted: gone on the next page load.
+    await owner.call('PATCH', `${base}/${named.body.id}`, { signInClientId: null });
+    await owner.call('DELETE', `${base}/${unnamed.body.id}`);
+    const after = (await providers()).map((p) => p.id);
+    expect(after).not.toContain(named.body.id);
+    expect(after).not.toContain(unnamed.body.id);
+    expect(await csp()).not.toContain(new URL(otherIssuer).origin);
+  });
+
+  it("the admin console's page still loads, with the built-in sign-in only, when the identity providers cannot be read", async () => {
+    const federation = server.services.federation;
+    const original = federation.signInProviders;
+    federation.signInProviders = () => Promise.reject(new Error('database unavailable'));
+    try {
+      expect((await fetch(`${server.url}/admin`)).status).toBe(200);
+      const config = await fetch(`${server.url}/admin/config.js`);
+      expect(config.status).toBe(200);
+      expect(await config.text()).toContain('"providers":[]');
+    } finally {
+      federation.signInProviders = original;
+    }
+  });
+
   it('who may: strangers 404, readers read but do not write (403), no token 401', async () => {
     const { owner, organization } = await newOrganization(server);
     const base = `/organizations/${organization.id}/identity-providers`;
