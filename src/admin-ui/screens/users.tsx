@@ -112,7 +112,7 @@ export function UsersPage({ organizationId }: { organizationId: string }) {
         <Loaded state={invitations}>
           {(rows) => (
             <Table
-              caption="Invitations"
+              caption="Invitations to the organization"
               rowKey={(i) => i.id}
               empty={status ? `No ${STATUS_TEXT[status].label.toLowerCase()} invitations.` : 'Nobody has been invited yet.'}
               rows={rows}
