@@ -1,8 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ApiError, gql } from '../api';
 import { useAccess } from '../me';
 import { Link, navigate, seg } from '../router';
-import { ChangedField, Checkbox, ConfirmDialog, ConflictPanel, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
+import { ChangedField, Checkbox, ConfirmDialog, ConflictPanel, Dialog, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
 import { allPages, loadServiceAccounts, loadUsers } from './people';
 import './people.css';
 
@@ -28,6 +28,7 @@ const GROUP_FIELDS = 'id name description createdAt updatedAt etag';
 
 /** The server's rule (user-groups service): `group@` and at least one character more; the form says so before it asks. */
 const NAME_PATTERN = 'group@.+';
+const NAME_PROBLEM = "The name must start with group@ followed by the group's name.";
 const NAME_HINT = "Starts with group@ followed by the group's name, e.g. group@operators. At most 200 characters, unique in the organization.";
 
 const GROUPS_QUERY = `query UserGroups($organizationId: ID!, $cursor: String) {
@@ -53,10 +54,14 @@ function GroupNameField({ value, onChange }: { value: string; onChange: (v: stri
             {...p}
             value={value}
             onChange={(e) => {
+              e.target.setCustomValidity('');
               onChange(e.target.value);
               if (problem && e.target.validity.valid) setProblem(false);
             }}
-            onInvalid={() => setProblem(true)}
+            onInvalid={(e) => {
+              if (e.currentTarget.validity.patternMismatch) e.currentTarget.setCustomValidity(NAME_PROBLEM);
+              setProblem(true);
+            }}
             required
             pattern={NAME_PATTERN}
             maxLength={200}
@@ -68,7 +73,7 @@ function GroupNameField({ value, onChange }: { value: string; onChange: (v: stri
       </Field>
       {problem && (
         <p className="alert error" role="alert">
-          The name must start with group@ followed by the group&apos;s name.
+          {NAME_PROBLEM}
         </p>
       )}
     </>
@@ -79,13 +84,23 @@ function GroupNameField({ value, onChange }: { value: string; onChange: (v: stri
 export function GroupsPage({ organizationId }: { organizationId: string }) {
   const admin = useAccess().administers(organizationId);
   const groups = useLoad(() => allPages<UserGroup>(GROUPS_QUERY, 'userGroups', { organizationId }), [organizationId]);
+  const [creating, setCreating] = useState(false);
   return (
-    <Page title="User groups">
+    <Page
+      title="User groups"
+      actions={
+        admin && (
+          <button type="button" onClick={() => setCreating(true)}>
+            New user group
+          </button>
+        )
+      }
+    >
       <p>
         A user group gathers users and service accounts of the organization. A role assigned to the group (under Role assignments) holds for every
         member.
       </p>
-      {admin && <CreateGroup organizationId={organizationId} onCreated={(g) => navigate(groupPath(organizationId, g.id))} />}
+      {admin && <CreateGroup open={creating} onClose={() => setCreating(false)} organizationId={organizationId} onCreated={(g) => navigate(groupPath(organizationId, g.id))} />}
       <Section title="All user groups">
         <Loaded state={groups}>
           {(rows) => (
@@ -107,20 +122,23 @@ export function GroupsPage({ organizationId }: { organizationId: string }) {
   );
 }
 
-function CreateGroup({ organizationId, onCreated }: { organizationId: string; onCreated: (group: UserGroup) => void }) {
+function CreateGroup({ open, onClose, organizationId, onCreated }: { open: boolean; onClose: () => void; organizationId: string; onCreated: (group: UserGroup) => void }) {
   const [name, setName] = useState('group@');
   const [description, setDescription] = useState('');
-  const { run, busy, error } = useAction(async () => {
+  const { run, busy, error, setError } = useAction(async () => {
     const data = await gql<{ createUserGroup: UserGroup }>(
       `mutation CreateUserGroup($organizationId: ID!, $input: UserGroupInput!) { createUserGroup(organizationId: $organizationId, input: $input) { ${GROUP_FIELDS} } }`,
       { organizationId, input: { name, description: description.trim() || null } },
     );
     onCreated(data.createUserGroup);
   });
+  useEffect(() => {
+    if (open) setError(undefined);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open]);
   return (
-    <Section title="New user group">
+    <Dialog title="New user group" open={open} onClose={onClose}>
       <form
-        className="create"
         onSubmit={(e) => {
           e.preventDefault();
           run();
@@ -133,9 +151,12 @@ function CreateGroup({ organizationId, onCreated }: { organizationId: string; on
           <button type="submit" disabled={busy}>
             Create user group
           </button>
+          <button type="button" className="secondary" onClick={onClose}>
+            Cancel
+          </button>
         </div>
       </form>
-    </Section>
+    </Dialog>
   );
 }
 

@@ -77,11 +77,21 @@ export function ServiceAccountsPage({ organizationId }: { organizationId: string
   const selectedId = search.get('account');
   const accounts = useLoad(() => loadServiceAccounts(organizationId), [organizationId]);
   const [revealed, setRevealed] = useState<Revealed | null>(null);
+  const [creating, setCreating] = useState(false);
   const base = `/org/${seg(organizationId)}/service-accounts`;
   const selected = accounts.data?.find((a) => a.id === selectedId);
 
   return (
-    <Page title="Service accounts">
+    <Page
+      title="Service accounts"
+      actions={
+        admin && (
+          <button type="button" onClick={() => setCreating(true)}>
+            New service account
+          </button>
+        )
+      }
+    >
       <p>
         A service account is how a program (a script, a gateway, another server) signs in: it gets tokens with its client id and a client secret
         (OAuth 2.0 client credentials). Give it roles under Role assignments or through a user group.
@@ -89,9 +99,12 @@ export function ServiceAccountsPage({ organizationId }: { organizationId: string
       {revealed && <OneTimeSecret revealed={revealed} onDone={() => setRevealed(null)} />}
       {admin && (
         <CreateAccount
+          open={creating}
+          onClose={() => setCreating(false)}
           organizationId={organizationId}
           onCreated={(account, secret) => {
             accounts.reload();
+            if (secret) setCreating(false);
             if (secret) setRevealed({ ...secret, accountName: account.name, rotated: false });
             navigate(`${base}?account=${seg(account.id)}`, true);
           }}
@@ -211,11 +224,21 @@ const secretInput = (description: string, validFor: string) => ({
   validForSeconds: validFor ? Number(validFor) : null,
 });
 
-function CreateAccount({ organizationId, onCreated }: { organizationId: string; onCreated: (account: ServiceAccount, secret?: NewSecret) => void }) {
+function CreateAccount({
+  open,
+  onClose,
+  organizationId,
+  onCreated,
+}: {
+  open: boolean;
+  onClose: () => void;
+  organizationId: string;
+  onCreated: (account: ServiceAccount, secret?: NewSecret) => void;
+}) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [validFor, setValidFor] = useState('');
-  const { run, busy, error } = useAction(async () => {
+  const { run, busy, error, setError } = useAction(async () => {
     const created = await gql<{ createServiceAccount: ServiceAccount }>(
       `mutation CreateServiceAccount($organizationId: ID!, $input: ServiceAccountInput!) {
         createServiceAccount(organizationId: $organizationId, input: $input) { ${SERVICE_ACCOUNT_FIELDS} } }`,
@@ -234,13 +257,16 @@ function CreateAccount({ organizationId, onCreated }: { organizationId: string; 
       onCreated(account, added.addServiceAccountSecret);
     } catch (err) {
       onCreated(account);
-      throw new ApiError(`The service account was created, but its first secret was not: ${(err as Error).message} Add a secret below.`, 'SECRET');
+      throw new ApiError(`The service account was created, but its first secret was not: ${(err as Error).message} Add a secret to it.`, 'SECRET');
     }
   });
+  useEffect(() => {
+    if (open) setError(undefined);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open]);
   return (
-    <Section title="New service account">
+    <Dialog title="New service account" open={open} onClose={onClose}>
       <form
-        className="create"
         onSubmit={(e) => {
           e.preventDefault();
           run();
@@ -251,14 +277,18 @@ function CreateAccount({ organizationId, onCreated }: { organizationId: string; 
         </Field>
         <Field label="Description (optional)">{(p) => <textarea {...p} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={2000} />}</Field>
         <ValiditySelect value={validFor} onChange={setValidFor} />
+        <p className="hint">Its first secret is made with it and shown once, to be copied.</p>
         <ErrorBox error={error} />
         <div className="buttons">
           <button type="submit" disabled={busy}>
             Create service account
           </button>
+          <button type="button" className="secondary" onClick={onClose}>
+            Cancel
+          </button>
         </div>
       </form>
-    </Section>
+    </Dialog>
   );
 }
 
@@ -336,7 +366,8 @@ function AccountDetails({
         }
       >
         <p className="hint">
-          Secret values are never stored, only their first characters (the hint) to tell them apart. At most two secrets work at a time{admin ? `; ${activeCount} work now` : ''}.
+          Secret values are never stored, only their first characters (the hint) to tell them apart. At most two secrets work at a time
+          {secrets.data ? `; ${activeCount} ${activeCount === 1 ? 'works' : 'work'} now` : ''}.
         </p>
         <Loaded state={secrets}>
           {(rows) => (

@@ -89,9 +89,12 @@ describe.skipIf(!hasTools('chromium'))('admin console: users and invitations, se
     await goTo(page, server.url, `/org/${organizationId}/service-accounts`, 'Service accounts');
     await checkScreen(page, 'service-accounts');
 
-    await page.getByLabel('Name', { exact: true }).fill('Gateway Berlin');
-    await page.getByLabel('Description (optional)').fill('Pushes the line sensors');
-    await page.getByRole('button', { name: 'Create service account' }).click();
+    await page.getByRole('button', { name: 'New service account' }).click();
+    const create = page.getByRole('dialog', { name: 'New service account' });
+    await create.getByLabel('Name', { exact: true }).fill('Gateway Berlin');
+    await create.getByLabel('Description (optional)').fill('Pushes the line sensors');
+    await checkScreen(page, 'service-account-create-dialog');
+    await create.getByRole('button', { name: 'Create service account' }).click();
     const panel = page.getByRole('region', { name: 'Copy the new secret of Gateway Berlin now' });
     await expect.poll(() => panel.count(), { timeout: 20_000 }).toBe(1);
     expect(await panel.textContent()).toContain('This secret cannot be shown again.');
@@ -154,19 +157,22 @@ describe.skipIf(!hasTools('chromium'))('admin console: users and invitations, se
     await goTo(page, server.url, `/org/${organizationId}/groups`, 'User groups');
     await checkScreen(page, 'user-groups');
 
-    const name = page.getByLabel('Name', { exact: true });
+    await page.getByRole('button', { name: 'New user group' }).click();
+    const create = page.getByRole('dialog', { name: 'New user group' });
+    const name = create.getByLabel('Name', { exact: true });
+    expect(await name.inputValue()).toBe('group@');
     await name.fill('Operators');
-    await page.getByRole('button', { name: 'Create user group' }).click();
+    await create.getByRole('button', { name: 'Create user group' }).click();
     await expect.poll(() => page.getByRole('alert').allTextContents()).toEqual(["The name must start with group@ followed by the group's name."]);
     await checkScreen(page, 'user-group-bad-name');
     // What the form lets through, the server still judges, and its message is shown.
     await name.fill('group@ ');
-    await page.getByRole('button', { name: 'Create user group' }).click();
+    await create.getByRole('button', { name: 'Create user group' }).click();
     await expect.poll(() => page.getByRole('alert').allTextContents()).toEqual(["name must start with 'group@' followed by the group's name."]);
     expect(await server.dataSource.manager.countBy(UserGroupEntity, { organizationId })).toBe(0);
 
     await name.fill('group@operators');
-    await page.getByRole('button', { name: 'Create user group' }).click();
+    await create.getByRole('button', { name: 'Create user group' }).click();
     await waitForHeading(page, 'User group group@operators');
     const group = await server.dataSource.manager.findOneByOrFail(UserGroupEntity, { organizationId, name: 'group@operators' });
     groupId = group.id;
