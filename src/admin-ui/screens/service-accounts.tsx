@@ -312,7 +312,10 @@ function AccountDetails({
   const [dialog, setDialog] = useState<'add' | 'rotate' | 'delete' | null>(null);
   const [deleting, setDeleting] = useState<Secret | null>(null);
   const heading = useRef<HTMLDivElement>(null);
-  useEffect(() => heading.current?.scrollIntoView({ block: 'nearest' }), [account.id]);
+  useEffect(() => {
+    // A block, not an expression: scrollIntoView answers a promise in newer browsers, which React would take for a cleanup.
+    heading.current?.scrollIntoView({ block: 'nearest' });
+  }, [account.id]);
   const activeCount = secrets.data?.filter((s) => s.active).length ?? 0;
 
   return (

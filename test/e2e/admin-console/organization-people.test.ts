@@ -1,6 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ServiceAccountSecretEntity } from '../../../src/management/service-accounts/service-account-secret.entity';
 import { ServiceAccountEntity } from '../../../src/management/service-accounts/service-account.entity';
+import { GroupMemberEntity } from '../../../src/management/user-groups/group-member.entity';
 import { UserGroupEntity } from '../../../src/management/user-groups/user-group.entity';
 import { OrganizationUserEntity } from '../../../src/management/users/organization-user.entity';
 import { checkScreen, goTo, launchBrowser, openConsole, signInThroughUi, waitForHeading } from '../../support/admin-browser';
@@ -225,6 +227,61 @@ describe.skipIf(!hasTools('chromium'))('admin console: users and invitations, se
     expect(await mainButtons(page)).toEqual([]);
     expect(await page.getByRole('region', { name: 'Add members' }).count()).toBe(0);
     await checkScreen(page, 'user-group-reader');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+  it('an owner renames a group (etag sent), removes a member, a secret, the service account, the group and a user, each after confirming', async () => {
+    const joiner = await newUser(server, { displayName: 'Leaving Soon' });
+    const invited = await graphql(server, ownerToken, 'mutation ($o: ID!, $a: ID!) { inviteUser(organizationId: $o, input: { accountId: $a }) { id } }', { o: organizationId, a: joiner.id });
+    await graphql(server, await joiner.token(), 'mutation ($i: ID!) { acceptInvitation(invitationId: $i) { status } }', { i: invited.body.data.inviteUser.id });
+    const { context, page, problems } = await openConsole(browser, server.url);
+    await signInThroughUi(page, server.url, owner);
+    const confirm = async (title: string, button: string) => {
+      const dialog = page.getByRole('dialog', { name: title });
+      await expect.poll(() => dialog.isVisible()).toBe(true);
+      await dialog.getByRole('button', { name: button }).click();
+      await expect.poll(() => dialog.count()).toBe(0);
+    };
+
+    // The group: renamed with its etag, its member removed, then deleted.
+    await goTo(page, server.url, `/org/${organizationId}/groups/${groupId}`, 'User group group@operators');
+    await page.getByLabel('Name', { exact: true }).fill('group@line-operators');
+    await page.getByRole('button', { name: 'Save name and description' }).click();
+    await waitForHeading(page, 'User group group@line-operators');
+    await expect.poll(() => page.getByRole('region', { name: 'Members of group@line-operators' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Remove Gateway Berlin from the group' }).click();
+    await confirm('Remove the member from the group?', 'Remove member');
+    await expect.poll(() => page.getByText('The group has no members.').count()).toBe(1);
+    expect(await server.dataSource.manager.countBy(GroupMemberEntity, { groupId })).toBe(0);
+    await page.getByRole('button', { name: 'Delete user group' }).click();
+    await confirm('Delete user group group@line-operators?', 'Delete user group');
+    await waitForHeading(page, 'User groups');
+    expect(await server.dataSource.manager.countBy(UserGroupEntity, { id: groupId })).toBe(0);
+
+    // The service account: its expired secret deleted, then the account itself.
+    await goTo(page, server.url, `/org/${organizationId}/service-accounts?account=${serviceAccountId}`, 'Service accounts');
+    const secrets = page.getByRole('region', { name: 'Secrets of Gateway Berlin' });
+    await expect.poll(() => secrets.getByRole('row').count()).toBe(3);
+    const expired = secrets.getByRole('row').filter({ hasText: 'Expired' });
+    await expired.getByRole('button').click();
+    await confirm('Delete this secret?', 'Delete secret');
+    await expect.poll(() => secrets.getByRole('row').count()).toBe(2);
+    expect(await server.dataSource.manager.countBy(ServiceAccountSecretEntity, { serviceAccountId })).toBe(1);
+    await page.getByRole('button', { name: 'Delete service account' }).click();
+    await confirm('Delete service account Gateway Berlin?', 'Delete service account');
+    await expect.poll(() => page.getByText('The organization has no service accounts.').count()).toBe(1);
+    expect(await server.dataSource.manager.countBy(ServiceAccountEntity, { id: serviceAccountId })).toBe(0);
+
+    // A user who joined: removed from the organization.
+    await goTo(page, server.url, `/org/${organizationId}/users`, 'Users and invitations');
+    const users = page.getByRole('region', { name: 'Users of the organization' });
+    await expect.poll(() => users.textContent()).toContain(joiner.email);
+    expect(await page.getByRole('region', { name: 'Invitations to the organization' }).getByRole('row').filter({ hasText: 'Leaving Soon' }).textContent()).toContain('Accepted');
+    await users.getByRole('button', { name: `Remove ${joiner.email} from the organization` }).click();
+    await checkScreen(page, 'users-remove-dialog');
+    await confirm('Remove the user from the organization?', 'Remove user');
+    await expect.poll(() => users.textContent()).not.toContain(joiner.email);
+    expect(await server.dataSource.manager.countBy(OrganizationUserEntity, { organizationId, accountId: joiner.id })).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   });
