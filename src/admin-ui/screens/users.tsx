@@ -249,6 +249,7 @@ function InviteForm({ organizationId, onInvited }: { organizationId: string; onI
             onChange={(e) => setAccountId(e.target.value)}
             required
             pattern={`\\s*${UUID}\\s*`}
+            title="An account id: 36 letters, digits and dashes, as on the person's Who am I page"
             placeholder="e.g. 3f2b8c1e-…"
             autoComplete="off"
             spellCheck={false}
