@@ -2,14 +2,20 @@ import Router, { RouterContext } from '@koa/router';
 import { NO_FRAMING } from '../src/common/security-headers';
 import { AdminBundle, buildAdminBundle, readBuiltBundle } from './admin-bundle';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** What the admin console needs to know of this server; sent to the page as `/admin/config.js`. */
 export interface AdminConsoleOptions {
   /** MANAGE_URL: the console lives at its `/admin`, below its path (a proxy's prefix) if it has one. */
   manageUrl: string;
   /** The built-in identity service's sign-in (authorization code + PKCE, the public client `admin`). */
   login: { issuer: string; clientId: string; redirectUri: string };
-  /** The organizations' identity providers that offer a browser sign-in (issuer, public client id), read per page. */
-  signInProviders(): Promise<{ id: string; issuer: string; clientId: string; name: string }[]>;
+  /**
+   * An organization's identity providers that offer a browser sign-in (issuer, public client id), read per page:
+   * its sign-in page is `/admin?organization={id}`. The plain `/admin` offers the built-in sign-in only, so no
+   * organization can put a button on the page the users of every other organization open.
+   */
+  signInProviders(organizationId: string): Promise<{ id: string; issuer: string; clientId: string; name: string }[]>;
 }
 
 const page = `<!doctype html>
@@ -23,7 +29,7 @@ const page = `<!doctype html>
 <body>
   <div id="root"><p class="booting">Loading the admin console…</p></div>
   <noscript>The admin console needs JavaScript.</noscript>
-  <script src="__BASE__/admin/config.js"></script>
+  <script src="__BASE__/admin/config.js__QUERY__"></script>
   <script src="__BASE__/admin/assets/admin.js"></script>
 </body>
 </html>
@@ -62,18 +68,33 @@ export function createAdminConsoleRouter(options: AdminConsoleOptions): Router {
       NO_FRAMING,
     ].join('; ');
 
+  /**
+   * The organization whose sign-in page this is (`?organization={uuid}`), if any; anything else is no organization.
+   * Back from an identity provider at `/admin/callback` (whose address is fixed), the sign-in's `state` starts with
+   * it: the page may then reach that organization's providers to exchange the code.
+   */
+  const organizationOf = (ctx: RouterContext) => {
+    const given = ctx.query.organization;
+    const state = ctx.query.state;
+    const value = given ?? (ctx.path.endsWith('/admin/callback') && typeof state === 'string' ? state.split('.')[0] : undefined);
+    return typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined;
+  };
+  const providersOf = (organizationId: string | undefined) => (organizationId ? options.signInProviders(organizationId) : Promise.resolve([]));
+
   const servePage = async (ctx: RouterContext) => {
-    const providers = await options.signInProviders();
+    const organizationId = organizationOf(ctx);
+    const providers = await providersOf(organizationId);
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-cache');
     ctx.set('Content-Security-Policy', csp([...new Set(providers.map((p) => new URL(p.issuer).origin))]));
-    ctx.body = page.replaceAll('__BASE__', base);
+    ctx.body = page.replaceAll('__BASE__', base).replace('__QUERY__', organizationId ? `?organization=${organizationId}` : '');
   };
   router.get('/admin/config.js', async (ctx) => {
-    const providers = await options.signInProviders();
+    const organization = organizationOf(ctx) ?? null;
+    const providers = await providersOf(organization ?? undefined);
     ctx.type = 'text/javascript';
     ctx.set('Cache-Control', 'no-cache');
-    ctx.body = `window.ADMIN_CONFIG = ${JSON.stringify({ base, login: options.login, providers })};\n`;
+    ctx.body = `window.ADMIN_CONFIG = ${JSON.stringify({ base, login: options.login, organization, providers })};\n`;
   });
   router.get('/admin/assets/:name', async (ctx) => {
     const name = ctx.params.name;

@@ -213,8 +213,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       manageUrl: config.manageUrl,
       login: services.identity.loginFor(ADMIN_CLIENT_ID),
       // Without the database the page still loads (with the built-in sign-in only) and says what is wrong itself.
-      signInProviders: () =>
-        services.federation.signInProviders().catch((err: unknown) => {
+      signInProviders: (organizationId) =>
+        services.federation.signInProviders(organizationId).catch((err: unknown) => {
           log.warn({ err }, 'the identity providers with a console sign-in could not be read');
           return [];
         }),

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { whenUnauthenticated } from './api';
-import { Session, currentSession, signIn, signOut } from './auth';
+import { Session, currentSession, signIn, signInPage, signOut } from './auth';
 import { config } from './config';
 import { Access, MeProvider, loadMe } from './me';
-import { Link, RouteProvider, navigate, useRoute } from './router';
+import { Link, RouteProvider, useRoute } from './router';
 import { ROUTES, organizationOf } from './routes';
 import { ErrorBox, Loaded, useLoad } from './ui';
 
@@ -24,7 +24,7 @@ function SignIn({ problem }: { problem?: unknown }) {
         </button>
         {config.providers.map((p) => (
           <button type="button" className="secondary" key={p.id} onClick={() => signIn(p).catch(setError)}>
-            Sign in with {p.name}
+            Sign in with {p.name} <span className="issuer-host">({new URL(p.issuer).host})</span>
           </button>
         ))}
       </div>
@@ -102,8 +102,7 @@ function Shell({ session, access, reload }: { session: Session; access: Access; 
           className="secondary small"
           onClick={() => {
             signOut();
-            navigate('', true);
-            location.reload();
+            location.assign(signInPage(session));
           }}
         >
           Sign out

@@ -10,6 +10,8 @@ export interface Session {
   expiresAt: number;
   /** The identity provider's id, for a federated sign-in. */
   providerId?: string;
+  /** The organization whose sign-in page it started at (signing out goes back there). */
+  organization?: string | null;
 }
 
 const SESSION_KEY = 'asset-platform.admin.session';
@@ -62,8 +64,9 @@ async function endpointsOf(provider?: SignInProvider): Promise<Endpoints> {
 export async function signIn(provider?: SignInProvider, returnTo = location.pathname + location.search): Promise<void> {
   const endpoints = await endpointsOf(provider);
   const verifier = random(32);
-  const state = random(16);
-  sessionStorage.setItem(FLOW_KEY, JSON.stringify({ verifier, state, returnTo, providerId: provider?.id, token: endpoints.token, clientId: endpoints.clientId }));
+  // The organization's id leads the state: back at /admin/callback, the server lets the page reach its providers.
+  const state = config.organization ? `${config.organization}.${random(16)}` : random(16);
+  sessionStorage.setItem(FLOW_KEY, JSON.stringify({ verifier, state, returnTo, providerId: provider?.id, organization: config.organization, token: endpoints.token, clientId: endpoints.clientId }));
   const url = new URL(endpoints.authorization);
   url.search = new URLSearchParams({
     client_id: endpoints.clientId,
@@ -87,6 +90,7 @@ export async function finishSignIn(): Promise<string> {
     state: string;
     returnTo: string;
     providerId?: string;
+    organization?: string | null;
     token: string;
     clientId: string;
   } | null;
@@ -106,11 +110,17 @@ export async function finishSignIn(): Promise<string> {
   });
   const body = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; error?: string; error_description?: string };
   if (!res.ok || !body.access_token) throw new Error(body.error_description || body.error || `The code could not be exchanged (HTTP ${res.status}).`);
-  const session: Session = { accessToken: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 300) * 1000, providerId: flow.providerId };
+  const session: Session = { accessToken: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 300) * 1000, providerId: flow.providerId, organization: flow.organization };
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
   return flow.returnTo.startsWith(`${config.base}/admin`) && !flow.returnTo.startsWith(`${config.base}/admin/callback`) ? flow.returnTo : `${config.base}/admin`;
 }
 
 export function signOut(): void {
   sessionStorage.removeItem(SESSION_KEY);
+}
+
+/** The sign-in page to go back to: the organization's (with its identity providers) where the session began there. */
+export function signInPage(session: Session | null): string {
+  const organization = session?.organization ?? config.organization;
+  return `${config.base}/admin${organization ? `?organization=${encodeURIComponent(organization)}` : ''}`;
 }

@@ -10,6 +10,8 @@ export interface AdminConfig {
   /** MANAGE_URL's path prefix ('' without one): the console is at `{base}/admin`, GraphQL at `{base}/graphql`. */
   base: string;
   login: { issuer: string; clientId: string; redirectUri: string };
+  /** The organization whose sign-in page this is (`/admin?organization={id}`): its identity providers are offered. */
+  organization: string | null;
   providers: SignInProvider[];
 }
 

@@ -302,6 +302,7 @@ export function ConflictPanel({ fields, onReload }: { fields: ChangedField[]; on
 /** A value with a copy button (for ids and the one-time secret). */
 export function Copyable({ value, label }: { value: string; label: string }) {
   const [copied, setCopied] = useState(false);
+  const id = useId();
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(value);
@@ -309,7 +310,7 @@ export function Copyable({ value, label }: { value: string; label: string }) {
     } catch {
       // No clipboard (plain http): the value is selected for Ctrl+C instead.
       const range = document.createRange();
-      const node = document.getElementById(`copy-${label}`);
+      const node = document.getElementById(id);
       if (node) {
         range.selectNodeContents(node);
         getSelection()?.removeAllRanges();
@@ -319,7 +320,7 @@ export function Copyable({ value, label }: { value: string; label: string }) {
   };
   return (
     <span className="copyable">
-      <code id={`copy-${label}`}>{value}</code>
+      <code id={id}>{value}</code>
       <button type="button" className="secondary small" onClick={copy} aria-label={`Copy ${label}`}>
         {copied ? 'Copied' : 'Copy'}
       </button>

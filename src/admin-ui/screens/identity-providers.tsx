@@ -180,9 +180,14 @@ export function IdentityProvidersPage({ organizationId }: { organizationId: stri
               <p>
                 <Copyable value={config.login.redirectUri} label="redirect URI" />
               </p>
+              <p>Your organization's sign-in page, which offers these providers (give this address to your users):</p>
+              <p>
+                <Copyable value={`${location.origin}${config.base}/admin?organization=${organizationId}`} label="sign-in page" />
+              </p>
               <p className="hint">
-                The console's sign-in page is public: anyone who opens it sees the issuer, the client id and the name of every provider with a
-                console sign-in, as on any provider's own login page. Nothing secret is stored here.
+                That page is public: anyone who opens it sees the issuer, the client id and the name of this organization's providers with a
+                console sign-in, as on any provider's own login page. Nothing secret is stored here. The console's plain address offers the
+                built-in sign-in only.
               </p>
             </Section>
             {owner && editing && (

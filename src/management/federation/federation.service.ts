@@ -9,7 +9,7 @@ import { IdentityTrustEntity } from './identity-trust.entity';
  */
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX_ENTRIES = 1_000;
-/** The console's sign-in page lists at most this many identity providers (the oldest first). */
+/** An organization's sign-in page of the console lists at most this many identity providers (the oldest first). */
 const SIGN_IN_PROVIDERS_MAX = 100;
 
 /** An identity provider that offers a browser sign-in to the admin console: what its sign-in page needs. */
@@ -26,7 +26,6 @@ export interface SignInProvider {
 /** Federation: which external issuers an organization or tenant trusts. */
 export class FederationService implements TrustDirectory {
   private readonly cache = new Map<string, { trusts: Trust[]; until: number }>();
-  private signIn?: { providers: Promise<SignInProvider[]>; until: number };
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -43,41 +42,23 @@ export class FederationService implements TrustDirectory {
   }
 
   /**
-   * The identity providers of every organization that offer a browser sign-in (a sign-in client id is set), for
-   * the admin console's sign-in page, which anyone may open: their issuer, client id and name are public, as on
-   * any OpenID Connect login page. One per issuer and client id, the oldest first, at most SIGN_IN_PROVIDERS_MAX.
-   * Cached like the trusts (a few seconds, evicted by every change here).
+   * The identity providers of one organization that offer a browser sign-in (a sign-in client id is set), for that
+   * organization's sign-in page of the admin console (`{manage_url}/admin?organization={id}`), which anyone may
+   * open: their issuer, client id and name are public, as on any OpenID Connect login page. Another organization's
+   * page never shows them. The oldest first, at most SIGN_IN_PROVIDERS_MAX; read on each page load (page loads are rare).
    */
-  signInProviders(): Promise<SignInProvider[]> {
-    const now = Date.now();
-    if (this.signIn && this.signIn.until > now) return this.signIn.providers;
-    const providers = this.loadSignInProviders();
-    this.signIn = { providers, until: now + CACHE_TTL_MS };
-    providers.catch(() => (this.signIn = undefined));
-    return providers;
-  }
-
-  private async loadSignInProviders(): Promise<SignInProvider[]> {
+  async signInProviders(organizationId: string): Promise<SignInProvider[]> {
     const rows = await this.dataSource.manager.find(IdentityTrustEntity, {
       select: { id: true, issuer: true, signInClientId: true, signInName: true },
-      where: { signInClientId: Not(IsNull()) },
+      where: { organizationId, signInClientId: Not(IsNull()) },
       order: { seq: 'ASC' },
-      take: SIGN_IN_PROVIDERS_MAX * 4,
+      take: SIGN_IN_PROVIDERS_MAX,
     });
-    const seen = new Set<string>();
-    const providers: SignInProvider[] = [];
-    for (const row of rows) {
-      const key = JSON.stringify([row.issuer, row.signInClientId]);
-      if (seen.has(key) || providers.length >= SIGN_IN_PROVIDERS_MAX) continue;
-      seen.add(key);
-      providers.push({ id: row.id, issuer: row.issuer, clientId: row.signInClientId!, name: row.signInName ?? new URL(row.issuer).host });
-    }
-    return providers;
+    return rows.map((row) => ({ id: row.id, issuer: row.issuer, clientId: row.signInClientId!, name: row.signInName ?? new URL(row.issuer).host }));
   }
 
   /** Forgets what is cached for an issuer: called by every change to its trusts. */
   evict(issuer: string): void {
     this.cache.delete(issuer);
-    this.signIn = undefined;
   }
 }

@@ -91,11 +91,17 @@ describe.skipIf(!hasTools('chromium'))('admin console: identity providers', () =
     ]);
     await checkScreen(page, 'identity-providers-list');
 
-    // The sign-in page (another browser, not signed in) offers it now.
+    // The organization's sign-in page, as the screen gives it (another browser, not signed in), offers it now, with the
+    // issuer's host; the console's plain sign-in page does not.
+    const signInPage = await page.getByRole('region', { name: 'Signing in to this console with an identity provider' }).locator('code').nth(1).textContent();
+    expect(signInPage).toBe(`${server.url}/admin?organization=${organization.id}`);
     const visitor = await openConsole(browser, server.url);
     await visitor.page.goto(`${server.url}/admin`);
     await waitForHeading(visitor.page, 'Admin console');
-    expect(await visitor.page.getByRole('button', { name: 'Sign in with Plant SSO' }).count()).toBe(1);
+    expect(await visitor.page.getByRole('button', { name: /Plant SSO/ }).count()).toBe(0);
+    await visitor.page.goto(signInPage!);
+    await waitForHeading(visitor.page, 'Admin console');
+    expect(await visitor.page.getByRole('button', { name: `Sign in with Plant SSO (${new URL(issuerUrl).host})` }).count()).toBe(1);
     // A long name of one word wraps on a phone rather than widening the page.
     const long = await owner.call('POST', `/organizations/${organization.id}/identity-providers`, {
       issuer: `${issuer.issuer}/${hex()}`,
@@ -181,6 +187,9 @@ describe.skipIf(!hasTools('chromium'))('admin console: identity providers', () =
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await waitForHeading(page, 'Admin console');
+      // The organization's sign-in page offers its providers.
+      await page.goto(`${server.url}/admin?organization=${organization.id}`);
+      await waitForHeading(page, 'Admin console');
       const button = page.getByRole('button', { name: `Sign in with ${name}` });
       expect(await button.count()).toBe(1);
       await checkScreen(page, 'sign-in-with-identity-provider');
@@ -207,6 +216,11 @@ describe.skipIf(!hasTools('chromium'))('admin console: identity providers', () =
       expect(await page.getByRole('region', { name: 'Trusted identity providers' }).textContent()).toContain(stub.issuer);
       expect(await page.getByRole('button', { name: /Add identity provider|^Edit |^Delete / }).count()).toBe(0);
       await checkScreen(page, 'identity-providers-reader');
+      // Signing out goes back to the organization's sign-in page, where this session began.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await waitForHeading(page, 'Admin console');
+      expect(new URL(page.url()).search).toBe(`?organization=${organization.id}`);
+      expect(await page.getByRole('button', { name: `Sign in with ${name}` }).count()).toBe(1);
       expect(problems).toEqual([]);
       await context.close();
     } finally {

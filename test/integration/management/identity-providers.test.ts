@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientWithRole } from '../../support/grants';
 import { newUser } from '../../support/identity';
@@ -210,15 +210,16 @@ describe('identity providers', () => {
     expect((await owner.call('DELETE', `${base}/${longest.body.id}`)).status).toBe(204);
   });
 
-  it("the admin console's sign-in page lists the providers with a sign-in client id at once, and no longer once deleted or turned off", async () => {
+  it("the organization's sign-in page of the admin console lists its providers with a sign-in client id at once, and no longer once deleted or turned off; no other page lists them", async () => {
     const { owner, organization } = await newOrganization(server);
     const base = `/organizations/${organization.id}/identity-providers`;
-    const providers = async () => {
-      const res = await fetch(`${server.url}/admin/config.js`);
+    const providers = async (organizationId: string | null = organization.id) => {
+      const res = await fetch(`${server.url}/admin/config.js${organizationId ? `?organization=${organizationId}` : ''}`);
       const text = await res.text();
       return JSON.parse(/^window\.ADMIN_CONFIG = (.*);\n$/s.exec(text)![1]).providers as { id: string; issuer: string; clientId: string; name: string }[];
     };
-    const csp = async () => (await fetch(`${server.url}/admin`)).headers.get('content-security-policy')!;
+    const csp = async (organizationId: string | null = organization.id) =>
+      (await fetch(`${server.url}/admin${organizationId ? `?organization=${organizationId}` : ''}`)).headers.get('content-security-policy')!;
     // Distinct issuers (the same host and port, another path), so that other tests' providers do not interfere.
     const issuerUrl = `${issuer.issuer}/${randomBytes(4).toString('hex')}`;
     const otherIssuer = `http://localhost:${new URL(issuer.issuer).port}/${randomBytes(4).toString('hex')}`;
@@ -232,6 +233,22 @@ describe('identity providers', () => {
     expect(listed.map((p) => p.id)).not.toContain(without.body.id);
     // The browser may reach their origins (discovery and token endpoint) from the console's page.
     expect(await csp()).toMatch(new RegExp(`connect-src [^;]*${new URL(otherIssuer).origin.replace(/[.]/g, '\\.')}`));
+    // The console's plain page and another organization's page offer none of them: no organization puts a button
+    // on the page the users of another one sign in at.
+    const other = await newOrganization(server);
+    for (const page of [null, other.organization.id]) {
+      expect((await providers(page)).map((p) => p.id), String(page)).toEqual([]);
+      expect(await csp(page)).not.toContain(new URL(otherIssuer).origin);
+    }
+    // Back from a provider at the fixed /admin/callback: the sign-in's state names the organization, so the page may
+    // exchange the code at its provider; another path with that state gets nothing.
+    const callback = await fetch(`${server.url}/admin/callback?code=c&state=${organization.id}.abc`);
+    expect(callback.headers.get('content-security-policy')).toContain(new URL(otherIssuer).origin);
+    expect((await fetch(`${server.url}/admin/org?state=${organization.id}.abc`)).headers.get('content-security-policy')).not.toContain(new URL(otherIssuer).origin);
+    // What is not an organization id is no organization: the plain page, not an error.
+    expect(await providers('not-a-uuid')).toEqual([]);
+    expect((await fetch(`${server.url}/admin?organization=%27%3E%3Cscript%3E`)).status).toBe(200);
+    expect(await (await fetch(`${server.url}/admin?organization=%27%3E%3Cscript%3E`)).text()).toContain('<script src="/admin/config.js"></script>');
 
     // Turned off, deleted: gone on the next page load.
     await owner.call('PATCH', `${base}/${named.body.id}`, { signInClientId: null });
@@ -246,9 +263,10 @@ describe('identity providers', () => {
     const federation = server.services.federation;
     const original = federation.signInProviders;
     federation.signInProviders = () => Promise.reject(new Error('database unavailable'));
+    const organizationId = randomUUID();
     try {
-      expect((await fetch(`${server.url}/admin`)).status).toBe(200);
-      const config = await fetch(`${server.url}/admin/config.js`);
+      expect((await fetch(`${server.url}/admin?organization=${organizationId}`)).status).toBe(200);
+      const config = await fetch(`${server.url}/admin/config.js?organization=${organizationId}`);
       expect(config.status).toBe(200);
       expect(await config.text()).toContain('"providers":[]');
     } finally {
