@@ -320,7 +320,9 @@ export function Copyable({ value, label }: { value: string; label: string }) {
   };
   return (
     <span className="copyable">
-      <code id={id}>{value}</code>
+      <code id={id} data-copy={label}>
+        {value}
+      </code>
       <button type="button" className="secondary small" onClick={copy} aria-label={`Copy ${label}`}>
         {copied ? 'Copied' : 'Copy'}
       </button>

@@ -15,8 +15,8 @@ import { hasTools } from '../../support/system-tools';
 let server: TestServer;
 let browser: Browser;
 
-/** The text of a Copyable value on the page (its `<code>` is `copy-{label}`). */
-const copied = (page: Page, label: string) => page.locator(`[id="copy-${label}"]`).textContent() as Promise<string>;
+/** The text of a Copyable value on the page (its `<code>` carries `data-copy="{label}"`). */
+const copied = (page: Page, label: string) => page.locator(`[data-copy="${label}"]`).textContent() as Promise<string>;
 
 /** The names of the buttons inside the page's main area. */
 const mainButtons = (page: Page) => page.locator('main button').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? b.textContent ?? ''));
