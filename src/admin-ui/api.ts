@@ -58,6 +58,24 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
   return body.data;
 }
 
+/** A page of a GraphQL list, as every list query answers. */
+export interface Paged<T> {
+  pagingMetadata: { cursor?: string | null };
+  result: T[];
+}
+
+/** Every page of a list: `query` takes `$cursor` and selects `pagingMetadata { cursor }` of `field`. */
+export async function allPages<T>(query: string, field: string, variables: Record<string, unknown>): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const data: Record<string, Paged<T>> = await gql(query, { ...variables, cursor });
+    rows.push(...data[field].result);
+    cursor = data[field].pagingMetadata.cursor ?? null;
+  } while (cursor);
+  return rows;
+}
+
 /** `{base}/tenants/{tenant}/api/v3.0{path}`: the tenant's AAS API, path-based (it is always served there too). */
 export const tenantApi = (tenant: string, path: string) => `${config.base}/tenants/${encodeURIComponent(tenant)}/api/v3.0${path}`;
 

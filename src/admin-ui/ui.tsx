@@ -147,6 +147,20 @@ export function Dialog({ title, open, onClose, children }: { title: string; open
   );
 }
 
+/** The buttons that end a dialog's form: its submit button, and Cancel. */
+export function DialogButtons({ label, disabled, onCancel, danger }: { label: string; disabled?: boolean; onCancel: () => void; danger?: boolean }) {
+  return (
+    <div className="buttons">
+      <button type="submit" className={danger ? 'danger' : undefined} disabled={disabled}>
+        {label}
+      </button>
+      <button type="button" className="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 /** A dialog that asks before something is lost for good; `confirmWord`, when given, must be typed first. */
 export function ConfirmDialog({
   title,
@@ -184,14 +198,7 @@ export function ConfirmDialog({
           <Field label={`Type ${confirmWord} to confirm`}>{(p) => <input {...p} value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />}</Field>
         )}
         <ErrorBox error={error} />
-        <div className="buttons">
-          <button type="submit" className="danger" disabled={busy || (confirmWord !== undefined && typed !== confirmWord)}>
-            {confirmLabel}
-          </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <DialogButtons label={confirmLabel} disabled={busy || (confirmWord !== undefined && typed !== confirmWord)} onCancel={onClose} danger />
       </form>
     </Dialog>
   );

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
-import { ApiError, gql } from '../api';
+import { allPages, gql } from '../api';
 import { useAccess } from '../me';
 import { Link, navigate, seg } from '../router';
-import { ChangedField, Checkbox, ConfirmDialog, ConflictPanel, Dialog, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
-import { allPages, loadServiceAccounts, loadUsers } from './people';
+import { Checkbox, ConfirmDialog, Dialog, DialogButtons, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
+import { NameAndDescriptionForm, loadServiceAccounts, loadUsers } from './people';
 import './people.css';
 
 interface UserGroup {
@@ -147,14 +147,7 @@ function CreateGroup({ open, onClose, organizationId, onCreated }: { open: boole
         <GroupNameField value={name} onChange={setName} />
         <Field label="Description (optional)">{(p) => <textarea {...p} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={2000} />}</Field>
         <ErrorBox error={error} />
-        <div className="buttons">
-          <button type="submit" disabled={busy}>
-            Create user group
-          </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <DialogButtons label="Create user group" disabled={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );
@@ -295,46 +288,23 @@ const memberName = (m: Member) => {
 };
 
 function EditGroup({ organizationId, group, onSaved }: { organizationId: string; group: UserGroup; onSaved: () => void }) {
-  const [name, setName] = useState(group.name);
-  const [description, setDescription] = useState(group.description ?? '');
-  const [conflict, setConflict] = useState<ChangedField[] | null>(null);
   const ids = { organizationId, groupId: group.id };
-  const { run, busy, error } = useAction(async () => {
-    setConflict(null);
-    try {
-      await gql(
-        `mutation UpdateUserGroup($organizationId: ID!, $groupId: ID!, $ifMatch: String, $input: UserGroupPatch!) {
-          updateUserGroup(organizationId: $organizationId, groupId: $groupId, ifMatch: $ifMatch, input: $input) { id etag } }`,
-        { ...ids, ifMatch: group.etag, input: { name, description: description.trim() || null } },
-      );
-      onSaved();
-    } catch (err) {
-      if (!(err instanceof ApiError && err.isConflict)) throw err;
-      const now = await gql<{ userGroup: UserGroup }>(`query UserGroup($organizationId: ID!, $groupId: ID!) { userGroup(organizationId: $organizationId, groupId: $groupId) { ${GROUP_FIELDS} } }`, ids);
-      setConflict([
-        { label: 'Name', loaded: group.name, current: now.userGroup.name, mine: name },
-        { label: 'Description', loaded: group.description ?? '', current: now.userGroup.description ?? '', mine: description },
-      ]);
-    }
-  });
-  const unchanged = name === group.name && description === (group.description ?? '');
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        run();
-      }}
-    >
-      <GroupNameField value={name} onChange={setName} />
-      <Field label="Description">{(p) => <textarea {...p} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={2000} />}</Field>
-      {conflict && <ConflictPanel fields={conflict} onReload={onSaved} />}
-      <ErrorBox error={error} />
-      <div className="buttons">
-        <button type="submit" disabled={busy || unchanged}>
-          Save name and description
-        </button>
-      </div>
-    </form>
+    <NameAndDescriptionForm
+      loaded={group}
+      save={(edit, ifMatch) =>
+        gql(
+          `mutation UpdateUserGroup($organizationId: ID!, $groupId: ID!, $ifMatch: String, $input: UserGroupPatch!) {
+          updateUserGroup(organizationId: $organizationId, groupId: $groupId, ifMatch: $ifMatch, input: $input) { id etag } }`,
+          { ...ids, ifMatch, input: { name: edit.name, description: edit.description.trim() || null } },
+        )
+      }
+      current={async () =>
+        (await gql<{ userGroup: UserGroup }>(`query UserGroup($organizationId: ID!, $groupId: ID!) { userGroup(organizationId: $organizationId, groupId: $groupId) { ${GROUP_FIELDS} } }`, ids)).userGroup
+      }
+      onSaved={onSaved}
+      nameField={(value, onChange) => <GroupNameField value={value} onChange={onChange} />}
+    />
   );
 }
 

@@ -2,7 +2,7 @@ import { FormEvent, useState } from 'react';
 import { ApiError, gql } from '../api';
 import { config } from '../config';
 import { useAccess } from '../me';
-import { ChangedField, ConfirmDialog, ConflictPanel, Copyable, Dialog, ErrorBox, Field, Loaded, Page, Section, Table, useAction, useLoad } from '../ui';
+import { ChangedField, ConfirmDialog, ConflictPanel, Copyable, Dialog, DialogButtons, ErrorBox, Field, Loaded, Page, Section, Table, useAction, useLoad } from '../ui';
 import './identity-providers.css';
 
 /**
@@ -359,14 +359,7 @@ function ProviderDialog({
           />
         )}
         <ErrorBox error={save.error} />
-        <div className="buttons">
-          <button type="submit" disabled={save.busy}>
-            {loaded ? 'Save' : 'Add'}
-          </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <DialogButtons label={loaded ? 'Save' : 'Add'} disabled={save.busy} onCancel={onClose} />
       </form>
     </Dialog>
   );

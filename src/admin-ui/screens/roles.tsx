@@ -1,7 +1,8 @@
 import { FormEvent, ReactNode, useEffect, useState } from 'react';
-import { gql } from '../api';
+import { allPages, gql } from '../api';
 import { EffectiveRole, describeSource, useAccess, useReloadMe } from '../me';
-import { ConfirmDialog, Dialog, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
+import { ConfirmDialog, Dialog, DialogButtons, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
+import { loadServiceAccounts, loadUsers } from './people';
 import './roles.css';
 
 /**
@@ -58,40 +59,20 @@ interface PrincipalRoles {
   tenants: { id: string; name: string; roles: EffectiveRole[] }[];
 }
 
-/** Every page of a paged list (the lists answer at most 250 at a time). */
-async function everything<T>(query: string, field: string, variables: Record<string, unknown>): Promise<T[]> {
-  const all: T[] = [];
-  let cursor: string | null = null;
-  do {
-    const data: Record<string, { result: T[]; pagingMetadata: { cursor?: string | null } }> = await gql(query, { ...variables, cursor, limit: 250 });
-    all.push(...data[field].result);
-    cursor = data[field].pagingMetadata.cursor ?? null;
-  } while (cursor);
-  return all;
-}
-
 const PAGE = 'pagingMetadata { cursor }';
 
 async function loadDirectory(organizationId: string): Promise<Directory> {
   const o = { organizationId };
   const [users, serviceAccounts, groups, tenants, roles] = await Promise.all([
-    everything<{ id: string; email: string; displayName?: string | null }>(
-      `query Users($organizationId: ID!, $limit: Int!, $cursor: String) { organizationUsers(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { id email displayName } ${PAGE} } }`,
-      'organizationUsers',
-      o,
-    ),
-    everything<{ id: string; name: string }>(
-      `query ServiceAccounts($organizationId: ID!, $limit: Int!, $cursor: String) { serviceAccounts(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { id name } ${PAGE} } }`,
-      'serviceAccounts',
-      o,
-    ),
-    everything<{ id: string; name: string }>(
-      `query Groups($organizationId: ID!, $limit: Int!, $cursor: String) { userGroups(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { id name } ${PAGE} } }`,
+    loadUsers(organizationId),
+    loadServiceAccounts(organizationId),
+    allPages<{ id: string; name: string }>(
+      `query Groups($organizationId: ID!, $cursor: String) { userGroups(organizationId: $organizationId, limit: 250, cursor: $cursor) { result { id name } ${PAGE} } }`,
       'userGroups',
       o,
     ),
-    everything<Tenant>(
-      `query Tenants($organizationId: ID!, $limit: Int!, $cursor: String) { tenants(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { id name friendlyName } ${PAGE} } }`,
+    allPages<Tenant>(
+      `query Tenants($organizationId: ID!, $cursor: String) { tenants(organizationId: $organizationId, limit: 250, cursor: $cursor) { result { id name friendlyName } ${PAGE} } }`,
       'tenants',
       o,
     ),
@@ -165,8 +146,8 @@ export function RolesPage({ organizationId }: { organizationId: string }) {
 function OrganizationAssignments({ organizationId, directory, onChange }: { organizationId: string; directory: Directory; onChange: () => void }) {
   const assignments = useLoad(
     () =>
-      everything<Assignment>(
-        `query Assignments($organizationId: ID!, $limit: Int!, $cursor: String) { roleAssignments(organizationId: $organizationId, limit: $limit, cursor: $cursor) { result { ${ASSIGNMENT} } ${PAGE} } }`,
+      allPages<Assignment>(
+        `query Assignments($organizationId: ID!, $cursor: String) { roleAssignments(organizationId: $organizationId, limit: 250, cursor: $cursor) { result { ${ASSIGNMENT} } ${PAGE} } }`,
         'roleAssignments',
         { organizationId },
       ),
@@ -211,8 +192,8 @@ function TenantAssignments({ organizationId, directory, onChange }: { organizati
   const assignments = useLoad(
     () =>
       tenantId
-        ? everything<Assignment>(
-            `query TenantAssignments($organizationId: ID!, $tenantId: ID!, $limit: Int!, $cursor: String) { tenantRoleAssignments(organizationId: $organizationId, tenantId: $tenantId, limit: $limit, cursor: $cursor) { result { ${ASSIGNMENT} } ${PAGE} } }`,
+        ? allPages<Assignment>(
+            `query TenantAssignments($organizationId: ID!, $tenantId: ID!, $cursor: String) { tenantRoleAssignments(organizationId: $organizationId, tenantId: $tenantId, limit: 250, cursor: $cursor) { result { ${ASSIGNMENT} } ${PAGE} } }`,
             'tenantRoleAssignments',
             { organizationId, tenantId },
           )
@@ -490,14 +471,7 @@ function AssignDialog({
           )}
         </Field>
         <ErrorBox error={error} />
-        <div className="buttons">
-          <button type="submit" disabled={busy || !id}>
-            Assign
-          </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <DialogButtons label="Assign" disabled={busy || !id} onCancel={onClose} />
       </form>
     </Dialog>
   );

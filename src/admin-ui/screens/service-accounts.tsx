@@ -1,24 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
-import { ApiError, gql } from '../api';
+import { ApiError, allPages, gql } from '../api';
 import { useAccess } from '../me';
 import { Link, navigate, seg, useRoute } from '../router';
-import {
-  ChangedField,
-  ConfirmDialog,
-  ConflictPanel,
-  Copyable,
-  Dialog,
-  ErrorBox,
-  Field,
-  Loaded,
-  Page,
-  Section,
-  Table,
-  formatTime,
-  useAction,
-  useLoad,
-} from '../ui';
-import { SERVICE_ACCOUNT_FIELDS, ServiceAccount, allPages, loadServiceAccounts } from './people';
+import { ConfirmDialog, Copyable, Dialog, DialogButtons, ErrorBox, Field, Loaded, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
+import { NameAndDescriptionForm, SERVICE_ACCOUNT_FIELDS, ServiceAccount, loadServiceAccounts } from './people';
 import './people.css';
 
 interface Secret {
@@ -279,14 +264,7 @@ function CreateAccount({
         <ValiditySelect value={validFor} onChange={setValidFor} />
         <p className="hint">Its first secret is made with it and shown once, to be copied.</p>
         <ErrorBox error={error} />
-        <div className="buttons">
-          <button type="submit" disabled={busy}>
-            Create service account
-          </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <DialogButtons label="Create service account" disabled={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );
@@ -532,62 +510,36 @@ function NewSecretDialog({
           </Field>
         )}
         <ErrorBox error={error} />
-        <div className="buttons">
-          <button type="submit" disabled={busy}>
-            {mode === 'rotate' ? 'Rotate' : 'Add secret'}
-          </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <DialogButtons label={mode === 'rotate' ? 'Rotate' : 'Add secret'} disabled={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );
 }
 
 function EditAccount({ organizationId, account, onSaved }: { organizationId: string; account: ServiceAccount; onSaved: () => void }) {
-  const [name, setName] = useState(account.name);
-  const [description, setDescription] = useState(account.description ?? '');
-  const [conflict, setConflict] = useState<ChangedField[] | null>(null);
   const ids = { organizationId, serviceAccountId: account.id };
-  const { run, busy, error } = useAction(async () => {
-    setConflict(null);
-    try {
-      await gql(
-        `mutation UpdateServiceAccount($organizationId: ID!, $serviceAccountId: ID!, $ifMatch: String, $input: ServiceAccountPatch!) {
-          updateServiceAccount(organizationId: $organizationId, serviceAccountId: $serviceAccountId, ifMatch: $ifMatch, input: $input) { id etag } }`,
-        { ...ids, ifMatch: account.etag, input: { name: name.trim(), description: description.trim() || null } },
-      );
-      onSaved();
-    } catch (err) {
-      if (!(err instanceof ApiError && err.isConflict)) throw err;
-      const now = await gql<{ serviceAccount: ServiceAccount }>(
-        `query ServiceAccount($organizationId: ID!, $serviceAccountId: ID!) { serviceAccount(organizationId: $organizationId, serviceAccountId: $serviceAccountId) { ${SERVICE_ACCOUNT_FIELDS} } }`,
-        ids,
-      );
-      setConflict([
-        { label: 'Name', loaded: account.name, current: now.serviceAccount.name, mine: name },
-        { label: 'Description', loaded: account.description ?? '', current: now.serviceAccount.description ?? '', mine: description },
-      ]);
-    }
-  });
-  const unchanged = name === account.name && description === (account.description ?? '');
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        run();
-      }}
-    >
-      <Field label="Name">{(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} autoComplete="off" />}</Field>
-      <Field label="Description">{(p) => <textarea {...p} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={2000} />}</Field>
-      {conflict && <ConflictPanel fields={conflict} onReload={onSaved} />}
-      <ErrorBox error={error} />
-      <div className="buttons">
-        <button type="submit" disabled={busy || unchanged}>
-          Save name and description
-        </button>
-      </div>
-    </form>
+    <NameAndDescriptionForm
+      loaded={account}
+      save={(edit, ifMatch) =>
+        gql(
+          `mutation UpdateServiceAccount($organizationId: ID!, $serviceAccountId: ID!, $ifMatch: String, $input: ServiceAccountPatch!) {
+          updateServiceAccount(organizationId: $organizationId, serviceAccountId: $serviceAccountId, ifMatch: $ifMatch, input: $input) { id etag } }`,
+          { ...ids, ifMatch, input: { name: edit.name.trim(), description: edit.description.trim() || null } },
+        )
+      }
+      current={async () =>
+        (
+          await gql<{ serviceAccount: ServiceAccount }>(
+            `query ServiceAccount($organizationId: ID!, $serviceAccountId: ID!) { serviceAccount(organizationId: $organizationId, serviceAccountId: $serviceAccountId) { ${SERVICE_ACCOUNT_FIELDS} } }`,
+            ids,
+          )
+        ).serviceAccount
+      }
+      onSaved={onSaved}
+      nameField={(value, onChange) => (
+        <Field label="Name">{(p) => <input {...p} value={value} onChange={(e) => onChange(e.target.value)} required maxLength={200} autoComplete="off" />}</Field>
+      )}
+    />
   );
 }

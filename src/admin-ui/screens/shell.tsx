@@ -2,7 +2,7 @@ import { ReactNode, useState } from 'react';
 import { ApiError, gql } from '../api';
 import { useAccess } from '../me';
 import { Link, seg } from '../router';
-import { ChangedField, ConflictPanel, ErrorBox, Field, Loaded, Notice, Page, Section, useAction, useLoad } from '../ui';
+import { ChangedField, ConflictPanel, DialogButtons, ErrorBox, Field, Loaded, Notice, Page, Section, useAction, useLoad } from '../ui';
 import { TenantTabs } from './tenant-tabs';
 import { count, fromB64url } from './tenant-data';
 import './tenant-data.css';
@@ -391,14 +391,7 @@ function EditValue({ ctx, element, path, onDone }: { ctx: TreeContext; element: 
       <Field label={`Value of ${path}`} hint={`Type ${element.valueType}`}>
         {(p) => <input {...p} value={value} onChange={(e) => setValue(e.target.value)} autoComplete="off" />}
       </Field>
-      <div className="buttons">
-        <button type="submit" disabled={busy}>
-          Save
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <DialogButtons label="Save" disabled={busy} onCancel={onDone} />
       {error !== undefined && (
         <div className="tree-message">
           <ErrorBox error={error} />

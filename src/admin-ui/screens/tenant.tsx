@@ -4,7 +4,7 @@ import { useAccess, useReloadMe } from '../me';
 import { navigate } from '../router';
 import { ChangedField, Checkbox, ConfirmDialog, ConflictPanel, Copyable, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
 import { TenantTabs } from './tenant-tabs';
-import { NAME_HINT, NAME_PATTERN, TENANT_FIELDS, Tenant, TenantBadges } from './tenants';
+import { NAME_PATTERN, TENANT_FIELDS, Tenant, TenantBadges } from './tenants';
 import './tenants.css';
 
 const loadTenant = async (name: string) => (await gql<{ tenant: Tenant }>(`query Tenant($tenant: String!) { tenant(tenant: $tenant) { ${TENANT_FIELDS} } }`, { tenant: name })).tenant;

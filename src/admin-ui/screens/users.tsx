@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { gql } from '../api';
+import { allPages, gql } from '../api';
 import { useAccess } from '../me';
 import { ConfirmDialog, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
-import { OrganizationUser, allPages, loadUsers } from './people';
+import { OrganizationUser, loadUsers } from './people';
 import './people.css';
 
 type InvitationStatus = 'pending' | 'accepted' | 'expired' | 'revoked';
