@@ -42,3 +42,14 @@ export async function newOrganization(server: Server, name = 'test organization'
   if (created.status !== 201) throw new Error(`organization not created: ${created.status} ${JSON.stringify(created.body)}`);
   return { user, owner, organization: created.body as { id: string; name: string } };
 }
+
+/** A new user who joined the organization (invited by `owner`, accepted), with a Management API client of its own. */
+export async function joinedMember(server: Server, owner: ManagementClient, organizationId: string, options: { displayName?: string } = {}) {
+  const user = await newUser(server, options);
+  const client = managementClient(server, await user.token());
+  const invitation = await owner.call('POST', `/organizations/${organizationId}/users/invite`, { accountId: user.id });
+  if (invitation.status !== 201) throw new Error(`invitation not made: ${invitation.status} ${JSON.stringify(invitation.body)}`);
+  const accepted = await client.call('POST', `/invitations/${invitation.body.id}/accept`);
+  if (accepted.status !== 200) throw new Error(`invitation not accepted: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  return { user, client };
+}

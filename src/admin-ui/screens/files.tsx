@@ -3,7 +3,7 @@ import { download, gql, rest } from '../api';
 import { useAccess } from '../me';
 import { ConfirmDialog, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
 import { TenantTabs } from './tenant-tabs';
-import { Pager, Paging, firstPage, formatBytes, sphereApi } from './tenant-data';
+import { Pager, formatBytes, sphereApi, usePaging } from './tenant-data';
 import './tenant-data.css';
 
 interface StoredFile {
@@ -31,8 +31,8 @@ const DELETE_FILE = `mutation DeleteFile($tenant: String!, $tfp: String!) { dele
 /** The tenant's file repository: its files with their metadata, paged; download; upload and delete for contributors. */
 export function FilesPage({ organizationId, tenant }: { organizationId: string; tenant: string }) {
   const writes = useAccess().writes(tenant);
-  const [pageSize, setPageSize] = useState(25);
-  const [paging, setPaging] = useState<Paging>(firstPage);
+  const pages = usePaging();
+  const { paging, pageSize } = pages;
   const [deleting, setDeleting] = useState<StoredFile | null>(null);
   const [notice, setNotice] = useState('');
   const state = useLoad(
@@ -56,7 +56,7 @@ export function FilesPage({ organizationId, tenant }: { organizationId: string; 
             tenant={tenant}
             onUploaded={(file) => {
               setNotice(`Uploaded ${file.fileName}: its path is ${file.tfp}`);
-              setPaging(firstPage);
+              pages.restart();
               state.reload();
             }}
           />
@@ -122,17 +122,7 @@ export function FilesPage({ organizationId, tenant }: { organizationId: string; 
                   },
                 ]}
               />
-              <Pager
-                label="files"
-                paging={paging}
-                cursor={page.pagingMetadata.cursor}
-                pageSize={pageSize}
-                onPaging={setPaging}
-                onPageSize={(size) => {
-                  setPageSize(size);
-                  setPaging(firstPage);
-                }}
-              />
+              <Pager label="files" cursor={page.pagingMetadata.cursor} pages={pages} />
             </>
           )}
         </Loaded>

@@ -3,7 +3,7 @@ import { b64url, download, gql, rest, tenantApi } from '../api';
 import { Link, seg } from '../router';
 import { Checkbox, ErrorBox, Field, Loaded, Page, Section, Table, useAction, useLoad } from '../ui';
 import { TenantTabs } from './tenant-tabs';
-import { Pager, Paging, firstPage } from './tenant-data';
+import { Pager, usePaging } from './tenant-data';
 import './tenant-data.css';
 
 interface ShellRow {
@@ -40,8 +40,8 @@ export function ShellsPage({ organizationId, tenant }: { organizationId: string;
   const [searchBy, setSearchBy] = useState<SearchBy>('idShort');
   const [text, setText] = useState('');
   const [applied, setApplied] = useState<{ by: SearchBy; text: string }>({ by: 'idShort', text: '' });
-  const [pageSize, setPageSize] = useState(25);
-  const [paging, setPaging] = useState<Paging>(firstPage);
+  const pages = usePaging();
+  const { paging, pageSize } = pages;
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const state = useLoad(async () => {
     const filter = applied.text ? SEARCH_BY[applied.by].filter(applied.text) : undefined;
@@ -52,7 +52,7 @@ export function ShellsPage({ organizationId, tenant }: { organizationId: string;
   const search = (e: FormEvent) => {
     e.preventDefault();
     setApplied({ by: searchBy, text: text.trim() });
-    setPaging(firstPage);
+    pages.restart();
     setChosen(new Set());
   };
   const choose = (id: string, on: boolean) =>
@@ -89,7 +89,7 @@ export function ShellsPage({ organizationId, tenant }: { organizationId: string;
               onClick={() => {
                 setText('');
                 setApplied({ by: searchBy, text: '' });
-                setPaging(firstPage);
+                pages.restart();
               }}
             >
               Show all
@@ -127,17 +127,7 @@ export function ShellsPage({ organizationId, tenant }: { organizationId: string;
                   { label: 'Global asset id', cell: (s) => (s.assetInformation.globalAssetId ? <code>{s.assetInformation.globalAssetId}</code> : '—') },
                 ]}
               />
-              <Pager
-                label="shells"
-                paging={paging}
-                cursor={page.pagingMetadata.cursor}
-                pageSize={pageSize}
-                onPaging={setPaging}
-                onPageSize={(size) => {
-                  setPageSize(size);
-                  setPaging(firstPage);
-                }}
-              />
+              <Pager label="shells" cursor={page.pagingMetadata.cursor} pages={pages} />
             </>
           );
         }}

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { config } from '../config';
 import { Field } from '../ui';
 
@@ -47,16 +48,30 @@ export const previousPage = (p: Paging): Paging => ({ cursor: p.before[p.before.
 
 export const PAGE_SIZES = [10, 25, 50, 100];
 
+/** A screen's paging: the page shown and the page size; a new page size starts again at the first page. */
+export function usePaging(initialSize = 25) {
+  const [pageSize, setPageSize] = useState(initialSize);
+  const [paging, setPaging] = useState<Paging>(firstPage);
+  return {
+    paging,
+    pageSize,
+    onPaging: setPaging,
+    onPageSize: (size: number) => {
+      setPageSize(size);
+      setPaging(firstPage);
+    },
+    restart: () => setPaging(firstPage),
+  };
+}
+
 /** Previous / Next and the page size under a paged list (`label` names what is paged, for screen readers). */
-export function Pager({ label, paging, cursor, pageSize, onPaging, onPageSize }: {
+export function Pager({ label, cursor, pages }: {
   label: string;
-  paging: Paging;
   /** The next page's cursor, absent on the last page. */
   cursor?: string | null;
-  pageSize: number;
-  onPaging: (p: Paging) => void;
-  onPageSize: (size: number) => void;
+  pages: ReturnType<typeof usePaging>;
 }) {
+  const { paging, pageSize, onPaging, onPageSize } = pages;
   const page = paging.before.length + 1;
   return (
     <nav className="pager" aria-label={`Pages of ${label}`}>

@@ -3,21 +3,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GroupMemberEntity } from '../../../src/management/user-groups/group-member.entity';
 import { UserGroupEntity } from '../../../src/management/user-groups/user-group.entity';
 import { checkScreen, goTo, launchBrowser, openConsole, signInThroughUi } from '../../support/admin-browser';
-import { newServiceAccount, newUser } from '../../support/identity';
-import { ManagementClient, managementClient, newOrganization } from '../../support/management';
+import { newServiceAccount } from '../../support/identity';
+import { joinedMember, newOrganization } from '../../support/management';
 import { TestServer, startTestServer } from '../../support/server';
 import { hasTools } from '../../support/system-tools';
 
 let server: TestServer;
 let browser: Browser;
-
-/** A user who joined the organization (invited and accepted). */
-async function member(owner: ManagementClient, organizationId: string, displayName: string) {
-  const user = await newUser(server, { displayName });
-  const inv = await owner.call('POST', `/organizations/${organizationId}/users/invite`, { accountId: user.id });
-  expect((await managementClient(server, await user.token()).call('POST', `/invitations/${inv.body.id}/accept`)).status).toBe(200);
-  return user;
-}
 
 /** Chooses an option of a labelled select by its visible text. */
 async function choose(scope: Page | ReturnType<Page['getByRole']>, label: string, option: string) {
@@ -42,7 +34,7 @@ describe.skipIf(!hasTools('chromium'))('admin console: role assignments', () => 
     const other = (await owner.call('POST', `/organizations/${org}/tenants`, { name: `${tenantName}-b` })).body as { id: string; name: string };
     const sa = await newServiceAccount(server, org);
     const saName = (await owner.call('GET', `/organizations/${org}/service-accounts/${sa.id}`)).body.name as string;
-    const alice = await member(owner, org, 'Alice Example');
+    const alice = (await joinedMember(server, owner, org, { displayName: 'Alice Example' })).user;
     const manager = server.dataSource.manager;
     const group = await manager.save(manager.create(UserGroupEntity, { organizationId: org, name: 'group@auditors' }));
     await manager.insert(GroupMemberEntity, { groupId: group.id, principalType: 'user', principalId: alice.id });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GroupMemberEntity } from '../../../src/management/user-groups/group-member.entity';
 import { UserGroupEntity } from '../../../src/management/user-groups/user-group.entity';
 import { newServiceAccount, newUser } from '../../support/identity';
-import { ManagementClient, managementClient, newOrganization } from '../../support/management';
+import { ManagementClient, joinedMember, managementClient, newOrganization } from '../../support/management';
 import { TestServer, startTestServer } from '../../support/server';
 
 let server: TestServer;
@@ -12,15 +12,6 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const NIL = '00000000-0000-4000-8000-000000000000';
-
-/** A user who joined the organization (invited and accepted), with a client of its own. */
-async function member(owner: ManagementClient, organizationId: string) {
-  const user = await newUser(server);
-  const client = managementClient(server, await user.token());
-  const inv = await owner.call('POST', `/organizations/${organizationId}/users/invite`, { accountId: user.id });
-  expect((await client.call('POST', `/invitations/${inv.body.id}/accept`)).status).toBe(200);
-  return { user, client };
-}
 
 async function tenantOf(owner: ManagementClient, organizationId: string) {
   const res = await owner.call('POST', `/organizations/${organizationId}/tenants`, { name: `pr-${Math.random().toString(36).slice(2, 10)}` });
@@ -47,7 +38,7 @@ async function setUp() {
   const { owner, organization, user: ownerUser } = await newOrganization(server, 'Principal Roles Org');
   const a = await tenantOf(owner, organization.id);
   const b = await tenantOf(owner, organization.id);
-  const { user, client } = await member(owner, organization.id);
+  const { user, client } = await joinedMember(server, owner, organization.id);
   const manager = server.dataSource.manager;
   const group = await manager.save(manager.create(UserGroupEntity, { organizationId: organization.id, name: 'group@readers' }));
   await manager.insert(GroupMemberEntity, { groupId: group.id, principalType: 'user', principalId: user.id });
@@ -115,7 +106,7 @@ describe('principalRoles', () => {
     ]);
 
     // a user of the organization without any role: none, not an error
-    const { user: plain } = await member(s.owner, s.organization.id);
+    const { user: plain } = await joinedMember(server, s.owner, s.organization.id);
     const none = await s.owner.call('GET', `/organizations/${s.organization.id}/principals/user/${plain.id}/roles`);
     expect(none.status).toBe(200);
     expect(none.body).toMatchObject({ organizationRoles: [], tenants: [] });

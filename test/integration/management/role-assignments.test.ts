@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GroupMemberEntity } from '../../../src/management/user-groups/group-member.entity';
 import { UserGroupEntity } from '../../../src/management/user-groups/user-group.entity';
 import { newServiceAccount, newUser } from '../../support/identity';
-import { ManagementClient, managementClient, newOrganization } from '../../support/management';
+import { ManagementClient, joinedMember, managementClient, newOrganization } from '../../support/management';
 import { TestServer, startTestServer } from '../../support/server';
 
 let server: TestServer;
@@ -12,15 +12,6 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const NIL = '00000000-0000-4000-8000-000000000000';
-
-/** A user who joined the organization (invited and accepted), with a client of its own. */
-async function member(owner: ManagementClient, organizationId: string) {
-  const user = await newUser(server);
-  const client = managementClient(server, await user.token());
-  const inv = await owner.call('POST', `/organizations/${organizationId}/users/invite`, { accountId: user.id });
-  expect((await client.call('POST', `/invitations/${inv.body.id}/accept`)).status).toBe(200);
-  return { user, client };
-}
 
 async function tenantOf(owner: ManagementClient, organizationId: string, name = `t-${Math.random().toString(36).slice(2, 10)}`) {
   const res = await owner.call('POST', `/organizations/${organizationId}/tenants`, { name });
@@ -45,7 +36,7 @@ describe('role assignments', () => {
   it('organization-wide: a reader reads every tenant; revoked, the access is gone at once', async () => {
     const { owner, organization } = await newOrganization(server);
     const tenant = await tenantOf(owner, organization.id);
-    const { user, client } = await member(owner, organization.id);
+    const { user, client } = await joinedMember(server, owner, organization.id);
     const shells = () => fetch(`${server.api(tenant.name)}/shells`, { headers: { authorization: `Bearer ${client.token}` } });
     expect((await shells()).status).toBe(404);
     const created = await owner.call('POST', `/organizations/${organization.id}/role-assignments`, { role: 'reader', principalType: 'user', principalId: user.id });
@@ -107,7 +98,7 @@ describe('role assignments', () => {
     expect(ownerAssignment.role).toBe('organization-owner');
     expect((await owner.call('DELETE', `/organizations/${organization.id}/role-assignments/${ownerAssignment.id}`)).status).toBe(409);
 
-    const second = await member(owner, organization.id);
+    const second = await joinedMember(server, owner, organization.id);
     expect((await owner.call('POST', `/organizations/${organization.id}/role-assignments`, { role: 'organization-owner', principalType: 'user', principalId: second.user.id })).status).toBe(201);
     // the second owner may now revoke the first (not itself: it would be the last)
     expect((await second.client.call('DELETE', `/organizations/${organization.id}/role-assignments/${ownerAssignment.id}`)).status).toBe(204);
@@ -116,9 +107,9 @@ describe('role assignments', () => {
 
   it('only owners grant or revoke; contributors and readers are 403, strangers 404', async () => {
     const { owner, organization } = await newOrganization(server);
-    const contributor = await member(owner, organization.id);
+    const contributor = await joinedMember(server, owner, organization.id);
     await owner.call('POST', `/organizations/${organization.id}/role-assignments`, { role: 'contributor', principalType: 'user', principalId: contributor.user.id });
-    const target = await member(owner, organization.id);
+    const target = await joinedMember(server, owner, organization.id);
     for (const role of ['reader', 'organization-owner']) {
       expect((await contributor.client.call('POST', `/organizations/${organization.id}/role-assignments`, { role, principalType: 'user', principalId: target.user.id })).status).toBe(403);
     }
