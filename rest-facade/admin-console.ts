@@ -1,8 +1,7 @@
 import Router, { RouterContext } from '@koa/router';
 import { NO_FRAMING } from '../src/common/security-headers';
+import { isUuid } from '../src/common/uuid';
 import { AdminBundle, buildAdminBundle, readBuiltBundle } from './admin-bundle';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the admin console needs to know of this server; sent to the page as `/admin/config.js`. */
 export interface AdminConsoleOptions {
@@ -77,7 +76,7 @@ export function createAdminConsoleRouter(options: AdminConsoleOptions): Router {
     const given = ctx.query.organization;
     const state = ctx.query.state;
     const value = given ?? (ctx.path.endsWith('/admin/callback') && typeof state === 'string' ? state.split('.')[0] : undefined);
-    return typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined;
+    return isUuid(value) ? value.toLowerCase() : undefined;
   };
   const providersOf = (organizationId: string | undefined) => (organizationId ? options.signInProviders(organizationId) : Promise.resolve([]));
 
