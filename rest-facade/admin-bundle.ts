@@ -63,10 +63,10 @@ if (require.main === module) {
       fs.mkdirSync(BUILT_DIR, { recursive: true });
       fs.writeFileSync(path.join(BUILT_DIR, 'admin.js'), bundle.js);
       fs.writeFileSync(path.join(BUILT_DIR, 'admin.css'), bundle.css);
-      console.log(`admin console bundled: ${BUILT_DIR} (${Math.round(bundle.js.length / 1024)} KiB script)`);
+      process.stdout.write(`admin console bundled: ${BUILT_DIR} (${Math.round(bundle.js.length / 1024)} KiB script)\n`);
     },
-    (err) => {
-      console.error(err);
+    (err: Error) => {
+      process.stderr.write(`the admin console could not be bundled: ${err.message}\n`);
       process.exit(1);
     },
   );
