@@ -30,7 +30,7 @@ export class IdentityProviderType {
   @Field(() => String, {
     nullable: true,
     description:
-      "The public client registered at the issuer for the admin console (redirect URI `{manage_url}/admin/callback`, authorization code with PKCE). Set: the console's sign-in page offers a sign-in with this provider. That page is public: the issuer, this client id and the sign-in name are shown to anyone who opens it.",
+      "The public client registered at the issuer for the admin console (redirect URI `{manage_url}/admin/callback`, authorization code with PKCE). Set: the organization's sign-in page of the console (`{manage_url}/admin?organization={id}`) offers a sign-in with this provider. That page is public: the issuer, this client id and the sign-in name are shown to anyone who opens it.",
   })
   signInClientId: string | null;
 
@@ -66,7 +66,7 @@ export class IdentityProviderInput {
   @Field(() => String, {
     nullable: true,
     description:
-      "The public client registered at the issuer for the admin console, 1 to 200 characters: the console's (public) sign-in page then offers a sign-in with this provider. None: no browser sign-in.",
+      "The public client registered at the issuer for the admin console, 1 to 200 characters: the organization's (public) sign-in page of the console then offers a sign-in with this provider. None: no browser sign-in.",
   })
   signInClientId?: string | null;
 
