@@ -1,4 +1,5 @@
 import { currentSession } from './auth';
+import { bytesToBase64url } from './base64url';
 import { config } from './config';
 
 /**
@@ -95,13 +96,8 @@ export async function rest(url: string, init: RequestInit = {}): Promise<Respons
   throw error;
 }
 
-/** The identifier as the AAS API has it in paths: base64url without padding. */
-export function b64url(id: string): string {
-  const bytes = new TextEncoder().encode(id);
-  let text = '';
-  for (const b of bytes) text += String.fromCharCode(b);
-  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
+/** The identifier as the AAS API has it in paths: its UTF-8 bytes base64url-encoded, without padding. */
+export const b64url = (id: string): string => bytesToBase64url(new TextEncoder().encode(id));
 
 /** Saves a response body as a download, named as the server says or `fallback`. */
 export async function download(res: Response, fallback: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToBase64url } from './base64url';
 import { SignInProvider, config } from './config';
 
 /**
@@ -17,19 +18,13 @@ export interface Session {
 const SESSION_KEY = 'asset-platform.admin.session';
 const FLOW_KEY = 'asset-platform.admin.flow';
 
-const b64url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
-
-const random = (n: number) => b64url(crypto.getRandomValues(new Uint8Array(n)));
+const random = (n: number) => bytesToBase64url(crypto.getRandomValues(new Uint8Array(n)));
 
 /** SHA-256 of the verifier: crypto.subtle exists only in secure contexts, and factory servers are often plain http. */
 async function challengeOf(verifier: string): Promise<string> {
   const data = new TextEncoder().encode(verifier);
-  if (globalThis.crypto?.subtle) return b64url(new Uint8Array(await crypto.subtle.digest('SHA-256', data)));
-  return b64url(sha256(data));
+  if (globalThis.crypto?.subtle) return bytesToBase64url(new Uint8Array(await crypto.subtle.digest('SHA-256', data)));
+  return bytesToBase64url(sha256(data));
 }
 
 export function currentSession(): Session | null {

@@ -43,11 +43,6 @@ export class Access {
     return this.organizationRole(organizationId) === 'organization-owner';
   }
 
-  /** Reads the organization's users, groups, service accounts, role assignments (an organization-wide role). */
-  readsOrganization(organizationId: string): boolean {
-    return this.organizationRole(organizationId) !== undefined;
-  }
-
   tenantRole(tenantName: string): string | undefined {
     return strongest(this.me.tenants.find((t) => t.name === tenantName)?.roles ?? []);
   }

@@ -1,10 +1,11 @@
 import { ReactNode, useState } from 'react';
 import { ApiError, gql } from '../api';
+import { fromB64url } from '../base64url';
 import { useAccess } from '../me';
 import { Link, seg } from '../router';
 import { ChangedField, ConflictPanel, DialogButtons, ErrorBox, Field, Loaded, Notice, Page, Section, useAction, useLoad } from '../ui';
 import { TenantTabs } from './tenant-tabs';
-import { count, fromB64url } from './tenant-data';
+import { count } from './tenant-data';
 import './tenant-data.css';
 
 /** An element as the submodel's AAS JSON has it (the tree reads the JSON: every kind, every value, no second query). */

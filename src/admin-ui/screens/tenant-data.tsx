@@ -4,22 +4,11 @@ import { Field } from '../ui';
 
 /**
  * Small pieces the tenant data screens (shells, shell, files, AASX import) share: where the tenant's own services
- * beside the AAS API are, identifiers from routes, sizes in words.
+ * beside the AAS API are, sizes in words, paging.
  */
 
 /** `{base}/tenants/{tenant}/sphere/api/v1.0{path}`: the tenant's file repository and AASX import (path-based). */
 export const sphereApi = (tenant: string, path: string) => `${config.base}/tenants/${encodeURIComponent(tenant)}/sphere/api/v1.0${path}`;
-
-/** An identifier from its base64url form (as in the console's routes and the AAS API's paths); undefined if it is none. */
-export function fromB64url(text: string): string | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
-  try {
-    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
-    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
-  } catch {
-    return undefined;
-  }
-}
 
 /** A byte count for people: 512 bytes, 1.5 KB, 2.3 MB. */
 export function formatBytes(size: number): string {
