@@ -81,3 +81,16 @@ export function describeSource(r: EffectiveRole): string {
   if (r.source === 'organization') return `organization-wide role, ${how(r.via)}`;
   return how(r.source);
 }
+
+/** Roles with where each comes from, as a list: `reader: through group group@auditors`. */
+export function RoleList({ roles }: { roles: EffectiveRole[] }) {
+  return (
+    <ul className="plain">
+      {roles.map((r, i) => (
+        <li key={i}>
+          <strong>{r.role}</strong>: {describeSource(r)}
+        </li>
+      ))}
+    </ul>
+  );
+}

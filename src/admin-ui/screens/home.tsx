@@ -1,4 +1,4 @@
-import { useAccess, describeSource } from '../me';
+import { RoleList, useAccess } from '../me';
 import { Link, seg } from '../router';
 import { Page, Section, Table } from '../ui';
 
@@ -37,13 +37,7 @@ export function HomePage() {
               label: 'Roles (organization-wide)',
               cell: (o) =>
                 o.roles.length ? (
-                  <ul className="plain">
-                    {o.roles.map((r, i) => (
-                      <li key={i}>
-                        <strong>{r.role}</strong>: {describeSource(r)}
-                      </li>
-                    ))}
-                  </ul>
+                  <RoleList roles={o.roles} />
                 ) : (
                   'no role yet'
                 ),
@@ -63,13 +57,7 @@ export function HomePage() {
             {
               label: 'Roles',
               cell: (t) => (
-                <ul className="plain">
-                  {t.roles.map((r, i) => (
-                    <li key={i}>
-                      <strong>{r.role}</strong>: {describeSource(r)}
-                    </li>
-                  ))}
-                </ul>
+                <RoleList roles={t.roles} />
               ),
             },
             { label: 'API', cell: (t) => <code>{t.url}/api/v3.0</code> },

@@ -1,6 +1,6 @@
 import { FormEvent, ReactNode, useEffect, useState } from 'react';
 import { allPages, gql } from '../api';
-import { EffectiveRole, describeSource, useAccess, useReloadMe } from '../me';
+import { EffectiveRole, RoleList, useAccess, useReloadMe } from '../me';
 import { ConfirmDialog, Dialog, DialogButtons, ErrorBox, Field, Loaded, Notice, Page, Section, Table, formatTime, useAction, useLoad } from '../ui';
 import { loadServiceAccounts, loadUsers } from './people';
 import './roles.css';
@@ -541,14 +541,3 @@ function EffectiveRoles({ organizationId, directory, changes }: { organizationId
   );
 }
 
-function RoleList({ roles }: { roles: EffectiveRole[] }) {
-  return (
-    <ul className="plain">
-      {roles.map((r, i) => (
-        <li key={i}>
-          <strong>{r.role}</strong>: {describeSource(r)}
-        </li>
-      ))}
-    </ul>
-  );
-}
