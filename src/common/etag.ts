@@ -18,6 +18,15 @@ export function ifMatchAdmits(header: string, current: string | null): boolean {
   return splitTags(value).includes(current);
 }
 
+/**
+ * The entity tags an `If-Match` header lists, as they are written (a weak one, `W/"..."`, equals no tag `etagOf`
+ * makes); null for `*`, which admits any existing representation. For a write that compares them in SQL.
+ */
+export function ifMatchTags(header: string): string[] | null {
+  const value = header.trim();
+  return value === '*' ? null : splitTags(value);
+}
+
 /** The entity tags of a list header; commas inside quoted tags do not split. */
 function splitTags(value: string): string[] {
   return value.match(/(?:W\/)?"[^"]*"/g) ?? [];

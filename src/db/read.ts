@@ -26,3 +26,13 @@ export function readRows<T>(dataSource: DataSource, sql: string, params: unknown
   const pool = (dataSource.driver as PostgresDriver).master as Pool;
   return pool.query(sql, params).then((result) => result.rows as T[], rethrowClientError);
 }
+
+/**
+ * A single statement that writes, straight on the pool, in autocommit: it commits on its own when it succeeds (no
+ * START or COMMIT of a transaction around it), and changes nothing when it fails. For writes that are one statement
+ * (`IdentifiableStore`: data-modifying CTEs carrying the row lock, the `If-Match` check and the outbox row).
+ */
+export function writeRows<T>(dataSource: DataSource, sql: string, params: unknown[]): Promise<T[]> {
+  const pool = (dataSource.driver as PostgresDriver).master as Pool;
+  return pool.query(sql, params).then((result) => result.rows as T[]);
+}

@@ -35,6 +35,28 @@ export async function recordChange(
 }
 
 /**
+ * SQL of a CTE named `outbox_row` that records a change as `recordChange` does, for a statement that makes the change
+ * itself: one outbox row for each row of the CTE `changed` (`version`: the version after the change, or the one
+ * deleted), where events are on for the tenant (`$1`) or it has push targets. `bind` adds a parameter to the
+ * statement; `$2` is the entity's id. The CTE returns a row for each outbox row.
+ */
+export function changeRecordCte(
+  tenant: TenantEntity,
+  kind: ChangeKind,
+  entityType: EventEntityType,
+  payload: Record<string, unknown> | null,
+  changed: string,
+  bind: (value: unknown) => string,
+): string {
+  const events = bind(tenant.eventsEnabled);
+  const state = bind(tenant.eventsEnabled && payload !== null ? JSON.stringify(payload) : null);
+  return `outbox_row AS (INSERT INTO outbox (tenant_id, kind, entity_type, entity_id, version, payload, events)
+      SELECT $1, ${bind(kind)}::text, ${bind(entityType)}::text, $2, ${changed}.version, ${state}::json, ${events}::boolean FROM ${changed}
+      WHERE ${events}::boolean OR EXISTS (SELECT 1 FROM push_targets WHERE tenant_id = $1)
+      RETURNING 1)`;
+}
+
+/**
  * Committed outbox writes of this process: the publishers of this process start a delivery round at once instead of
  * at their next poll. (Writes of other replicas are found by polling.)
  */

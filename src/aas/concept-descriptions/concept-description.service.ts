@@ -83,43 +83,18 @@ export class ConceptDescriptionService {
   async create(tenant: TenantEntity, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {
     const doc = await verifyDocument('ConceptDescription', json);
     const id = doc.id as string;
-    const stored = await this.store.write(
-      tenant,
-      id,
-      (current) => {
-        if (current) throw conflict(`Concept description '${id}' already exists.`);
-        return { kind: 'created', doc };
-      },
-      options,
-    );
-    return stored!;
+    return this.store.create(tenant, doc, () => conflict(`Concept description '${id}' already exists.`), options);
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {
     const read = await readDocument('ConceptDescription', json);
     if (read.doc.id !== id) throw badRequest(`The concept description's id '${String(read.doc.id)}' differs from the id in the path '${id}'.`);
-    const stored = await this.store.write(
-      tenant,
-      id,
-      async (current) => {
-        if (!current) throw notFound(`Concept description '${id}' not found.`);
-        // Refused only for violations the stored one did not already have.
-        return { kind: 'updated', doc: await judgeReplacement('ConceptDescription', read, current) };
-      },
-      options,
-    );
-    return stored!;
+    // Refused only for violations the stored one did not already have: judged against it where there are any.
+    const next = read.violations.length ? (current: JsonObject) => judgeReplacement('ConceptDescription', read, current) : read.doc;
+    return this.store.replace(tenant, id, next, () => notFound(`Concept description '${id}' not found.`), options);
   }
 
   async delete(tenant: TenantEntity, id: string, options: ConceptDescriptionWrite = {}): Promise<void> {
-    await this.store.write(
-      tenant,
-      id,
-      (current) => {
-        if (!current) throw notFound(`Concept description '${id}' not found.`);
-        return { kind: 'deleted' };
-      },
-      options,
-    );
+    await this.store.delete(tenant, id, () => notFound(`Concept description '${id}' not found.`), options);
   }
 }

@@ -176,34 +176,19 @@ export class ShellService {
 
   async create(tenant: TenantEntity, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
     const doc = await verifyDocument('AssetAdministrationShell', json);
-    const stored = await this.store.write(
-      tenant,
-      doc.id as string,
-      (current) => {
-        if (current) throw conflict(`Shell '${doc.id}' already exists.`);
-        return { kind: 'created', doc };
-      },
-      options,
-    );
-    return stored!;
+    return this.store.create(tenant, doc, () => conflict(`Shell '${doc.id as string}' already exists.`), options);
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
     const read = await readDocument('AssetAdministrationShell', json);
     if (read.doc.id !== id) throw badRequest(`The shell's id '${String(read.doc.id)}' differs from the id in the path '${id}'.`);
-    return this.update(tenant, id, (current) => judgeReplacement('AssetAdministrationShell', read, current), options);
+    // Judged against the stored shell only where the new one has violations (only new ones count).
+    const next = read.violations.length ? (current: JsonObject) => judgeReplacement('AssetAdministrationShell', read, current) : read.doc;
+    return this.store.replace(tenant, id, next, () => notFound(`Shell '${id}' not found.`), options);
   }
 
   async delete(tenant: TenantEntity, id: string, options: ShellWrite = {}): Promise<void> {
-    await this.store.write(
-      tenant,
-      id,
-      (current) => {
-        if (!current) throw notFound(`Shell '${id}' not found.`);
-        return { kind: 'deleted' };
-      },
-      options,
-    );
+    await this.store.delete(tenant, id, () => notFound(`Shell '${id}' not found.`), options);
   }
 
   async replaceAssetInformation(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
@@ -265,17 +250,8 @@ export class ShellService {
     );
   }
 
-  /** Read-modify-write of an existing shell, under its row lock. */
-  private async update(tenant: TenantEntity, id: string, modify: (current: JsonObject) => JsonObject | Promise<JsonObject>, options: ShellWrite): Promise<JsonObject> {
-    const stored = await this.store.write(
-      tenant,
-      id,
-      async (current) => {
-        if (!current) throw notFound(`Shell '${id}' not found.`);
-        return { kind: 'updated', doc: await modify(current) };
-      },
-      options,
-    );
-    return stored!;
+  /** Read-modify-write of an existing shell: written only if it is still the version read (`IdentifiableStore.replace`). */
+  private update(tenant: TenantEntity, id: string, modify: (current: JsonObject) => JsonObject | Promise<JsonObject>, options: ShellWrite): Promise<JsonObject> {
+    return this.store.replace(tenant, id, modify, () => notFound(`Shell '${id}' not found.`), options);
   }
 }

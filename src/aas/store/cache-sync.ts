@@ -74,6 +74,19 @@ export class CacheSync {
   }
 
   /**
+   * A write of `key` in one statement outside any transaction (autocommit): pending while `run` sends it, settled
+   * when its answer (its commit) or its failure is in.
+   */
+  async writingOnce<T>(key: string, run: () => Promise<T>): Promise<T> {
+    this.cache.pending(key);
+    try {
+      return await run();
+    } finally {
+      this.cache.settled(key);
+    }
+  }
+
+  /**
    * The payload of the notification that announces a change of `key` to other replicas, which the write path sends
    * with `pg_notify(CHANGED_CHANNEL, payload)` in its transaction, once it has locked or created the row; undefined where there
    * are no other replicas (the embedded database).

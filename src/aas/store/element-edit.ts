@@ -14,6 +14,7 @@ import {
   pathTaken,
   readNode,
   readSubtree,
+  readSubtreeById,
   writeNodeJson,
 } from './element-rows-sql';
 
@@ -30,10 +31,22 @@ export const ordOf = (text: string) => (text === '{}' ? [] : text.slice(1, -1).s
 
 const jsonBytes = (rows: Pick<ElementRow, 'json'>[]) => rows.reduce((sum, row) => sum + Buffer.byteLength(JSON.stringify(row.json)), 0);
 
-/** The element at `steps` of submodel `seq`, assembled from its rows, its modelTypes on the way and its size; null when absent. */
-export async function readElement(db: Db, tenantId: string, seq: string, steps: Step[]): Promise<{ element: JsonObject; types: string[]; bytes: number } | null> {
-  const { rows, types } = await readSubtree(db, tenantId, seq, pathText(steps));
-  return rows.length ? { ...assembled(rows), types } : null;
+/**
+ * The element at `steps` of the submodel `id` (in `table`, found by `byId`: SQL over `$1`, the tenant, and `$2`, the
+ * id), assembled from its rows, with its modelTypes on the way and its size (null when absent), and the submodel's
+ * row `seq` and `version`, all in one statement; null when the submodel does not exist.
+ */
+export async function readElementById(
+  db: Db,
+  table: string,
+  byId: string,
+  tenantId: string,
+  id: string,
+  steps: Step[],
+): Promise<{ seq: string; version: number; found: { element: JsonObject; types: string[]; bytes: number } | null } | null> {
+  const read = await readSubtreeById(db, table, byId, tenantId, id, pathText(steps));
+  if (!read) return null;
+  return { seq: read.seq, version: read.version, found: read.rows.length ? { ...assembled(read.rows), types: read.types } : null };
 }
 
 /** The element of a subtree's rows (the element's first), its own row and their JSON size, taken before assembly. */

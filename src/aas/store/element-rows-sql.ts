@@ -69,6 +69,49 @@ export async function insertRows(db: Db, tenantId: string, seq: string, rows: El
   rowsWritten(db, 'submodel_elements', rows.length);
 }
 
+/** The columns of a FROM item of `rowsFrom`, as an INSERT into `submodel_elements` takes them after `$1, seq`. */
+const ROW_FIELDS = 'r.ord, r.path, r.id_short, r.model_type, r.semantic_key, r.v_text, r.json';
+
+/**
+ * SQL: `rows` as a FROM item `r (ord, path, id_short, model_type, semantic_key, v_text, json)` of a statement whose
+ * parameters `bind` adds to: a VALUES list for a few rows (`VALUES_ROWS`), a JSON recordset for more.
+ */
+function rowsFrom(rows: ElementRow[], bind: (value: unknown) => string): string {
+  if (rows.length > VALUES_ROWS) return `json_to_recordset(${bind(JSON.stringify(rows.map(recordOf)))}::json) AS ${RECORD}`;
+  const values = rows.map(
+    (row) =>
+      `(${bind(ordText(row.ord))}::integer[], ${bind(row.path)}::text, ${bind(row.idShort)}::text, ${bind(row.modelType)}::text, ` +
+      `${bind(row.semanticKey)}::text, ${bind(row.value)}::text, ${bind(JSON.stringify(row.json))}::json)`,
+  );
+  return `(VALUES ${values.join(', ')}) AS r (ord, path, id_short, model_type, semantic_key, v_text, json)`;
+}
+
+/**
+ * Data-modifying CTEs (for a statement's WITH) that write the element rows of a submodel written in the same
+ * statement: its row is the one row of the CTE `head` (`seq`), and its rows become `rows`. A created submodel
+ * (`created`) gets them inserted. A replaced one gets, compared in PostgreSQL with the rows as stored, only the rows
+ * that differ written: the ones at a position the new rows do not have deleted, the ones whose path or JSON differs
+ * changed in place, the new positions inserted; no two of these share a key, so their order does not matter. The
+ * stored rows are read as of the statement's snapshot: the statement must write the submodel's row only when its
+ * version is still the one of that snapshot (compare-and-set), else rows changed since would be missed. The CTE
+ * `added` returns a row for each row inserted.
+ */
+export function elementRowsCtes(rows: ElementRow[], head: string, created: boolean, bind: (value: unknown) => string): string[] {
+  const insert = (where: string) =>
+    `added AS (INSERT INTO submodel_elements (${ROW_COLUMNS}) SELECT $1, ${head}.seq, ${ROW_FIELDS} FROM ${head}, new_rows r${where} RETURNING 1)`;
+  if (created) return rows.length ? [`new_rows AS (SELECT * FROM ${rowsFrom(rows, bind)})`, insert('')] : [];
+  const stored = `e.tenant_id = $1 AND e.submodel_seq = ${head}.seq`;
+  if (!rows.length) return [`removed AS (DELETE FROM submodel_elements e USING ${head} WHERE ${stored})`];
+  return [
+    `new_rows AS MATERIALIZED (SELECT * FROM ${rowsFrom(rows, bind)})`,
+    `removed AS (DELETE FROM submodel_elements e USING ${head} WHERE ${stored} AND NOT EXISTS (SELECT 1 FROM new_rows r WHERE r.ord = e.ord))`,
+    `changed AS (UPDATE submodel_elements e SET path = r.path, id_short = r.id_short, model_type = r.model_type, semantic_key = r.semantic_key,
+        v_text = r.v_text, json = r.json
+      FROM ${head}, new_rows r WHERE ${stored} AND e.ord = r.ord AND (e.path <> r.path OR e.json::jsonb <> r.json::jsonb))`,
+    insert(` WHERE NOT EXISTS (SELECT 1 FROM submodel_elements e WHERE ${stored} AND e.ord = r.ord)`),
+  ];
+}
+
 /** SQL: the positions in the JSON parameter `param` (`ordsJson`) as rows `k (ord)`. */
 const ORDS_FROM = (param: string) => `json_to_recordset(${param}::json) AS k (ord integer[])`;
 const ordsJson = (ords: number[][]) => JSON.stringify(ords.map((ord) => ({ ord })));
@@ -133,8 +176,8 @@ export function elementsTextSql(tenant: string, seq: string): string {
 /** How many elements are above the one at `path`: an idShort has neither `.` nor `[`, so the separators count them. */
 const stepsAbove = (path: string) => path.split(/[.[]/).length - 1;
 
-const AT_PATH = `SELECT ord FROM (
-    SELECT ord FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = $2 AND left(path, 256) = left($3, 256) AND path = $3 OFFSET 0
+const atPath = (seq: string) => `SELECT ord FROM (
+    SELECT ord FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = ${seq} AND left(path, 256) = left($3, 256) AND path = $3 OFFSET 0
   ) AS at_path ORDER BY ord LIMIT 1`;
 
 /**
@@ -152,30 +195,72 @@ const AT_PATH = `SELECT ord FROM (
  * (an idShort has neither `.` nor `[`, so the path's separators count the elements above): a number of rows the
  * planner knows, where `generate_series` over a column would be estimated at 1,000, which made the statement's
  * estimated cost pass `jit_above_cost` and spend 90 ms compiling it. Where an import stored two siblings of one
- * idShort, the first is the one at their path (`AT_PATH`).
+ * idShort, the first is the one at their path (`atPath`).
  */
 export async function readSubtree(db: Db, tenantId: string, seq: string, path: string): Promise<{ rows: ReadRow<JsonObject>[]; types: string[] }> {
-  const rows = (await db.query(
-    `WITH target AS MATERIALIZED (${AT_PATH})
-      SELECT * FROM (
+  const query = subtreeQuery('$2');
+  const rows = (await db.query(`WITH ${query.ctes} ${query.body} ORDER BY o`, [tenantId, seq, path, stepsAbove(path)])) as SubtreeRow[];
+  return subtreeOf(rows);
+}
+
+/** A row of `subtreeQuery`: one of the subtree, or (`above`) one of an element on the way to it, without its JSON. */
+type SubtreeRow = ReadRow<JsonObject> & { above: boolean };
+
+/**
+ * SQL of `readSubtree` for the submodel `seq` (SQL: a parameter, or a subquery of the statement around it) of tenant
+ * `$1`, the path `$3` and `$4` elements above: `ctes` to go into its WITH, `body` the rows (`SubtreeRow`, and `o`,
+ * the `ord` to order them by).
+ */
+function subtreeQuery(seq: string): { ctes: string; body: string } {
+  return {
+    ctes: `target AS MATERIALIZED (${atPath(seq)})`,
+    body: `SELECT * FROM (
         SELECT e.ord AS o, e.ord::text AS ord, cardinality(e.ord) AS depth, e.model_type AS type, e.path, e.json, false AS above
           FROM submodel_elements e
-          WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord >= (SELECT ord FROM target) AND e.ord < (SELECT ord || 2147483647 FROM target)
+          WHERE e.tenant_id = $1 AND e.submodel_seq = ${seq} AND e.ord >= (SELECT ord FROM target) AND e.ord < (SELECT ord || 2147483647 FROM target)
           ORDER BY e.ord
       ) AS subtree
       UNION ALL
       SELECT a.* FROM target t CROSS JOIN generate_series(1, $4::int) AS k CROSS JOIN LATERAL (
         SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, NULL::json, true
           FROM submodel_elements e
-          WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord >= t.ord[1:k] AND e.ord <= t.ord[1:k]
+          WHERE e.tenant_id = $1 AND e.submodel_seq = ${seq} AND e.ord >= t.ord[1:k] AND e.ord <= t.ord[1:k]
           ORDER BY e.ord OFFSET 0
-      ) AS a
-      ORDER BY o`,
-    [tenantId, seq, path, stepsAbove(path)],
-  )) as (ReadRow<JsonObject> & { above: boolean })[];
+      ) AS a`,
+  };
+}
+
+function subtreeOf(rows: SubtreeRow[]): { rows: ReadRow<JsonObject>[]; types: string[] } {
   const above = rows.filter((row) => row.above);
   const subtree = rows.filter((row) => !row.above);
   return { rows: subtree, types: subtree.length ? [...above.map((row) => row.type), subtree[0].type] : [] };
+}
+
+/**
+ * `readSubtree` of the element at `path` in the submodel `id` of `table`, found by `byId` (SQL over `$1`, the tenant,
+ * and `$2`, the id), with the submodel's row `seq` and `version`, in one statement: null when the submodel does not exist.
+ */
+export async function readSubtreeById(
+  db: Db,
+  table: string,
+  byId: string,
+  tenantId: string,
+  id: string,
+  path: string,
+): Promise<{ seq: string; version: number; rows: ReadRow<JsonObject>[]; types: string[] } | null> {
+  const query = subtreeQuery('(SELECT seq FROM head)');
+  const rows = (await db.query(
+    `WITH head AS MATERIALIZED (SELECT seq, version FROM ${table} WHERE ${byId}), ${query.ctes}
+      SELECT NULL::integer[] AS o, NULL::text AS ord, NULL::int AS depth, NULL::text AS type, NULL::text AS path, NULL::json AS json,
+          NULL::boolean AS above, seq AS head_seq, version AS head_version FROM head
+      UNION ALL
+      SELECT x.*, NULL, NULL FROM (${query.body}) AS x
+      ORDER BY o NULLS FIRST`,
+    [tenantId, id, path, stepsAbove(path)],
+  )) as (SubtreeRow & { head_seq: string | null; head_version: number | null })[];
+  if (!rows.length) return null;
+  const [head, ...subtree] = rows;
+  return { seq: String(head.head_seq), version: Number(head.head_version), ...subtreeOf(subtree) };
 }
 
 /** The last position an `ord` can have at a level: `ord || MAX_POSITION` is past every descendant of `ord`. */
@@ -194,7 +279,7 @@ export interface NodeRow {
 export async function readNode(db: Db, tenantId: string, seq: string, path: string): Promise<NodeRow | null> {
   // Planned as `readSubtree`: the element by primary key at the `ord` its path has, each element above by primary key.
   const rows = (await db.query(
-    `WITH target AS MATERIALIZED (${AT_PATH})
+    `WITH target AS MATERIALIZED (${atPath('$2')})
       SELECT e.ord::text AS ord, e.model_type AS type, e.path, e.json,
           ARRAY(SELECT a.model_type FROM generate_series(1, $4::int) AS k CROSS JOIN LATERAL (
               SELECT x.model_type FROM submodel_elements x

@@ -1,19 +1,21 @@
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
-import { etagOf, ifMatchAdmits } from '../../common/etag';
-import { readRows, rethrowClientError } from '../../db/read';
+import { etagOf, ifMatchAdmits, ifMatchTags } from '../../common/etag';
+import { onCitus } from '../../db/citus';
+import { readRows, rethrowClientError, writeRows } from '../../db/read';
+import { rowsWritten } from '../../db/statistics';
 import { readBudget, responseTooLarge } from '../../db/read-budget';
 import { MAX_ID_LENGTH } from '../../graphql/limits';
 import type { EventEntityType } from '../../events/change-event';
-import { outboxWritten, recordChange } from '../../events/outbox';
+import { changeRecordCte, outboxWritten, recordChange } from '../../events/outbox';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject } from '../model/parse';
-import { RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
-import { ElementEdit, Step, ordOf, readElement } from './element-edit';
+import { ElementRow, RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
+import { ElementEdit, Step, ordOf, readElementById } from './element-edit';
 import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
-import { Db, elementsTextSql, readRowsOf, replaceRows } from './element-rows-sql';
+import { Db, elementRowsCtes, elementsTextSql, readRowsOf, replaceRows } from './element-rows-sql';
 import { CachedRead, ReadCache } from './read-cache';
 
 export interface Page<T> {
@@ -81,6 +83,9 @@ export function originOf(doc: object): Origin | undefined {
 }
 
 const PG_UNIQUE_VIOLATION = '23505';
+
+/** Turns of a one-statement replacement that found another write first, before it takes the row lock (`replace`). */
+const RETRIES = 4;
 
 /** The top-level field of a submodel that element rows hold. */
 const ELEMENTS = 'submodelElements';
@@ -241,26 +246,38 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     };
   }
 
-  /** Puts the element rows back into documents read with their row's `seq` (submodels); others as they are. */
-  private async withElements(tenant: TenantEntity, docs: { seq: string; doc: JsonObject }[]): Promise<void> {
-    if (!this.spec.elementRows || !docs.length) return;
-    const rows = await readRowsOf(this.reader, tenant.id, docs.map((d) => String(d.seq)));
-    for (const { seq, doc } of docs) assemble(doc, rows.get(String(seq))!);
+  /**
+   * SQL: a submodel's elements as the text of its `submodelElements` array without the brackets (`elementsTextSql`),
+   * as a column of the statement that reads its row, so a document and its elements are one round trip; null where
+   * `within` (SQL) is false (the read budget ran out) or for identifiables stored whole.
+   */
+  private elementsColumn(within: string, seq: string): string {
+    if (!this.spec.elementRows) return '';
+    return `, CASE WHEN ${within} THEN ${elementsTextSql('$1', seq)} END AS elements`;
+  }
+
+  /** Puts the elements read by `elementsColumn` into their document (submodels); others as they are. */
+  private withElements<T extends { doc: JsonObject | null; elements?: string | null }>(row: T): JsonObject {
+    const doc = row.doc!;
+    if (row.elements != null) doc[ELEMENTS] = JSON.parse(`[${row.elements}]`) as JsonObject[];
+    return doc;
   }
 
   /** The document, tagged with its entity tag, or null. */
   async find(tenant: TenantEntity, id: string): Promise<JsonObject | null> {
     checkId(this.spec.modelType, id);
+    const { table } = this.spec;
+    // The head and its elements in one statement: one round trip.
     const rows = await budgeted((remaining) =>
-      readRows<{ seq: string; version: number; bytes: string; doc: JsonObject | null }>(
+      readRows<{ seq: string; version: number; bytes: string; doc: JsonObject | null; elements?: string | null }>(
         this.dataSource,
-        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('doc_bytes', '$3')} AS doc FROM ${this.spec.table} WHERE ${BY_ID}`,
+        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('doc_bytes', '$3')} AS doc${this.elementsColumn('doc_bytes <= $3::bigint', `${table}.seq`)}
+          FROM ${table} WHERE ${BY_ID}`,
         [tenant.id, id, remaining],
       ),
     );
     if (!rows.length) return null;
-    await this.withElements(tenant, [{ seq: rows[0].seq, doc: rows[0].doc! }]);
-    return tagged(rows[0].doc!, tenant, rows[0].seq, rows[0].version);
+    return tagged(this.withElements(rows[0]), tenant, rows[0].seq, rows[0].version);
   }
 
   /**
@@ -345,23 +362,25 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    */
   async findMany(tenant: TenantEntity, ids: readonly string[], omit?: readonly string[]): Promise<Map<string, JsonObject>> {
     for (const id of ids) checkId(this.spec.modelType, id);
+    const { table } = this.spec;
+    const within = 'sum(doc_bytes) OVER (ORDER BY seq) <= $3::bigint';
+    // The documents with their elements in one statement.
+    const elements = omit?.includes(ELEMENTS) ? '' : this.elementsColumn(within, `${table}.seq`);
     const rows = await budgeted((remaining) =>
-      readRows<{ id: string; seq: string; version: number; bytes: string; doc: JsonObject | null }>(
+      readRows<{ id: string; seq: string; version: number; bytes: string; doc: JsonObject | null; elements?: string | null }>(
         this.dataSource,
-        `SELECT id, seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', '$3', docWithout(omit))} AS doc FROM ${this.spec.table}
+        `SELECT id, seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', '$3', docWithout(omit))} AS doc${elements} FROM ${table}
           WHERE tenant_id = $1 AND md5(id) = ANY (SELECT md5(x) FROM unnest($2::text[]) AS x) AND id = ANY ($2::text[])`,
         [tenant.id, ids, remaining],
       ),
     );
-    if (!omit?.includes(ELEMENTS)) await this.withElements(tenant, rows.map((row) => ({ seq: row.seq, doc: row.doc! })));
-    return new Map(rows.map((row) => [row.id, tagged(row.doc!, tenant, row.seq, row.version)]));
+    return new Map(rows.map((row) => [row.id, tagged(this.withElements(row), tenant, row.seq, row.version)]));
   }
 
   /** A page in insertion order; one index range scan, as cheap on page 1,000 as on page 1. `omit` as for `findMany`. */
   async page(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null, omit?: readonly string[]): Promise<Page<JsonObject>> {
-    const page = await this.pageRows<JsonObject>(tenant, conditions, limit, cursor, docWithout(omit));
-    if (!omit?.includes(ELEMENTS)) await this.withElements(tenant, page.items.map((row) => ({ seq: row.seq, doc: row.doc! })));
-    return { items: page.items.map((row) => tagged(row.doc!, tenant, row.seq, row.version)), cursor: page.cursor };
+    const page = await this.pageRows<JsonObject>(tenant, conditions, limit, cursor, docWithout(omit), !omit?.includes(ELEMENTS));
+    return { items: page.items.map((row) => tagged(this.withElements(row), tenant, row.seq, row.version)), cursor: page.cursor };
   }
 
   /**
@@ -413,14 +432,22 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     return { items: page.items.flatMap((row) => texts.get(row.seq) ?? []), cursor: page.cursor };
   }
 
-  /** The rows of a page, `doc` being `docExpression` (SQL over the row), within the read budget. */
-  private async pageRows<D>(tenant: TenantEntity, conditions: Condition[], limit: number, cursor: string | null | undefined, docExpression: string) {
+  /**
+   * The rows of a page, `doc` being `docExpression` (SQL over the row), within the read budget; `elements`: with the
+   * elements of each document of the page (submodels) in the same statement (not of the row after the page).
+   */
+  private async pageRows<D>(tenant: TenantEntity, conditions: Condition[], limit: number, cursor: string | null | undefined, docExpression: string, elements = false) {
     const { where, params, limitParam } = this.pageQuery(tenant, conditions, limit, cursor);
+    const remainingParam = `$${params.length + 1}`;
+    const { table } = this.spec;
+    const elementsColumn = elements
+      ? this.elementsColumn(`sum(doc_bytes) OVER (ORDER BY seq) <= ${remainingParam}::bigint AND row_number() OVER (ORDER BY seq) < ${limitParam}`, `${table}.seq`)
+      : '';
     const rows = await budgeted((remaining) =>
-      readRows<{ seq: string; version: number; bytes: string; doc: D | null }>(
+      readRows<{ seq: string; version: number; bytes: string; doc: D | null; elements?: string | null }>(
         this.dataSource,
-        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', `$${params.length + 1}`, docExpression)} AS doc
-          FROM ${this.spec.table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
+        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', remainingParam, docExpression)} AS doc${elementsColumn}
+          FROM ${table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
         [...params, remaining],
       ),
       // The row after the page only tells whether there is a next page: its document is not part of the answer.
@@ -452,10 +479,14 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    */
   async findElement(tenant: TenantEntity, id: string, steps: Step[]): Promise<{ etag: string; found: StoredElement | null } | null> {
     checkId(this.spec.modelType, id);
-    const head = await readRows<{ seq: string; version: number }>(this.dataSource, `SELECT seq, version FROM ${this.spec.table} WHERE ${BY_ID}`, [tenant.id, id]);
-    if (!head.length) return null;
-    const etag = etagOf(head[0].seq, head[0].version);
-    const [{ found }] = await budgeted(() => readElement(this.reader, tenant.id, head[0].seq, steps).then((found) => [{ bytes: found?.bytes ?? 0, found }]));
+    // The submodel's row and the element's rows in one statement.
+    const [read] = await budgeted(async () => {
+      const read = await readElementById(this.reader, this.spec.table, BY_ID, tenant.id, id, steps);
+      return [{ bytes: read?.found?.bytes ?? 0, read }];
+    });
+    if (!read.read) return null;
+    const { seq, version, found } = read.read;
+    const etag = etagOf(seq, version);
     return { etag, found: found ? { etag, element: found.element, types: found.types } : null };
   }
 
@@ -491,6 +522,200 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     } catch (err) {
       rethrowClientError(err);
     }
+  }
+
+  /**
+   * Whether a write goes as one statement in autocommit (`writeOnce`): not inside a transaction of the caller's
+   * (`manager`), and not on Citus, where a notification must be a statement of its own naming no table (`writing`)
+   * and an INSERT may not read from a CTE; there, and for what `writeOnce` does not cover, `write` holds the row lock
+   * over a transaction.
+   */
+  private async oneStatement(options: WriteOptions): Promise<boolean> {
+    return !options.manager && !(await onCitus(this.dataSource));
+  }
+
+  /**
+   * Creates the document (verified by the caller): one statement (INSERT … ON CONFLICT DO NOTHING, the element rows
+   * and the outbox row with it). `exists`: the error when a document of that id exists.
+   */
+  async create(tenant: TenantEntity, doc: JsonObject, exists: () => Error, options: WriteOptions = {}): Promise<JsonObject> {
+    const id = doc.id as string;
+    checkId(this.spec.modelType, id);
+    // With `If-Match` a create is refused (nothing to match), as `write` judges it.
+    if (options.ifMatch != null || !(await this.oneStatement(options))) {
+      const decide = (current: JsonObject | null): Change => {
+        if (current) throw exists();
+        return { kind: 'created', doc };
+      };
+      return (await this.write(tenant, id, decide, options))!;
+    }
+    const done = await this.writeOnce(tenant, id, { kind: 'created', doc }, options);
+    if (!done) throw exists();
+    return tagged(doc, tenant, done.seq, done.version);
+  }
+
+  /**
+   * Replaces the document: `next` is the new document (verified by the caller), or makes it from the stored one.
+   * A new document is written in one statement that reads nothing before (compare-and-set on the version of the
+   * statement's snapshot, for the element rows it compares with the stored ones); a document made from the stored one
+   * is read first (one statement, no lock) and written in one statement if its version is still the one read. Either
+   * is tried again when a concurrent write got there first, and after `RETRIES` such turns goes the locking way
+   * (`write`). `absent`: the error when no document has the id.
+   */
+  async replace(
+    tenant: TenantEntity,
+    id: string,
+    next: JsonObject | ((current: JsonObject) => JsonObject | Promise<JsonObject>),
+    absent: () => Error,
+    options: WriteOptions = {},
+  ): Promise<JsonObject> {
+    const { modelType } = this.spec;
+    checkId(modelType, id);
+    const locking = () =>
+      this.write(
+        tenant,
+        id,
+        async (current) => {
+          if (!current) throw absent();
+          return { kind: 'updated', doc: typeof next === 'function' ? await next(current) : next };
+        },
+        options,
+      ).then((stored) => stored!);
+    if (!(await this.oneStatement(options))) return locking();
+    for (let turn = 0; turn < RETRIES; turn++) {
+      let doc: JsonObject;
+      let expect: { seq: string; version: number } | undefined;
+      if (typeof next === 'function') {
+        const current = await this.current(tenant, id);
+        if (!current) throw absent();
+        this.checkIfMatch(id, options, current.seq, current.version);
+        expect = { seq: current.seq, version: current.version };
+        doc = await next(current.doc);
+      } else doc = next;
+      const done = await this.writeOnce(tenant, id, { kind: 'updated', doc, expect }, options);
+      if (!done) throw absent();
+      if (done.written !== null) return tagged(doc, tenant, done.seq, done.written);
+      this.checkIfMatch(id, options, done.seq, done.version);
+    }
+    return locking();
+  }
+
+  /** Deletes the document, in one statement. `absent`: the error when no document has the id. */
+  async delete(tenant: TenantEntity, id: string, absent: () => Error, options: WriteOptions = {}): Promise<void> {
+    checkId(this.spec.modelType, id);
+    if (!(await this.oneStatement(options))) {
+      await this.write(
+        tenant,
+        id,
+        (current) => {
+          if (!current) throw absent();
+          return { kind: 'deleted' };
+        },
+        options,
+      );
+      return;
+    }
+    const done = await this.writeOnce(tenant, id, { kind: 'deleted' }, options);
+    if (!done) throw absent();
+    if (done.written !== null) return;
+    this.checkIfMatch(id, options, done.seq, done.version);
+    // Admitted, yet not deleted: another write deleted it first.
+    throw absent();
+  }
+
+  /** 412 unless the request's `If-Match` (if any) admits the entity tag of `seq` and `version`. */
+  private checkIfMatch(id: string, options: WriteOptions, seq: string, version: number): void {
+    if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(seq, version))) {
+      throw preconditionFailed(`${this.spec.modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
+    }
+  }
+
+  /** The stored document with its elements, its row and version, in one statement; for a write, so not budgeted. */
+  private async current(tenant: TenantEntity, id: string): Promise<{ seq: string; version: number; doc: JsonObject } | null> {
+    const rows = await readRows<{ seq: string; version: number; doc: JsonObject; elements?: string | null }>(
+      this.dataSource,
+      `SELECT seq, version, doc${this.elementsColumn('true', `${this.spec.table}.seq`)} FROM ${this.spec.table} WHERE ${BY_ID}`,
+      [tenant.id, id],
+    );
+    return rows.length ? { seq: rows[0].seq, version: rows[0].version, doc: this.withElements(rows[0]) } : null;
+  }
+
+  /**
+   * A whole-document write as one statement, sent in autocommit (no START or COMMIT around it): data-modifying CTEs
+   * that write the row (INSERT … ON CONFLICT DO NOTHING; an UPDATE or DELETE by primary key, whose row lock is held
+   * for this statement and its commit only, with the `If-Match` check in its WHERE), the element rows (submodels), the
+   * outbox row, and the notification to other replicas' read caches.
+   *
+   * An update with `expect` (the row and version it was made from) writes only while the row still has that version;
+   * a submodel's update always does so against the version of the statement's snapshot, since its element rows are
+   * compared with those of that snapshot (`elementRowsCtes`).
+   *
+   * Returns null when there was no row (an update or delete) or there was one (a create); else the row's `seq` and
+   * `version` as the statement found them and `written`, the version written (for a delete, the version deleted),
+   * null when nothing was written: `If-Match` did not admit it, or (compare-and-set) another write got there first.
+   */
+  private async writeOnce(
+    tenant: TenantEntity,
+    id: string,
+    change: { kind: 'created'; doc: JsonObject } | { kind: 'updated'; doc: JsonObject; expect?: { seq: string; version: number } } | { kind: 'deleted' },
+    options: WriteOptions,
+  ): Promise<{ seq: string; version: number; written: number | null } | null> {
+    const { table, modelType, elementRows } = this.spec;
+    const params: unknown[] = [tenant.id, id];
+    const bind = (value: unknown) => `$${params.push(value)}`;
+    const ctes: string[] = [];
+    const tags = options.ifMatch != null ? ifMatchTags(options.ifMatch) : null;
+    const admitted = tags ? ` AND ('"' || s.seq::text || '-' || s.version::text || '"') = ANY (${bind(tags)}::text[])` : '';
+    let rows: ElementRow[] = [];
+    if (change.kind === 'deleted') {
+      ctes.push(`cur AS (SELECT seq, version FROM ${table} WHERE ${BY_ID})`);
+      ctes.push(`head AS (DELETE FROM ${table} s USING cur WHERE s.tenant_id = $1 AND s.seq = cur.seq${admitted} RETURNING s.seq, s.version)`);
+    } else {
+      const { doc } = change;
+      let head = doc;
+      if (elementRows) ({ head, rows } = splitSubmodel(doc));
+      const sized = elementRows ? { docBytes: String(bytesOf(doc)) } : {};
+      const columns = this.columnsSql({ ...this.spec.columns(doc), ...sized, doc: head }, params.length + 1);
+      params.push(...columns.params);
+      if (change.kind === 'created') {
+        ctes.push(`head AS (INSERT INTO ${table} (tenant_id, id, version, ${columns.names.join(', ')}) VALUES ($1, $2, 1, ${columns.values.join(', ')})
+          ON CONFLICT DO NOTHING RETURNING seq, version)`);
+      } else {
+        const { expect } = change;
+        ctes.push(`cur AS (SELECT seq, version FROM ${table} WHERE ${BY_ID})`);
+        const compareAndSet = expect
+          ? ` AND s.seq = ${bind(expect.seq)}::bigint AND s.version = ${bind(expect.version)}::int`
+          : elementRows ? ' AND s.version = cur.version' : '';
+        ctes.push(`head AS (UPDATE ${table} s SET ${columns.names.map((name, i) => `${name} = ${columns.values[i]}`).join(', ')}, version = s.version + 1
+          FROM cur WHERE s.tenant_id = $1 AND s.seq = cur.seq${compareAndSet}${admitted} RETURNING s.seq, s.version)`);
+      }
+      if (elementRows) ctes.push(...elementRowsCtes(rows, 'head', change.kind === 'created', bind));
+    }
+    const event = options.event ?? true;
+    const payload = change.kind === 'deleted' ? null : change.doc;
+    if (event) ctes.push(changeRecordCte(tenant, change.kind, modelType, payload, 'head', bind));
+    const key = ReadCache.key(table, tenant.id, id);
+    const notification = this.sync?.notification(key);
+    // Only where the statement wrote: PostgreSQL delivers it with the commit.
+    const notify = notification === undefined ? '' : `, CASE WHEN head.seq IS NOT NULL THEN pg_notify('${CHANGED_CHANNEL}', ${bind(notification)}) END AS notified`;
+    const [found, from] = change.kind === 'created' ? ['head.seq, head.version', 'head'] : ['cur.seq, cur.version', 'cur LEFT JOIN head ON true'];
+    const added = elementRows && rows.length ? '(SELECT count(*) FROM added)::int' : '0';
+    const sql = `WITH ${ctes.join(',\n')}
+      SELECT ${found}, head.version AS written, ${event ? '(SELECT count(*) FROM outbox_row)::int' : '0'} AS recorded, ${added} AS added${notify} FROM ${from}`;
+    const send = () => writeRows<{ seq: string; version: number; written: number | null; recorded: number; added: number }>(this.dataSource, sql, params);
+    let result;
+    try {
+      result = await (this.sync ? this.sync.writingOnce(key, send) : send());
+    } catch (err) {
+      // Two creates of one id racing: ON CONFLICT leaves it to the unique index, which decides for the first.
+      if ((err as { code?: string }).code === PG_UNIQUE_VIOLATION) throw conflict(`${modelType} '${id}' already exists.`);
+      rethrowClientError(err);
+    }
+    const row = result[0];
+    if (!row) return null;
+    if (row.recorded) outboxWritten();
+    if (row.added) rowsWritten(this.dataSource.manager, 'submodel_elements', row.added);
+    return { seq: String(row.seq), version: Number(row.version), written: row.written === null ? null : Number(row.written) };
   }
 
   /**

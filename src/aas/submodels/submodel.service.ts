@@ -218,23 +218,17 @@ export class SubmodelService {
   async create(tenant: TenantEntity, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
     const doc = await verifyDocument('Submodel', json);
     const id = doc.id as string;
-    const stored = await this.store.write(
-      tenant,
-      id,
-      (current) => {
-        if (current) throw conflict(`Submodel '${id}' already exists.`);
-        return { kind: 'created', doc };
-      },
-      options,
-    );
-    return stored!;
+    return this.store.create(tenant, doc, () => conflict(`Submodel '${id}' already exists.`), options);
   }
 
   /** PUT: refused only for violations the stored submodel did not already have (`verifyReplacement`). */
   async replace(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
     const read = await readDocument('Submodel', json);
     this.checkId(read.doc, id);
-    return this.update(tenant, id, options, () => read);
+    await this.checkScope(tenant, id, options);
+    // Judged against the stored submodel only where the new one has violations: else written without reading it.
+    const next = read.violations.length ? (current: JsonObject) => judgeReplacement('Submodel', read, current) : read.doc;
+    return this.store.replace(tenant, id, next, () => notFound(`Submodel '${id}' not found.`), { ifMatch: options.ifMatch });
   }
 
   /** PATCH (level core): the attributes the body has replace the submodel's; the others stay. */
@@ -259,17 +253,11 @@ export class SubmodelService {
   /** Deletes the submodel; through a shell, also the shell's reference to it, in the same transaction. */
   async delete(tenant: TenantEntity, id: string, options: SubmodelWrite = {}): Promise<void> {
     await this.checkScope(tenant, id, options);
+    const absent = () => notFound(`Submodel '${id}' not found.`);
+    if (options.shellId == null) return this.store.delete(tenant, id, absent, { ifMatch: options.ifMatch, manager: options.manager });
     await this.store.transaction(async (manager) => {
-      await this.store.write(
-        tenant,
-        id,
-        (current) => {
-          if (!current) throw notFound(`Submodel '${id}' not found.`);
-          return { kind: 'deleted' };
-        },
-        { ifMatch: options.ifMatch, manager },
-      );
-      if (options.shellId != null) await this.shells.removeSubmodelRef(tenant, options.shellId, id, { manager });
+      await this.store.delete(tenant, id, absent, { ifMatch: options.ifMatch, manager });
+      await this.shells.removeSubmodelRef(tenant, options.shellId!, id, { manager });
     });
   }
 
@@ -431,18 +419,12 @@ export class SubmodelService {
     modify: (current: JsonObject) => JsonObject | { doc: JsonObject; violations: Violation[] },
   ): Promise<JsonObject> {
     await this.checkScope(tenant, id, options);
-    const stored = await this.store.write(
-      tenant,
-      id,
-      async (current) => {
-        if (!current) throw notFound(`Submodel '${id}' not found.`);
-        const next = modify(current);
-        const read = 'violations' in next && 'doc' in next ? (next as { doc: JsonObject; violations: Violation[] }) : await readDocument('Submodel', next);
-        return { kind: 'updated', doc: await judgeReplacement('Submodel', read, current) };
-      },
-      { ifMatch: options.ifMatch },
-    );
-    return stored!;
+    const next = async (current: JsonObject) => {
+      const made = modify(current);
+      const read = 'violations' in made && 'doc' in made ? (made as { doc: JsonObject; violations: Violation[] }) : await readDocument('Submodel', made);
+      return judgeReplacement('Submodel', read, current);
+    };
+    return this.store.replace(tenant, id, next, () => notFound(`Submodel '${id}' not found.`), { ifMatch: options.ifMatch });
   }
 
   private checkId(doc: JsonObject, id: string): void {
