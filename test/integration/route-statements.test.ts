@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
+import { StatementRecorder } from '../support/statement-recorder';
+import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
+
+/**
+ * The statements each AAS route sends to the database per request, held to the numbers docs/benchmarks.md documents
+ * ("Statements per request"): a write of a shell, submodel or concept description is one statement in autocommit,
+ * a read by id or page is one. The statements are recorded at the driver (`StatementRecorder`), so a `START` and
+ * `COMMIT` count as the statements they are. The read cache is off (every read reaches the database), change events
+ * are on for the tenant (the outbox row is written), and every route runs once unrecorded first, so what a process
+ * does once (the tenant's look-up, the question whether the database is Citus) is not counted.
+ */
+
+/** Statements per request, by route (docs/benchmarks.md). */
+const DOCUMENTED: Record<string, number> = {
+  'POST /shells': 1,
+  'POST /shells (409, exists)': 1,
+  'GET /shells': 1,
+  'GET /shells/{id}': 1,
+  'GET /shells/{id} (404)': 1,
+  'PUT /shells/{id}': 1,
+  'PUT /shells/{id} (412, stale If-Match)': 1,
+  'GET /shells/{id}/asset-information': 1,
+  'PUT /shells/{id}/asset-information': 2,
+  'POST /shells/{id}/submodel-refs': 2,
+  'GET /shells/{id}/submodel-refs': 1,
+  'POST /submodels': 1,
+  'GET /submodels': 1,
+  'GET /submodels/{id}': 1,
+  'GET /submodels/{id}/$value': 1,
+  'GET /submodels/{id}/$metadata': 1,
+  'GET /shells/{id}/submodels/{id}': 2,
+  'PUT /submodels/{id}': 1,
+  'PATCH /submodels/{id}': 2,
+  'PATCH /submodels/{id}/$metadata': 2,
+  'PATCH /submodels/{id}/$value': 2,
+  'GET /submodels/{id}/submodel-elements': 1,
+  'GET /submodels/{id}/submodel-elements/{path}': 1,
+  'POST /submodels/{id}/submodel-elements': 0,
+  'POST /submodels/{id}/submodel-elements/{path}': 0,
+  'PUT /submodels/{id}/submodel-elements/{path}': 0,
+  'PATCH /submodels/{id}/submodel-elements/{path}': 0,
+  'PATCH /submodels/{id}/submodel-elements/{path}/$value': 0,
+  'DELETE /submodels/{id}/submodel-elements/{path}': 0,
+  'DELETE /submodels/{id}/submodel-elements/{list item}': 0,
+  'DELETE /shells/{id}/submodel-refs/{id}': 2,
+  'DELETE /submodels/{id}': 1,
+  'POST /concept-descriptions': 1,
+  'GET /concept-descriptions': 1,
+  'GET /concept-descriptions/{id}': 1,
+  'PUT /concept-descriptions/{id}': 1,
+  'DELETE /concept-descriptions/{id}': 1,
+  'DELETE /shells/{id}': 1,
+};
+
+const recorder = new StatementRecorder();
+let server: TestServer;
+let tenant: TenantEntity;
+
+beforeAll(async () => {
+  recorder.start();
+  server = await startTestServer(inject('databaseUrl'), { readCache: { maxBytes: 0, ttlMs: 60_000 } });
+  tenant = await server.createTenant({ prefix: 'stmts', eventsEnabled: true });
+}, 120_000);
+
+afterAll(async () => {
+  recorder.stop();
+  await server?.close();
+});
+
+const property = (idShort: string | undefined, value: string, valueType = 'xs:string') => ({ modelType: 'Property', ...(idShort ? { idShort } : {}), valueType, value });
+const submodel = (id: string, idShort = 'Counted') => ({
+  modelType: 'Submodel',
+  id,
+  idShort,
+  submodelElements: [
+    property('Top', 'one'),
+    {
+      modelType: 'SubmodelElementCollection',
+      idShort: 'Outer',
+      value: [
+        property('Leaf', 'deep'),
+        { modelType: 'SubmodelElementList', idShort: 'List', typeValueListElement: 'Property', valueTypeListElement: 'xs:int', value: [property(undefined, '1', 'xs:int'), property(undefined, '2', 'xs:int')] },
+      ],
+    },
+  ],
+});
+
+/** One pass over the routes, on documents of their own (`run`): each route's statements, by its label. */
+async function sweep(run: string, record: boolean): Promise<Map<string, string[]>> {
+  const api = server.api(tenant.name);
+  const counted = new Map<string, string[]>();
+  const call = async (label: string, method: string, path: string, body: unknown, expected: number, headers: Record<string, string> = {}) => {
+    let status = 0;
+    let text = '';
+    const send = async () => {
+      const res = await fetch(`${api}${path}`, {
+        method,
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      status = res.status;
+      text = await res.text();
+    };
+    const statements = record ? await recorder.during(send) : (await send(), []);
+    expect(status, `${label}: ${text.slice(0, 300)}`).toBe(expected);
+    if (record) counted.set(label, statements.map((s) => s.text.replace(/\s+/g, ' ').trim()));
+  };
+  const shell = `urn:stmts:${run}:shell`;
+  const sm = `urn:stmts:${run}:sm`;
+  const cd = `urn:stmts:${run}:cd`;
+  const S = `/shells/${b64(shell)}`;
+  const M = `/submodels/${b64(sm)}`;
+  const C = `/concept-descriptions/${b64(cd)}`;
+  const E = (path: string) => `${M}/submodel-elements/${encodeURIComponent(path)}`;
+  const smRef = { type: 'ModelReference', keys: [{ type: 'Submodel', value: sm }] };
+
+  await call('POST /shells', 'POST', '/shells', sampleShell(shell), 201);
+  await call('POST /shells (409, exists)', 'POST', '/shells', sampleShell(shell), 409);
+  await call('GET /shells', 'GET', '/shells?limit=5', undefined, 200);
+  await call('GET /shells/{id}', 'GET', S, undefined, 200);
+  await call('GET /shells/{id} (404)', 'GET', `/shells/${b64(`${shell}:absent`)}`, undefined, 404);
+  await call('PUT /shells/{id}', 'PUT', S, sampleShell(shell, { idShort: 'Renamed' }), 204);
+  await call('PUT /shells/{id} (412, stale If-Match)', 'PUT', S, sampleShell(shell), 412, { 'if-match': '"1-1"' });
+  await call('GET /shells/{id}/asset-information', 'GET', `${S}/asset-information`, undefined, 200);
+  await call('PUT /shells/{id}/asset-information', 'PUT', `${S}/asset-information`, { assetKind: 'Type', globalAssetId: `${shell}#type` }, 204);
+  await call('POST /submodels', 'POST', '/submodels', submodel(sm), 201);
+  await call('POST /shells/{id}/submodel-refs', 'POST', `${S}/submodel-refs`, smRef, 201);
+  await call('GET /shells/{id}/submodel-refs', 'GET', `${S}/submodel-refs`, undefined, 200);
+  await call('GET /submodels', 'GET', '/submodels?limit=5', undefined, 200);
+  await call('GET /submodels/{id}', 'GET', M, undefined, 200);
+  await call('GET /submodels/{id}/$value', 'GET', `${M}/$value`, undefined, 200);
+  await call('GET /submodels/{id}/$metadata', 'GET', `${M}/$metadata`, undefined, 200);
+  await call('GET /shells/{id}/submodels/{id}', 'GET', `${S}${M}`, undefined, 200);
+  await call('PUT /submodels/{id}', 'PUT', M, submodel(sm, 'Replaced'), 204);
+  await call('PATCH /submodels/{id}', 'PATCH', M, submodel(sm, 'Patched'), 204);
+  await call('PATCH /submodels/{id}/$metadata', 'PATCH', `${M}/$metadata`, { modelType: 'Submodel', id: sm, category: 'PARAMETER' }, 204);
+  await call('PATCH /submodels/{id}/$value', 'PATCH', `${M}/$value`, { Top: 'two' }, 204);
+  await call('GET /submodels/{id}/submodel-elements', 'GET', `${M}/submodel-elements`, undefined, 200);
+  await call('GET /submodels/{id}/submodel-elements/{path}', 'GET', E('Outer.Leaf'), undefined, 200);
+  await call('POST /submodels/{id}/submodel-elements', 'POST', `${M}/submodel-elements`, property('Added', 'new'), 201);
+  await call('POST /submodels/{id}/submodel-elements/{path}', 'POST', E('Outer'), property('Child', 'new'), 201);
+  await call('PUT /submodels/{id}/submodel-elements/{path}', 'PUT', E('Outer.Leaf'), property('Leaf', 'replaced'), 204);
+  await call('PATCH /submodels/{id}/submodel-elements/{path}', 'PATCH', E('Outer.Leaf'), property('Leaf', 'patched'), 204);
+  await call('PATCH /submodels/{id}/submodel-elements/{path}/$value', 'PATCH', `${E('Outer.Leaf')}/$value`, 'valued', 204);
+  await call('DELETE /submodels/{id}/submodel-elements/{path}', 'DELETE', E('Added'), undefined, 204);
+  await call('DELETE /submodels/{id}/submodel-elements/{list item}', 'DELETE', E('Outer.List[0]'), undefined, 204);
+  await call('DELETE /shells/{id}/submodel-refs/{id}', 'DELETE', `${S}/submodel-refs/${b64(sm)}`, undefined, 204);
+  await call('DELETE /submodels/{id}', 'DELETE', M, undefined, 204);
+  await call('POST /concept-descriptions', 'POST', '/concept-descriptions', { modelType: 'ConceptDescription', id: cd, idShort: 'Cd' }, 201);
+  await call('GET /concept-descriptions', 'GET', '/concept-descriptions?limit=5', undefined, 200);
+  await call('GET /concept-descriptions/{id}', 'GET', C, undefined, 200);
+  await call('PUT /concept-descriptions/{id}', 'PUT', C, { modelType: 'ConceptDescription', id: cd, idShort: 'Cd2' }, 204);
+  await call('DELETE /concept-descriptions/{id}', 'DELETE', C, undefined, 204);
+  await call('DELETE /shells/{id}', 'DELETE', S, undefined, 204);
+  return counted;
+}
+
+describe('statements per request of the AAS routes', () => {
+  it('sends each route its documented number of statements', async () => {
+    await sweep('warm', false);
+    const counted = await sweep('counted', true);
+    const numbers = Object.fromEntries([...counted].map(([label, statements]) => [label, statements.length]));
+    const over = [...counted].filter(([label, statements]) => statements.length !== DOCUMENTED[label]);
+    const detail = over.map(([label, statements]) => `${label}: ${statements.length}\n  ${statements.map((s) => s.slice(0, 160)).join('\n  ')}`).join('\n');
+    expect(numbers, detail).toEqual(DOCUMENTED);
+  }, 120_000);
+});
