@@ -7,7 +7,9 @@ import {
   childSemanticIds,
   closeListGap,
   deleteSubtree,
+  NodeRow,
   PendingRows,
+  PrefetchedRows,
   ReadRow,
   finishElementWrite,
   lastChildPosition,
@@ -99,7 +101,22 @@ export class ElementEdit {
     private readonly seq: string,
     /** The submodel without its elements. */
     readonly head: JsonObject,
+    /** Rows read with the submodel's lock, as they are under it (`lockSubmodel`): not read again. */
+    private readonly prefetched?: PrefetchedRows,
   ) {}
+
+  /**
+   * The row of the element at `path` (its own, not its subtree) among the rows read with the lock, with the
+   * modelTypes above it; null when they show nothing there, undefined when they do not tell.
+   */
+  private prefetchedNode(path: string): NodeRow | null | undefined {
+    const read = this.prefetched;
+    if (!read) return undefined;
+    const chain = read.rows.length ? [...read.above, read.rows[0]] : read.above;
+    const at = chain.findIndex((row) => row.path === path);
+    if (at >= 0) return { ord: chain[at].ord, type: chain[at].type, path, json: chain[at].json, above: chain.slice(0, at).map((row) => row.type) };
+    return path === read.path ? null : undefined;
+  }
 
   /** The submodel as the place of its top-level elements. */
   get submodel(): ElementNode {
@@ -109,14 +126,21 @@ export class ElementEdit {
   /** The element at `steps` as a place (its own row, not its subtree); the submodel for no steps. Null when absent. */
   async node(steps: Step[]): Promise<ElementNode | null> {
     if (!steps.length) return this.submodel;
-    const row = await readNode(this.db, this.tenantId, this.seq, pathText(steps));
+    const path = pathText(steps);
+    const prefetched = this.prefetchedNode(path);
+    const row = prefetched === undefined ? await readNode(this.db, this.tenantId, this.seq, path) : prefetched;
     if (!row) return null;
     return { steps, ord: ordOf(row.ord), path: row.path, type: row.type, json: row.json, types: [...row.above, row.type] };
   }
 
   /** The element at `steps` with its descendants, assembled; null when absent. */
   async subtree(steps: Step[]): Promise<ElementSubtree | null> {
-    const { rows, types } = await readSubtree(this.db, this.tenantId, this.seq, pathText(steps));
+    const path = pathText(steps);
+    const read = this.prefetched;
+    const { rows, types } =
+      read?.descendants && read.path === path
+        ? { rows: read.rows, types: read.rows.length ? [...read.above.map((row) => row.type), read.rows[0].type] : [] }
+        : await readSubtree(this.db, this.tenantId, this.seq, path);
     if (!rows.length) return null;
     // Before `assemble`, which puts the children into their parents' objects.
     const before = await signaturesOf(rows.map((row) => ({ ord: ordOf(row.ord), path: row.path, json: row.json })));
@@ -182,6 +206,11 @@ export class ElementEdit {
 
   /** Deletes the element `current` with its subtree; in a list, the items after it move up one index. */
   async remove(current: ElementNode, parent: ElementNode): Promise<void> {
+    // Outside a list nothing moves: the rows go in the statement of `finish`.
+    if (parent.type !== 'SubmodelElementList' && !this.pending.subtree) {
+      this.pending.subtree = current.ord;
+      return;
+    }
     const gone = await deleteSubtree(this.db, this.tenantId, this.seq, current.ord);
     this.bytes -= gone.bytes;
     this.blobRemoved ||= gone.blobs;

@@ -209,20 +209,21 @@ type SubtreeRow = ReadRow<JsonObject> & { above: boolean };
 /**
  * SQL of `readSubtree` for the submodel `seq` (SQL: a parameter, or a subquery of the statement around it) of tenant
  * `$1`, the path `$3` and `$4` elements above: `ctes` to go into its WITH, `body` the rows (`SubtreeRow`, and `o`,
- * the `ord` to order them by).
+ * the `ord` to order them by). Without `descendants`, the element's own row only; with `aboveJson`, the rows above
+ * carry their JSON too.
  */
-function subtreeQuery(seq: string): { ctes: string; body: string } {
+function subtreeQuery(seq: string, descendants = true, aboveJson = false): { ctes: string; body: string } {
   return {
     ctes: `target AS MATERIALIZED (${atPath(seq)})`,
     body: `SELECT * FROM (
         SELECT e.ord AS o, e.ord::text AS ord, cardinality(e.ord) AS depth, e.model_type AS type, e.path, e.json, false AS above
           FROM submodel_elements e
-          WHERE e.tenant_id = $1 AND e.submodel_seq = ${seq} AND e.ord >= (SELECT ord FROM target) AND e.ord < (SELECT ord || 2147483647 FROM target)
+          WHERE e.tenant_id = $1 AND e.submodel_seq = ${seq} AND e.ord >= (SELECT ord FROM target) AND e.ord ${descendants ? '<' : '<='} (SELECT ${descendants ? 'ord || 2147483647' : 'ord'} FROM target)
           ORDER BY e.ord
       ) AS subtree
       UNION ALL
       SELECT a.* FROM target t CROSS JOIN generate_series(1, $4::int) AS k CROSS JOIN LATERAL (
-        SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, NULL::json, true
+        SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, ${aboveJson ? 'e.json' : 'NULL::json'}, true
           FROM submodel_elements e
           WHERE e.tenant_id = $1 AND e.submodel_seq = ${seq} AND e.ord >= t.ord[1:k] AND e.ord <= t.ord[1:k]
           ORDER BY e.ord OFFSET 0
@@ -261,6 +262,62 @@ export async function readSubtreeById(
   if (!rows.length) return null;
   const [head, ...subtree] = rows;
   return { seq: String(head.head_seq), version: Number(head.head_version), ...subtreeOf(subtree) };
+}
+
+/** Rows read with the lock of an element write (`lockSubmodel`): the element at `path`, and the elements above it. */
+export interface PrefetchedRows {
+  path: string;
+  /** Whether `rows` hold the element's descendants too (else its own row only). */
+  descendants: boolean;
+  /** The element's row (and its descendants'), in `ord` order; empty when nothing is at `path`. */
+  rows: ReadRow<JsonObject>[];
+  /** The rows of the elements above it, from the top, with their JSON. */
+  above: ReadRow<JsonObject>[];
+}
+
+/**
+ * The first statement of an element write, in its transaction: locks the submodel's row (`FOR UPDATE`; the one of
+ * `table` that `byId` finds, SQL over `$1`, the tenant, and `$2`, the id), reads its head document, and reads, in the
+ * same statement, the rows the write will look at first: the element at `at.path` (with its descendants if
+ * `at.descendants`) and the elements above it. Those rows are read as of the statement's snapshot, which is the
+ * state the lock holds only if no other write committed while the statement waited for the lock: `rows` is given
+ * only then (the version the snapshot saw is the version locked; every write of a submodel's rows gives it a new
+ * version), else the write reads them again. `notify`: the notification sent with it (on PostgreSQL, where it is
+ * delivered on commit; never on Citus, which wants it in a statement of its own). Null when there is no such submodel.
+ */
+export async function lockSubmodel(
+  db: Db,
+  table: string,
+  byId: string,
+  tenantId: string,
+  id: string,
+  at: { path: string; descendants: boolean } | undefined,
+  notify: { channel: string; payload: string } | undefined,
+): Promise<{ seq: string; version: number; doc: JsonObject; rows?: PrefetchedRows } | null> {
+  // `$3` and `$4`: the path and the number of elements above it, as `subtreeQuery` has them.
+  const params: unknown[] = at ? [tenantId, id, at.path, stepsAbove(at.path)] : [tenantId, id];
+  const ctes = [`snap AS MATERIALIZED (SELECT version FROM ${table} WHERE ${byId})`, `head AS MATERIALIZED (SELECT seq, version, doc FROM ${table} WHERE ${byId} FOR UPDATE)`];
+  const notified = notify ? `, (SELECT pg_notify('${notify.channel}', $${params.push(notify.payload)})) AS notified` : '';
+  const headColumns = 'head.seq AS head_seq, head.version AS head_version, head.doc AS head_doc, (SELECT version FROM snap) AS snap_version';
+  let sql = `WITH ${ctes.join(', ')} SELECT ${headColumns} FROM head${notified}`;
+  if (at) {
+    const query = subtreeQuery('(SELECT seq FROM head)', at.descendants, true);
+    sql = `WITH ${ctes.join(', ')}, ${query.ctes}
+      SELECT NULL::integer[] AS o, NULL::text AS ord, NULL::int AS depth, NULL::text AS type, NULL::text AS path, NULL::json AS json,
+          NULL::boolean AS above, ${headColumns} FROM head${notified}
+      UNION ALL
+      SELECT x.*, NULL, NULL, NULL, NULL FROM (${query.body}) AS x
+      ORDER BY o NULLS FIRST`;
+  }
+  const rows = (await db.query(sql, params)) as (SubtreeRow & { head_seq: string; head_version: number; head_doc: JsonObject; snap_version: number | null })[];
+  if (!rows.length) return null;
+  const [head, ...read] = rows;
+  const locked = { seq: String(head.head_seq), version: Number(head.head_version), doc: head.head_doc };
+  if (!at || Number(head.snap_version) !== locked.version) return locked;
+  return {
+    ...locked,
+    rows: { path: at.path, descendants: at.descendants, rows: read.filter((row) => !row.above), above: read.filter((row) => row.above) },
+  };
 }
 
 /** The last position an `ord` can have at a level: `ord || MAX_POSITION` is past every descendant of `ord`. */
@@ -378,14 +435,18 @@ export interface PendingRows {
   remove: number[][];
   update: ElementRow[];
   add: ElementRow[];
+  /** An element deleted with its descendants (its `ord`), none of which are among the rows above. */
+  subtree?: number[];
 }
 
 
 /**
  * The end of an element write, in one statement: the pending rows deleted, changed in place and inserted (no two of
  * which share a key, so their order does not matter), and the submodel's row: a new version, its size (`bytes`
- * more or fewer) and whether it holds a Blob, its head where `head` is given. Whether it holds a Blob is looked up
- * again, in a statement of its own that sees the rows written, only where one went and none came.
+ * more or fewer) and whether it holds a Blob, its head where `head` is given. A pending subtree (`rows.subtree`) is
+ * deleted in the same statement, and whether a Blob remains after it is asked there of the other rows. Whether it
+ * holds a Blob is looked up again, in a statement of its own that sees the rows written, only where one went with
+ * the rows above and none came.
  */
 export async function finishElementWrite(
   db: Db,
@@ -410,10 +471,22 @@ export async function finishElementWrite(
     parts.push(`added AS (INSERT INTO submodel_elements (${ROW_COLUMNS})
       ${ROWS_FROM_RECORDS(`$${params.push(JSON.stringify(rows.add.map(recordOf)))}`)} RETURNING 1)`);
   }
+  let gone = '';
+  let blobs = 'has_blobs OR $4';
+  if (rows.subtree) {
+    // The subtree's rows go in this statement; whether a Blob remains is asked of the rows as they were, but theirs.
+    const ord = `$${params.push(ordText(rows.subtree))}::integer[]`;
+    const range = (e: string) => `${e}.ord >= ${ord} AND ${e}.ord < ${ord} || ${MAX_POSITION}`;
+    parts.push(`gone AS (DELETE FROM submodel_elements e WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND ${range('e')} RETURNING e.model_type, e.json)`);
+    gone = ' - (SELECT coalesce(sum(octet_length(json::text)), 0) FROM gone)';
+    blobs = `CASE WHEN $4 THEN true WHEN NOT has_blobs THEN false WHEN (SELECT coalesce(bool_or(${HOLDS_BLOB}), false) FROM gone)
+        THEN EXISTS (SELECT 1 FROM submodel_elements x WHERE x.tenant_id = $1 AND x.submodel_seq = $2 AND ${HOLDS_BLOB} AND NOT (${range('x')}))
+        ELSE has_blobs END`;
+  }
   const head = change.head ? `, doc = $${params.push(JSON.stringify(change.head))}::jsonb` : '';
   await db.query(
-    `${parts.length ? `WITH ${parts.join(',\n')}\n` : ''}UPDATE submodels SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3${head},
-        has_blobs = has_blobs OR $4
+    `${parts.length ? `WITH ${parts.join(',\n')}\n` : ''}UPDATE submodels SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3${gone}${head},
+        has_blobs = ${blobs}
       WHERE tenant_id = $1 AND seq = $2`,
     params,
   );

@@ -13,9 +13,9 @@ import { badRequest, conflict, notFound, preconditionFailed } from '../../graphq
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject } from '../model/parse';
 import { ElementRow, RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
-import { ElementEdit, Step, ordOf, readElementById } from './element-edit';
+import { ElementEdit, Step, ordOf, pathText, readElementById } from './element-edit';
 import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
-import { Db, elementRowsCtes, elementsTextSql, readRowsOf, replaceRows } from './element-rows-sql';
+import { Db, elementRowsCtes, elementsTextSql, lockSubmodel, readRowsOf, replaceRows } from './element-rows-sql';
 import { CachedRead, ReadCache } from './read-cache';
 
 export interface Page<T> {
@@ -494,25 +494,41 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * The write path of elements: under the submodel's row lock and `If-Match`, `edit` reads and writes the rows its
    * change touches through an `ElementEdit` (never the whole submodel), and the submodel gets a new version (entity
    * tag), its size and Blob flag updated, its cached reads invalidated on commit. Element-level: no change event
-   * (platform spec, Events 4). `manager`: inside that transaction (a change that goes with a stored file).
+   * (platform spec, Events 4). `manager`: inside that transaction (a change that goes with a stored file). `at`: the
+   * element the edit looks at first (its own row, or with `descendants` its subtree), read with the lock in the same
+   * statement (`lockSubmodel`).
    */
-  async editElements<T>(tenant: TenantEntity, id: string, edit: (elements: ElementEdit) => Promise<T>, options: WriteOptions = {}): Promise<{ result: T; etag: string }> {
+  async editElements<T>(
+    tenant: TenantEntity,
+    id: string,
+    edit: (elements: ElementEdit) => Promise<T>,
+    options: WriteOptions = {},
+    at?: { steps: Step[]; descendants: boolean },
+  ): Promise<{ result: T; etag: string }> {
     const { table, modelType } = this.spec;
     if (!this.spec.elementRows) throw new Error(`${modelType} documents have no element rows`);
     checkId(modelType, id);
+    // The notification goes with the lock, except on Citus (`writing`).
+    const citus = await onCitus(this.dataSource);
     const run = async (manager: EntityManager) => {
-      const writing = this.writing(manager, ReadCache.key(table, tenant.id, id));
-      const heads: { seq: string; version: number; doc: JsonObject }[] = await manager.query(
-        `SELECT seq, version, doc FROM ${table} WHERE ${BY_ID} FOR UPDATE`,
-        [tenant.id, id],
+      const key = ReadCache.key(table, tenant.id, id);
+      const writing = this.writing(manager, key);
+      const payload = citus ? undefined : this.sync?.notification(key);
+      const head = await lockSubmodel(
+        manager,
+        table,
+        BY_ID,
+        tenant.id,
+        id,
+        at && { path: pathText(at.steps), descendants: at.descendants },
+        payload === undefined ? undefined : { channel: CHANGED_CHANNEL, payload },
       );
-      const head = heads[0];
       if (!head) throw notFound(`${modelType} '${id}' not found.`);
-      await writing.announce();
+      if (citus) await writing.announce();
       if (options.ifMatch != null && !ifMatchAdmits(options.ifMatch, etagOf(head.seq, head.version))) {
         throw preconditionFailed(`${modelType} '${id}' has changed: If-Match does not match its current entity tag.`);
       }
-      const elements = new ElementEdit(manager, tenant.id, head.seq, head.doc);
+      const elements = new ElementEdit(manager, tenant.id, head.seq, head.doc, head.rows);
       const result = await edit(elements);
       await elements.finish();
       return { result, etag: etagOf(head.seq, head.version + 1) };

@@ -314,7 +314,7 @@ export class SubmodelService {
       }
       await refuseIntroduced(edit, parent, read, null);
       return { steps: await edit.append(parent, element), element, types: [...parent.types, element.modelType as string] };
-    });
+    }, parentSteps.length ? { steps: parentSteps, descendants: false } : undefined);
   }
 
   async replaceElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
@@ -365,7 +365,7 @@ export class SubmodelService {
       if (!node) throw notFound(`No element at '${path}'.`);
       await edit.remove(node, await edit.parentOf(steps));
       return null;
-    });
+    }, { steps, descendants: false });
   }
 
   /**
@@ -389,7 +389,7 @@ export class SubmodelService {
       if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
       await refuseIntroduced(edit, parent, after, { element: before, node: current });
       return { steps: await edit.replace(current, parent, after.doc), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
-    });
+    }, { steps, descendants: true });
   }
 
   /**
@@ -401,9 +401,10 @@ export class SubmodelService {
     id: string,
     options: SubmodelWrite,
     edit: (elements: ElementEdit) => Promise<T>,
+    at?: { steps: Step[]; descendants: boolean },
   ): Promise<T extends null ? void : ElementAt> {
     await this.checkScope(tenant, id, options);
-    const { result, etag } = await this.store.editElements(tenant, id, edit, { ifMatch: options.ifMatch, manager: options.manager });
+    const { result, etag } = await this.store.editElements(tenant, id, edit, { ifMatch: options.ifMatch, manager: options.manager }, at);
     if (result === null) return undefined as T extends null ? void : ElementAt;
     return { submodelId: id, etag, element: result.element, path: segmentsOf(result.steps), types: result.types } as T extends null ? void : ElementAt;
   }
