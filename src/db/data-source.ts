@@ -1,7 +1,9 @@
+import { Client } from 'pg';
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { migrations } from '../../migrations';
 import { AnswerBounds, answerWatchedClient } from './answer-watch';
 import { entities } from './entities';
+import { namedStatementsOn, withOwnStatementNames } from './named-statements';
 
 /** The longest one statement may run on the server (statement_timeout); a query of the query language sets its own. */
 export const STATEMENT_TIMEOUT_MS = 60_000;
@@ -16,8 +18,11 @@ const KEEPALIVE_DELAY_MS = 10_000;
  * liveness check could not tell from silence.
  */
 export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds): DataSource {
-  if (overUnixSocket(url)) bounds = undefined;
-  return new DataSource({
+  const socket = overUnixSocket(url);
+  if (socket) bounds = undefined;
+  const named = namedStatementsAllowed(url);
+  const base = bounds ? answerWatchedClient({ connectionString: url, application_name: 'asset-platform' }, bounds) : Client;
+  const dataSource = new DataSource({
     type: 'postgres',
     url,
     entities,
@@ -34,10 +39,27 @@ export function createDataSource(url: string, poolSize: number, bounds?: AnswerB
         connectionTimeoutMillis: bounds.connectTimeoutMs,
         keepAlive: true,
         keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-        Client: answerWatchedClient({ connectionString: url, application_name: 'asset-platform' }, bounds),
       }),
+      Client: named ? withOwnStatementNames(base) : base,
+      // Over a unix socket (the embedded database: one session, where a closed connection's named statements stay)
+      // connections are kept rather than closed when idle, so the names prepared there do not pile up.
+      ...(socket && named && { idleTimeoutMillis: 0 }),
     },
   });
+  namedStatementsOn.set(dataSource, named);
+  return dataSource;
+}
+
+/**
+ * Named statements are on unless the database URL says `prepared_statements=false`: for a connection pooler that
+ * hands a client's statements to different server sessions (PgBouncer in transaction mode before 1.21, or without
+ * `max_prepared_statements`), where a statement prepared in one session is missing in the next (docs/operations.md).
+ */
+function namedStatementsAllowed(url: string): boolean {
+  const value = new URL(url).searchParams.get('prepared_statements');
+  if (value === null || value === 'true') return true;
+  if (value === 'false') return false;
+  throw new Error(`prepared_statements in the database URL is true or false, not '${value}'`);
 }
 
 /** Whether a connection string names a unix socket directory (`?host=/dir`, or `postgres://%2Fdir/db`). */

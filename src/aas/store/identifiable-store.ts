@@ -213,7 +213,7 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
  * touches).
  */
 export class IdentifiableStore<E extends ObjectLiteral> {
-  /** One-statement reads on the pool, for element rows read outside a transaction. */
+  /** One-statement reads on the pool, for element rows read outside a transaction (named statements: few texts). */
   private readonly reader: Db;
 
   /**
@@ -226,7 +226,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     private readonly spec: IdentifiableTable<E>,
     private readonly sync?: CacheSync,
   ) {
-    this.reader = { query: (sql, params) => readRows(dataSource, sql, params) };
+    this.reader = { query: (sql, params) => readRows(dataSource, sql, params, true) };
   }
 
   /**
@@ -274,6 +274,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         `SELECT seq, version, doc_bytes AS bytes, ${docWithin('doc_bytes', '$3')} AS doc${this.elementsColumn('doc_bytes <= $3::bigint', `${table}.seq`)}
           FROM ${table} WHERE ${BY_ID}`,
         [tenant.id, id, remaining],
+        true,
       ),
     );
     if (!rows.length) return null;
@@ -302,6 +303,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         `SELECT seq, version, doc_bytes AS bytes, ${usable} AS usable, CASE WHEN ${usable} THEN ${docWithin('doc_bytes', '$3', 'doc::text')} END AS doc${elements}
           FROM ${table} WHERE ${BY_ID}`,
         [tenant.id, id, remaining],
+        true,
       ),
       // A document that needs shaping is read again in full (`find`), which charges it then.
       (row) => row.usable,
@@ -372,6 +374,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         `SELECT id, seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', '$3', docWithout(omit))} AS doc${elements} FROM ${table}
           WHERE tenant_id = $1 AND md5(id) = ANY (SELECT md5(x) FROM unnest($2::text[]) AS x) AND id = ANY ($2::text[])`,
         [tenant.id, ids, remaining],
+        true,
       ),
     );
     return new Map(rows.map((row) => [row.id, tagged(this.withElements(row), tenant, row.seq, row.version)]));
@@ -449,6 +452,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         `SELECT seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', remainingParam, docExpression)} AS doc${elementsColumn}
           FROM ${table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
         [...params, remaining],
+        true,
       ),
       // The row after the page only tells whether there is a next page: its document is not part of the answer.
       (_row, i) => i < limit,
@@ -652,6 +656,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       this.dataSource,
       `SELECT seq, version, doc${this.elementsColumn('true', `${this.spec.table}.seq`)} FROM ${this.spec.table} WHERE ${BY_ID}`,
       [tenant.id, id],
+      true,
     );
     return rows.length ? { seq: rows[0].seq, version: rows[0].version, doc: this.withElements(rows[0]) } : null;
   }
@@ -718,7 +723,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const added = elementRows && rows.length ? '(SELECT count(*) FROM added)::int' : '0';
     const sql = `WITH ${ctes.join(',\n')}
       SELECT ${found}, head.version AS written, ${event ? '(SELECT count(*) FROM outbox_row)::int' : '0'} AS recorded, ${added} AS added${notify} FROM ${from}`;
-    const send = () => writeRows<{ seq: string; version: number; written: number | null; recorded: number; added: number }>(this.dataSource, sql, params);
+    const send = () => writeRows<{ seq: string; version: number; written: number | null; recorded: number; added: number }>(this.dataSource, sql, params, true);
     let result;
     try {
       result = await (this.sync ? this.sync.writingOnce(key, send) : send());
