@@ -208,9 +208,9 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
 /**
  * The stored identifiables of one kind (shells, submodels, concept descriptions): AAS JSON documents with
  * their query columns (a submodel's elements as rows of their own), a version for entity tags, keyset paging,
- * and the write path, which locks the row, checks `If-Match`, applies the change and records the change event in
- * one transaction (`write`; for a submodel's elements, `editElements`, which reads and writes only the rows a change
- * touches).
+ * and the write path, which checks `If-Match`, applies the change and records the change event: in one statement
+ * where it can (`create`, `replace`, `delete`: `writeOnce`), else in one transaction under the row's lock (`write`;
+ * for a submodel's elements, `editElements`, which reads and writes only the rows a change touches).
  */
 export class IdentifiableStore<E extends ObjectLiteral> {
   /** One-statement reads on the pool, for element rows read outside a transaction (named statements: few texts). */
