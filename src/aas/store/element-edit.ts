@@ -162,7 +162,17 @@ export class ElementEdit {
 
   /** Whether `parent` (not a list) has a child named `idShort`. */
   hasChild(parent: ElementNode, idShort: string): Promise<boolean> {
-    return pathTaken(this.db, this.tenantId, this.seq, this.childPath(parent, idShort), parent.ord.length + 1);
+    const path = this.childPath(parent, idShort);
+    const asked = this.prefetched?.children?.taken;
+    if (asked?.path === path) return Promise.resolve(asked.taken);
+    return pathTaken(this.db, this.tenantId, this.seq, path, parent.ord.length + 1);
+  }
+
+  /** The position of the last child of `parent`; -1 when it has none. */
+  private lastChildPosition(parent: ElementNode): Promise<number> {
+    const read = this.prefetched;
+    if (read?.children && read.path === parent.path) return Promise.resolve(read.children.lastPosition);
+    return lastChildPosition(this.db, this.tenantId, this.seq, parent.ord);
   }
 
   /** The distinct semanticIds `parent`'s children have, but the child at `except`. */
@@ -173,7 +183,7 @@ export class ElementEdit {
   /** Appends `element` to `parent`'s children; returns its steps. */
   async append(parent: ElementNode, element: JsonObject): Promise<Step[]> {
     const byIndex = childrenOf({ modelType: parent.type })!.byIndex;
-    const position = (await lastChildPosition(this.db, this.tenantId, this.seq, parent.ord)) + 1;
+    const position = (await this.lastChildPosition(parent)) + 1;
     const step: Step = byIndex ? position : (element.idShort as string);
     const path = byIndex ? `${parent.path}[${position}]` : this.childPath(parent, element.idShort as string);
     const rows = subtreeRows(element, [...parent.ord, position], path);

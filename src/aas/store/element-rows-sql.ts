@@ -266,6 +266,7 @@ export async function readSubtreeById(
 
 /** Rows read with the lock of an element write (`lockSubmodel`): the element at `path`, and the elements above it. */
 export interface PrefetchedRows {
+  /** The element's path; '' for the submodel itself (then `rows` and `above` are empty). */
   path: string;
   /** Whether `rows` hold the element's descendants too (else its own row only). */
   descendants: boolean;
@@ -273,6 +274,20 @@ export interface PrefetchedRows {
   rows: ReadRow<JsonObject>[];
   /** The rows of the elements above it, from the top, with their JSON. */
   above: ReadRow<JsonObject>[];
+  /** Asked with `children`: the position of its last child (-1 when none), and whether a child has the idShort asked. */
+  children?: { lastPosition: number; taken?: { path: string; taken: boolean } };
+}
+
+/** SQL of `lockSubmodel`'s answers about the children of the element `ord` (SQL) at depth `depth` (SQL). */
+function childrenColumns(ord: string, depth: string, takenParam: string | undefined): string {
+  const last = `(SELECT e.ord[${depth} + 1] FROM submodel_elements e
+      WHERE e.tenant_id = $1 AND e.submodel_seq = head.seq AND e.ord > ${ord} AND e.ord < ${ord} || ${MAX_POSITION}
+      ORDER BY e.ord DESC LIMIT 1) AS last_child`;
+  const taken = takenParam
+    ? `EXISTS (SELECT 1 FROM submodel_elements e WHERE e.tenant_id = $1 AND e.submodel_seq = head.seq
+        AND left(e.path, 256) = left(${takenParam}, 256) AND e.path = ${takenParam} AND cardinality(e.ord) = ${depth} + 1) AS taken`
+    : 'NULL::boolean AS taken';
+  return `, ${last}, ${taken}`;
 }
 
 /**
@@ -291,32 +306,52 @@ export async function lockSubmodel(
   byId: string,
   tenantId: string,
   id: string,
-  at: { path: string; descendants: boolean } | undefined,
+  at: { path: string; descendants: boolean; children?: { idShort?: string } } | undefined,
   notify: { channel: string; payload: string } | undefined,
 ): Promise<{ seq: string; version: number; doc: JsonObject; rows?: PrefetchedRows } | null> {
   // `$3` and `$4`: the path and the number of elements above it, as `subtreeQuery` has them.
-  const params: unknown[] = at ? [tenantId, id, at.path, stepsAbove(at.path)] : [tenantId, id];
+  const element = at && at.path !== '' ? at : undefined;
+  const params: unknown[] = element ? [tenantId, id, element.path, stepsAbove(element.path)] : [tenantId, id];
   const ctes = [`snap AS MATERIALIZED (SELECT version FROM ${table} WHERE ${byId})`, `head AS MATERIALIZED (SELECT seq, version, doc FROM ${table} WHERE ${byId} FOR UPDATE)`];
   const notified = notify ? `, (SELECT pg_notify('${notify.channel}', $${params.push(notify.payload)})) AS notified` : '';
-  const headColumns = 'head.seq AS head_seq, head.version AS head_version, head.doc AS head_doc, (SELECT version FROM snap) AS snap_version';
+  let headColumns = 'head.seq AS head_seq, head.version AS head_version, head.doc AS head_doc, (SELECT version FROM snap) AS snap_version';
+  // A child's path and depth: of the element (its `ord` from `target`), or of the submodel itself.
+  const childPath = at?.children?.idShort === undefined ? undefined : at.path ? `${at.path}.${at.children.idShort}` : at.children.idShort;
+  if (at?.children) {
+    const taken = childPath === undefined ? undefined : `$${params.push(childPath)}::text`;
+    headColumns += element
+      ? childrenColumns('(SELECT ord FROM target)', 'cardinality((SELECT ord FROM target))', taken)
+      : childrenColumns(`'{}'::integer[]`, '0', taken);
+  }
   let sql = `WITH ${ctes.join(', ')} SELECT ${headColumns} FROM head${notified}`;
-  if (at) {
-    const query = subtreeQuery('(SELECT seq FROM head)', at.descendants, true);
+  if (element) {
+    const query = subtreeQuery('(SELECT seq FROM head)', element.descendants, true);
     sql = `WITH ${ctes.join(', ')}, ${query.ctes}
       SELECT NULL::integer[] AS o, NULL::text AS ord, NULL::int AS depth, NULL::text AS type, NULL::text AS path, NULL::json AS json,
           NULL::boolean AS above, ${headColumns} FROM head${notified}
       UNION ALL
-      SELECT x.*, NULL, NULL, NULL, NULL FROM (${query.body}) AS x
+      SELECT x.*, NULL, NULL, NULL, NULL${at?.children ? ', NULL, NULL' : ''} FROM (${query.body}) AS x
       ORDER BY o NULLS FIRST`;
   }
-  const rows = (await db.query(sql, params)) as (SubtreeRow & { head_seq: string; head_version: number; head_doc: JsonObject; snap_version: number | null })[];
+  const rows = (await db.query(sql, params)) as (SubtreeRow & {
+    head_seq: string;
+    head_version: number;
+    head_doc: JsonObject;
+    snap_version: number | null;
+    last_child?: number | null;
+    taken?: boolean | null;
+  })[];
   if (!rows.length) return null;
   const [head, ...read] = rows;
   const locked = { seq: String(head.head_seq), version: Number(head.head_version), doc: head.head_doc };
   if (!at || Number(head.snap_version) !== locked.version) return locked;
+  const children = at.children && {
+    lastPosition: head.last_child == null ? -1 : Number(head.last_child),
+    taken: childPath === undefined ? undefined : { path: childPath, taken: head.taken === true },
+  };
   return {
     ...locked,
-    rows: { path: at.path, descendants: at.descendants, rows: read.filter((row) => !row.above), above: read.filter((row) => row.above) },
+    rows: { path: at.path, descendants: at.descendants, rows: read.filter((row) => !row.above), above: read.filter((row) => row.above), children },
   };
 }
 

@@ -499,15 +499,15 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * change touches through an `ElementEdit` (never the whole submodel), and the submodel gets a new version (entity
    * tag), its size and Blob flag updated, its cached reads invalidated on commit. Element-level: no change event
    * (platform spec, Events 4). `manager`: inside that transaction (a change that goes with a stored file). `at`: the
-   * element the edit looks at first (its own row, or with `descendants` its subtree), read with the lock in the same
-   * statement (`lockSubmodel`).
+   * element the edit looks at first (its own row, or with `descendants` its subtree; with `children`, where its next
+   * child goes and whether a child has that idShort), read with the lock in the same statement (`lockSubmodel`).
    */
   async editElements<T>(
     tenant: TenantEntity,
     id: string,
     edit: (elements: ElementEdit) => Promise<T>,
     options: WriteOptions = {},
-    at?: { steps: Step[]; descendants: boolean },
+    at?: { steps: Step[]; descendants: boolean; children?: { idShort?: string } },
   ): Promise<{ result: T; etag: string }> {
     const { table, modelType } = this.spec;
     if (!this.spec.elementRows) throw new Error(`${modelType} documents have no element rows`);
@@ -524,7 +524,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         BY_ID,
         tenant.id,
         id,
-        at && { path: pathText(at.steps), descendants: at.descendants },
+        at && { path: pathText(at.steps), descendants: at.descendants, children: at.children },
         payload === undefined ? undefined : { channel: CHANGED_CHANNEL, payload },
       );
       if (!head) throw notFound(`${modelType} '${id}' not found.`);

@@ -314,7 +314,7 @@ export class SubmodelService {
       }
       await refuseIntroduced(edit, parent, read, null);
       return { steps: await edit.append(parent, element), element, types: [...parent.types, element.modelType as string] };
-    }, parentSteps.length ? { steps: parentSteps, descendants: false } : undefined);
+    }, { steps: parentSteps, descendants: false, children: { idShort: typeof element.idShort === 'string' ? element.idShort : undefined } });
   }
 
   async replaceElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
@@ -401,7 +401,7 @@ export class SubmodelService {
     id: string,
     options: SubmodelWrite,
     edit: (elements: ElementEdit) => Promise<T>,
-    at?: { steps: Step[]; descendants: boolean },
+    at?: { steps: Step[]; descendants: boolean; children?: { idShort?: string } },
   ): Promise<T extends null ? void : ElementAt> {
     await this.checkScope(tenant, id, options);
     const { result, etag } = await this.store.editElements(tenant, id, edit, { ifMatch: options.ifMatch, manager: options.manager }, at);
