@@ -40,10 +40,9 @@ export function createDataSource(url: string, poolSize: number, bounds?: AnswerB
         keepAlive: true,
         keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       }),
-      Client: named ? withOwnStatementNames(base) : base,
-      // Over a unix socket (the embedded database: one session, where a closed connection's named statements stay)
-      // connections are kept rather than closed when idle, so the names prepared there do not pile up.
-      ...(socket && named && { idleTimeoutMillis: 0 }),
+      // Over a unix socket (the embedded database: one session, where a closed connection's named statements would
+      // stay), a connection that ends takes its statements out of the session first.
+      Client: named ? withOwnStatementNames(base, socket) : base,
     },
   });
   namedStatementsOn.set(dataSource, named);

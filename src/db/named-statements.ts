@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 
@@ -5,11 +6,12 @@ import type { DataSource } from 'typeorm';
  * Named (prepared) statements of the `pg` driver for the hot statements: a statement sent with a name is parsed and
  * planned once per connection, and each later run sends only its parameters (Bind, Execute).
  *
- * The name of a text is the same in the whole process (`statementName`); each client adds its own number to it
- * (`withOwnStatementNames`), so that names cannot collide where several connections share one session: on the
- * embedded database every connection is served by its one PGlite session, in which a statement prepared by one
- * connection exists for all, and a second Parse of the same name would fail. On a PostgreSQL server each connection
- * has its own session, and the number changes nothing.
+ * The name of a text is the same in the whole process (`statementName`); each client adds this process's token and its
+ * own number to it (`withOwnStatementNames`), so that names cannot collide where several connections share one
+ * session: on the embedded database every connection (of this process, or of another one using the same database)
+ * is served by its one PGlite session, in which a statement prepared by one connection exists for all, and a second
+ * Parse of the same name would fail. On a PostgreSQL server each connection has its own session, and the suffix
+ * changes nothing.
  *
  * Only statements whose texts are few (fixed per kind of request) are named: every name stays prepared in its
  * session as long as the connection lives.
@@ -34,14 +36,30 @@ export function statementName(text: string): string {
   return name;
 }
 
+/** This process, in the names of its statements: several processes may use one embedded database (tests, tools). */
+const PROCESS = randomBytes(4).toString('hex');
 let clients = 0;
 
 type QueryConfigLike = { name?: unknown };
 
-/** `Base` (a `pg` Client class) whose named statements carry the number of the client that sends them. */
-export function withOwnStatementNames(Base: typeof Client): typeof Client {
+/**
+ * `Base` (a `pg` Client class) whose named statements carry this process's token and the number of the client that
+ * sends them. With `deallocateOnEnd` (the embedded database, whose one session outlives its connections), a client
+ * that ends takes its statements out of the session first.
+ */
+export function withOwnStatementNames(Base: typeof Client, deallocateOnEnd: boolean): typeof Client {
   return class OwnStatementNamesClient extends Base {
-    private readonly statementSuffix = `_${++clients}`;
+    private readonly statementSuffix = `_${PROCESS}_${++clients}`;
+
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the driver's callback or promise form
+    end(callback?: (err: Error) => void): any {
+      const prepared = Object.keys((this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements);
+      if (!deallocateOnEnd || !prepared.length) return callback ? super.end(callback) : super.end();
+      const forget = Promise.all(prepared.map((name) => super.query(`DEALLOCATE "${name}"`).catch(() => undefined)));
+      const ended = forget.then(() => super.end());
+      if (!callback) return ended;
+      ended.then(() => (callback as (err?: Error) => void)(), callback);
+    }
 
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the driver's overloads, passed through
     query(...args: any[]): any {

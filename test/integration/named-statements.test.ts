@@ -45,6 +45,16 @@ describe('named statements', () => {
     expect(prepared.length).toBeGreaterThanOrEqual(1);
   });
 
+  it('leave the session with the connection that prepared them (the embedded database keeps its one session)', async () => {
+    const sql = `SELECT $1::int + 1 AS next, ${Date.now()} AS run`;
+    const other = await createDataSource(inject('databaseUrl'), 2).initialize();
+    await Promise.all([1, 2, 3].map((i) => readRows(other, sql, [i], true)));
+    await other.destroy();
+    // On a PostgreSQL server this session never saw them; on the embedded one they are gone with their connections.
+    const left = await readRows<{ n: string }>(dataSource, 'SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = $1', [sql]);
+    expect(Number(left[0].n)).toBe(0);
+  });
+
   it('work with them off, through the same pool code', async () => {
     const off = await createDataSource(withParam(inject('databaseUrl'), 'false'), 2).initialize();
     try {
