@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context as KoaContext, Middleware, Next } from 'koa';
 import { decodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
@@ -26,6 +27,26 @@ const BASE = `^/tenants/([^/%]+)/api/${API_VERSION.replace('.', '\\.')}/(shells|
 const ITEM = new RegExp(`${BASE}/([A-Za-z0-9_-]+)$`);
 /** `/tenants/{tenant}/api/v3.0/{collection}`: its list. */
 const LIST = new RegExp(`${BASE}$`);
+/**
+ * A request target as it comes off the wire, for the listener in front of Koa: a GET by id without a query string, or
+ * a list with any query string made of the characters a list's parameters and cursors use (anything else, such as a
+ * fragment or a space, is left to Koa's parsing of the URL).
+ */
+const TARGET = new RegExp(`${BASE}(?:/([A-Za-z0-9_-]+)|(?:\\?([A-Za-z0-9_.~%=&+-]*))?)$`);
+
+/** A 200 the hot path answers: the route's JSON text, with the ETag the route sends (a GET by id) or none (a list). */
+export interface HotAnswer {
+  text: string;
+  etag?: string;
+}
+
+/** A read the hot path may answer: a GET by id (`id`, decoded) or a list page (`query`: the query string). */
+export interface HotRead {
+  tenant: string;
+  collection: string;
+  id?: string;
+  query?: string;
+}
 
 export interface HotReadOptions {
   /** The request's GraphQL context, the one its route will use too. */
@@ -35,6 +56,43 @@ export interface HotReadOptions {
    * (`@Authorized('reader')`: the auth checker itself), and answers the tenant; throws (401/403/404) otherwise.
    */
   admitReader(context: Context, tenant: string): Promise<Tenant>;
+  /** Whether the listener in front of Koa (`answerHot`) looked at this request already and left it to the route. */
+  triedBefore?(ctx: KoaContext): boolean;
+}
+
+/** The id of a GET by id, decoded; undefined when it is no identifier (the route refuses it). */
+function idOf(segment: string): string | undefined {
+  const id = decodeBase64Url(segment);
+  return id === undefined || id.includes('\u0000') ? undefined : id;
+}
+
+/**
+ * The hot read a raw request asks for, from its method and URL alone (no parsing beyond one regular expression):
+ * what the listener in front of Koa may answer. Undefined for everything else.
+ */
+export function hotReadOf(req: IncomingMessage): HotRead | undefined {
+  if (req.method !== 'GET') return undefined;
+  const match = TARGET.exec(req.url ?? '');
+  if (!match) return undefined;
+  if (match[3] === undefined) return { tenant: match[1], collection: match[2], query: match[4] ?? '' };
+  const id = idOf(match[3]);
+  return id === undefined ? undefined : { tenant: match[1], collection: match[2], id };
+}
+
+/**
+ * Answers a hot read from the read cache for a caller admitted as the tenant's reader: the cached text (a GET by id,
+ * or a list page filled before), or undefined (a miss, a refusal, anything that went wrong), which leaves the
+ * request to its route. Throws nothing.
+ */
+export async function answerHot(read: HotRead, context: Context, admitReader: HotReadOptions['admitReader']): Promise<HotAnswer | undefined> {
+  try {
+    const tenant = await admitReader(context, read.tenant);
+    if (read.id !== undefined) return await READS[read.collection](context.services, tenant, read.id);
+    const text = await LISTS[read.collection](context.services, tenant)?.get(read.query ?? '');
+    return text === undefined ? undefined : { text };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -50,43 +108,45 @@ export interface HotReadOptions {
  * builds; the request's one context is shared, so its token is verified once), a miss
  * (which the route reads and caches), query parameters of a GET by id, a malformed id, another path, tenants of a
  * host (`TENANT_HOST_SUFFIX`).
+ *
+ * Most hits never reach this middleware: the listener in front of Koa (app.ts, with `hotReadOf` and `answerHot`)
+ * answers them first. What it leaves here is what it did not look at (a URL it does not parse, CORS requests), and
+ * list misses, which this middleware fills from the route's answer.
  */
 export function hotReads(options: HotReadOptions): Middleware {
-  /** The tenant, when the caller is admitted as its reader; undefined leaves the request to its route. */
-  const admitted = async (ctx: KoaContext, tenant: string): Promise<{ services: Services; tenant: Tenant } | undefined> => {
-    try {
-      const context = options.contextOf(ctx);
-      ctx.state.tenant = tenant;
-      return { services: context.services, tenant: await options.admitReader(context, tenant) };
-    } catch {
-      return undefined;
-    }
+  const contextOf = (ctx: KoaContext, tenant: string): Context => {
+    ctx.state.tenant = tenant;
+    return options.contextOf(ctx);
   };
 
   const item = async (ctx: KoaContext, next: Next, match: RegExpExecArray) => {
-    const id = decodeBase64Url(match[3]);
-    if (id === undefined || id.includes('\u0000')) return next();
-    const reader = await admitted(ctx, match[1]);
-    const answer = reader && (await READS[match[2]](reader.services, reader.tenant, id).catch(() => undefined));
+    const id = idOf(match[3]);
+    if (id === undefined) return next();
+    const answer = await answerHot({ tenant: match[1], collection: match[2], id }, contextOf(ctx, match[1]), options.admitReader);
     if (!answer) return next();
     ctx.status = 200;
-    ctx.set('ETag', answer.etag);
+    ctx.set('ETag', answer.etag!);
     ctx.type = 'application/json';
     ctx.body = answer.text;
   };
 
-  const list = async (ctx: KoaContext, next: Next, match: RegExpExecArray) => {
-    const reader = await admitted(ctx, match[1]);
-    const answers = reader && LISTS[match[2]](reader.services, reader.tenant);
-    if (!answers) return next();
+  const list = async (ctx: KoaContext, next: Next, match: RegExpExecArray, tried: boolean) => {
     const query = ctx.querystring;
-    const text = await answers.get(query).catch(() => undefined);
-    if (text !== undefined) {
+    const context = contextOf(ctx, match[1]);
+    const hit = tried ? undefined : await answerHot({ tenant: match[1], collection: match[2], query }, context, options.admitReader);
+    if (hit) {
       ctx.status = 200;
       ctx.type = 'application/json';
-      ctx.body = text;
+      ctx.body = hit.text;
       return;
     }
+    let answers: ListAnswers | undefined;
+    try {
+      answers = LISTS[match[2]](context.services, await options.admitReader(context, match[1]));
+    } catch {
+      answers = undefined;
+    }
+    if (!answers) return next();
     const token = answers.token();
     await next();
     const body: unknown = ctx.body;
@@ -103,9 +163,10 @@ export function hotReads(options: HotReadOptions): Middleware {
 
   return async (ctx, next) => {
     if (ctx.method !== 'GET') return next();
+    const tried = options.triedBefore?.(ctx) ?? false;
     const one = ctx.querystring ? null : ITEM.exec(ctx.path);
-    if (one) return item(ctx, next, one);
+    if (one) return tried ? next() : item(ctx, next, one);
     const all = LIST.exec(ctx.path);
-    return all ? list(ctx, next, all) : next();
+    return all ? list(ctx, next, all, tried) : next();
   };
 }

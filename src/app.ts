@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -20,7 +21,7 @@ import { createOpenApiRouter } from '../rest-facade/openapi/router';
 import { guardQueries } from '../rest-facade/query-guard';
 import { registryRefusals } from '../rest-facade/registry';
 import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
-import { hotReads } from '../rest-facade/hot-reads';
+import { HotRead, answerHot, hotReadOf, hotReads } from '../rest-facade/hot-reads';
 import { identifierFallback } from '../rest-facade/identifier-fallback';
 import { routesBySegment } from '../rest-facade/segment-dispatch';
 import { ClientAddresses } from './common/client-address';
@@ -55,6 +56,8 @@ export interface AppDeps {
 
 export interface App {
   koa: Koa;
+  /** The HTTP request listener: cached hot reads answered at once, everything else through Koa. */
+  handler: RequestListener;
   apollo: ApolloServer<Context>;
   /** What the front door links to, and the start banner names. */
   entryPoints: EntryPoint[];
@@ -104,29 +107,42 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const { config, schema, services, log, clients } = deps;
   // Koa believes X-Forwarded-Proto and -Host only with TRUST_PROXY, and then only from a trusted proxy (below).
   const koa = new Koa({ proxy: clients.trustsProxies });
+  /** Whether each request gets its log line (LOG_LEVEL info or finer): else the line is not even put together. */
+  const requestLogged = log.isLevelEnabled('info');
+  /** The start of every request: forwarded headers no trusted proxy sent dropped, its id, its log. */
+  const begin = (req: IncomingMessage): Begun => {
+    const started = process.hrtime.bigint();
+    clients.dropUntrusted(req);
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    return { started, requestId, log: log.child({ requestId }) };
+  };
+  /** Requests the hot-read listener began and left to Koa (a miss, a refusal): what it began, its context included. */
+  const handedOver = new WeakMap<IncomingMessage, Begun>();
   // What reaches Koa's own error event is a connection that failed mid-request (the client went away, or sent
   // bytes the parser refused): the client's doing, logged quietly instead of Koa's print to stderr.
   koa.on('error', (err: Error) => log.debug({ err }, 'connection failed during a request'));
 
   koa.use(async (ctx, next) => {
-    const started = process.hrtime.bigint();
-    clients.dropUntrusted(ctx.req);
+    // A request the hot-read listener looked at first comes with its id, log and context (below).
+    const begun = handedOver.get(ctx.req) ?? begin(ctx.req);
     ctx.request.ip = clients.of(ctx.req);
-    const incoming = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const { requestId } = begun;
     ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ requestId });
+    ctx.state.log = begun.log;
+    if (begun.context) ctx.state.context = begun.context;
     ctx.set('X-Request-Id', requestId);
     // Before everything else, so that the identity service's answers and every error carry them too.
     ctx.set(BASELINE_HEADERS);
     try {
       await next();
     } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const line: Record<string, unknown> = { method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(ms * 10) / 10, client: ctx.ip };
-      // Why a client was refused, on which tenant and as whom, so an operator can answer "why do I get 401/403?".
-      if (ctx.status >= 400 && ctx.status < 500) Object.assign(line, refusal(ctx));
-      ctx.state.log.info(line, 'request');
+      if (requestLogged) {
+        const line = requestLine(ctx.method, ctx.url, ctx.status, begun.started, ctx.ip);
+        // Why a client was refused, on which tenant and as whom, so an operator can answer "why do I get 401/403?".
+        if (ctx.status >= 400 && ctx.status < 500) Object.assign(line, refusal(ctx));
+        ctx.state.log.info(line, 'request');
+      }
     }
   });
 
@@ -161,6 +177,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // request, whoever asks for it (the hot reads, then the route).
   const contextOf = (ctx: Koa.Context): Context =>
     (ctx.state.context ??= createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined));
+  const admitReader = (context: Context, tenant: string) => admitToTenant(context, tenant, 'reader');
 
   const health = new Router();
   health.get('/health/live', (ctx) => {
@@ -185,12 +202,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Every request reads stored documents under one budget (RESPONSE_LIMIT), GraphQL and REST alike.
   koa.use((ctx, next) => withReadBudget(config.responseLimitBytes, next));
   // Cached GETs by id, past routing and GraphQL execution, admitted by the auth checker itself (hot-reads.ts).
-  koa.use(
-    hotReads({
-      contextOf,
-      admitReader: (context, tenant) => admitToTenant(context, tenant, 'reader'),
-    }),
-  );
+  koa.use(hotReads({ contextOf, admitReader, triedBefore: (ctx) => handedOver.has(ctx.req) }));
   koa.use(health.routes());
   const tenantApiUrlOf = (tenant: string) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`;
   const links = entryPoints({
@@ -378,7 +390,56 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   koa.use(managementApi.routes());
   koa.use(managementApi.allowedMethods());
-  return { koa, apollo, entryPoints: links };
+
+  const viaKoa = koa.callback();
+  /**
+   * A cached hot read (rest-facade/hot-reads.ts) is answered here, before Koa: the same bytes and headers as through
+   * Koa (the request id, the baseline headers, ETag, type, length), the caller admitted by the same rule, written in
+   * one `end`; Koa's per-request context, middleware chain and response handling cost more than the rest of such a
+   * request. Everything else, and every hot read that misses or is refused, goes on to Koa with what was begun here.
+   * With CORS on, every request goes through Koa, whose CORS middleware answers `Vary: Origin` on all of them.
+   */
+  const answerHotRead = async (req: IncomingMessage, res: ServerResponse, read: HotRead): Promise<void> => {
+    const begun = begin(req);
+    const context = createContext(services, begun.requestId, begun.log, req.headers.authorization || undefined);
+    const answer = await withReadBudget(config.responseLimitBytes, () => answerHot(read, context, admitReader));
+    if (!answer) {
+      handedOver.set(req, { ...begun, context });
+      return viaKoa(req, res);
+    }
+    const headers: OutgoingHttpHeaders = { 'X-Request-Id': begun.requestId, ...BASELINE_HEADERS };
+    if (answer.etag !== undefined) headers.ETag = answer.etag;
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+    headers['Content-Length'] = Buffer.byteLength(answer.text);
+    res.writeHead(200, headers);
+    res.end(answer.text);
+    if (requestLogged) begun.log.info(requestLine('GET', req.url ?? '', 200, begun.started, clients.of(req)), 'request');
+  };
+  const handler: RequestListener = (req, res) => {
+    const read = config.corsOrigins ? undefined : hotReadOf(req);
+    if (!read) return viaKoa(req, res);
+    answerHotRead(req, res, read).catch((err: unknown) => {
+      // Nothing above throws by design; should it, the request must still be answered.
+      log.error({ err }, 'hot read failed');
+      if (!res.headersSent) viaKoa(req, res);
+      else res.destroy();
+    });
+  };
+  return { koa, handler, apollo, entryPoints: links };
+}
+
+/** What the start of a request settled: when it began, its id and its log; its GraphQL context, once built. */
+interface Begun {
+  started: bigint;
+  requestId: string;
+  log: Logger;
+  context?: Context;
+}
+
+/** The log line of a request (LOG_LEVEL info). */
+function requestLine(method: string, url: string, status: number, started: bigint, client: string): Record<string, unknown> {
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  return { method, url, status, ms: Math.round(ms * 10) / 10, client };
 }
 
 /** The request headers cross-origin pages may send, and the response headers they may read. */

@@ -224,7 +224,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     if (draining) res.setHeader('Connection', 'close');
   });
-  server.on('request', limitConnectionsPerClient(server, config.maxConnectionsPerClient, clients, log, app.koa.callback()));
+  server.on('request', limitConnectionsPerClient(server, config.maxConnectionsPerClient, clients, log, app.handler));
   const subscriptions = serveSubscriptions(server, schema, services, log);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {

@@ -11,19 +11,23 @@ import { printColumns } from './table';
  * database of its own) and then on the embedded database (in a fresh directory), each started anew.
  *
  * Every side gets the same 1,000 shells and 1,000 submodels of 20 Properties (PEER_BENCH_COUNT changes the count),
- * a submodel of 10,000 Properties (flat) and one of 10, posted through the AAS API (ids carry the run's token, so a
+ * a submodel of 10,000 Properties (flat), one of 10 and 16 more of 10, posted through the AAS API (ids carry the run's token, so a
  * peer that keeps data between runs takes them as new). Then, with 16 connections (as wrk -t2 -c16), 1 s of warm-up
  * and 5 s measured per row:
- *   - reads: `GET /shells/{id}` and `GET /submodels/{id}` rotating over all, the first page `GET /shells?limit=100`,
- *     each beside a bare Node server answering this server's bytes;
+ *   - reads: `GET /shells/{id}` and `GET /submodels/{id}` rotating over all (after one unmeasured pass over all, which
+ *     fills our read cache), the first page `GET /shells?limit=100`, each beside a bare Node server answering this
+ *     server's bytes;
  *   - element writes by idShortPath in the 10,000- and the 10-element submodel, without warm-up: PUT of one Property
- *     (its value alternating), PATCH of it (`level=core`), POST of a new Property at the top level (a new idShort
+ *     (its value alternating), PATCH of it (`level=core`), PATCH of its value alone (`…/$value`), POST of a new
+ *     Property at the top level (a new idShort
  *     each request; a row stops after POST_CAP, so the 10-element submodel stays small), DELETE of the Properties
  *     that POST created (one request each, however long that takes); after each row the server is given time to
  *     finish what the run left in flight;
  *   - `GET` of one element (rotating over all 10,000) of a 10,000-element submodel posted right before, nothing in
  *     between (no warm-up, no ANALYZE);
- *   - `POST /submodels` of a submodel of one Property (a new id each request);
+ *   - PUT of one Property with the 16 connections spread over 16 submodels of 10 (each request the next one in turn);
+ *   - `POST /submodels` of a submodel of one Property and `POST /shells` of a small shell (a new id each request);
+ *     `DELETE /submodels/{id}` of 2,000 submodels of one Property posted for it (one request each);
  *   - cold reads: `GET /shells/{id}` and `GET /submodels/{id}` again, this server restarted with its read cache off
  *     (READ_CACHE_SIZE=0), after one unmeasured pass over all ids (the database's pages read in again); the peer keeps everything in memory and caches nothing, so its reads above are its cold ones.
  * A verb the peer answers with 501 or 405 is reported as not supported and skipped there; this server must support
@@ -41,7 +45,8 @@ const WRITE_TIMEOUT_S = 120;
 /** Element POSTs per row at most: the 10-element submodel grows to 10 + POST_CAP at most while it is measured. */
 const POST_CAP = 500;
 const SIZES = [10_000, 10] as const;
-const VERBS = ['PUT', 'PATCH', 'POST', 'DELETE'] as const;
+/** `$value`: PATCH of the element's value alone (`…/$value`, the value-only body: a Property's value as a JSON string). */
+const VERBS = ['PUT', 'PATCH', '$value', 'POST', 'DELETE'] as const;
 type Verb = (typeof VERBS)[number];
 type Size = (typeof SIZES)[number];
 
@@ -218,7 +223,15 @@ const HOT = [
   { key: 'GET /submodels/{id}', paths: (base: string, d: Data) => d.submodels.map((s) => `${base}/submodels/${b64(s.id as string)}`) },
   { key: `GET /shells?limit=${PAGE}`, paths: (base: string) => [`${base}/shells?limit=${PAGE}`] },
 ];
-const elementKey = (verb: Verb, size: Size) => `${verb} element, ${size.toLocaleString('en')} elements`;
+const verbName = (verb: Verb) => (verb === '$value' ? 'PATCH $value' : verb);
+const elementKey = (verb: Verb, size: Size) => `${verbName(verb)} element, ${size.toLocaleString('en')} elements`;
+/** Submodels of 10 Properties that the 16 connections of `SPREAD_PUT` write, one after another in turn. */
+const SPREAD = 16;
+const SPREAD_PUT = `PUT element, ${SPREAD} submodels of 10 in turn`;
+const POST_SHELLS = 'POST /shells';
+const DELETE_SUBMODELS = 'DELETE /submodels/{id}';
+/** Submodels of one Property posted for `DELETE_SUBMODELS` to delete, one request each. */
+const DOOMED = 2_000;
 const AFTER_POST = 'GET element right after POST of 10,000';
 const POST_SUBMODELS = 'POST /submodels (1 Property)';
 const coldKey = (key: string) => `${key} cold`;
@@ -228,7 +241,9 @@ interface Data {
   submodels: Json[];
 }
 
-/** Loads the shells, submodels and the two flat submodels; checks they read back. */
+const spreadIds = (run: string) => Array.from({ length: SPREAD }, (_, i) => `urn:bench:${run}:peer:spread:${i}`);
+
+/** Loads the shells, submodels, the two flat submodels and the `SPREAD` ones; checks they read back. */
 async function loadSide(side: Side, run: string, data: Data): Promise<void> {
   const api = `${side.origin}${side.base}`;
   const started = Date.now();
@@ -237,6 +252,7 @@ async function loadSide(side: Side, run: string, data: Data): Promise<void> {
   for (const size of SIZES) {
     await postDocument(`${api}/submodels`, flatSubmodel(`urn:bench:${run}:peer:flat:${size}`, size));
   }
+  await load(`${api}/submodels`, spreadIds(run).map((id) => flatSubmodel(id, 10)));
   await side.settle();
   console.log(`${side.name}: loaded ${data.shells.length} shells, ${data.submodels.length} submodels of ${PROPERTIES} Properties and submodels of 10,000 and 10 Properties in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   await check(`${api}/shells/${b64(data.shells[0].id as string)}`, data.shells[0]);
@@ -250,8 +266,9 @@ async function measureReads(kit: PeerKit, side: Side, data: Data, results: Resul
     const key = cold ? coldKey(read.key) : read.key;
     const paths = read.paths(side.base, data);
     await expectStatus(await fetch(`${side.origin}${paths[0]}`), [200], `GET ${paths[0]}`);
-    // Cold is our read cache off, not the database's pages: one unmeasured pass over all reads them in after the restart.
-    if (cold) await autocannon({ url: side.origin, connections: PEER_CONNECTIONS, amount: paths.length, requests: [rotating(paths)] });
+    // One unmeasured pass over all first: cold, it reads the database's pages in after the restart (cold is our read
+    // cache off, not those); cached, it fills our read cache, which a warm-up of one second does not on a slow machine.
+    await autocannon({ url: side.origin, connections: Math.min(PEER_CONNECTIONS, paths.length), amount: paths.length, requests: [rotating(paths)] });
     const row = await measureOn(kit, side, key, rotating(paths), { warmupS: WARMUP_S, durationS: DURATION_S });
     results.set(key, row);
     rows.push(row);
@@ -297,19 +314,21 @@ async function measureElementWrites(kit: PeerKit, side: Side, run: string, resul
       const target = size / 2;
       const targetPath = `${elementsPath(size)}/Property${target}`;
       let row: Row;
-      if (verb === 'PUT' || verb === 'PATCH') {
-        const path = `${targetPath}${verb === 'PATCH' ? '?level=core' : ''}`;
+      if (verb === 'PUT' || verb === 'PATCH' || verb === '$value') {
+        const path = `${targetPath}${verb === 'PATCH' ? '?level=core' : verb === '$value' ? '/$value' : ''}`;
+        const method = verb === 'PUT' ? 'PUT' : 'PATCH';
+        const bodyOf = (value: number) => JSON.stringify(verb === '$value' ? String(value) : intProperty(`Property${target}`, value));
         // Checked: the value taken (each request then alternates between two values of the same length).
-        const res = await fetch(`${side.origin}${path}`, { method: verb, headers: json, body: JSON.stringify(intProperty(`Property${target}`, target + 1)) });
+        const res = await fetch(`${side.origin}${path}`, { method, headers: json, body: bodyOf(target + 1) });
         if (side.brokenConnections && (res.status === 501 || res.status === 405)) {
           console.log(`  ${key} (${side.name}): not supported (${res.status})`);
           results.set(key, { unsupported: res.status });
           continue;
         }
-        await expectStatus(res, [200, 204], `${verb} ${path}`);
+        await expectStatus(res, [200, 204], `${method} ${path}`);
         await check(`${side.origin}${targetPath}`, intProperty(`Property${target}`, target + 1), ['idShort', 'value']);
         let n = 0;
-        const request: autocannon.Request = { method: verb, path, headers: json, setupRequest: (req) => ({ ...req, body: JSON.stringify(intProperty(`Property${target}`, target + 2 + (n++ % 2))) }) };
+        const request: autocannon.Request = { method, path, headers: json, setupRequest: (req) => ({ ...req, body: bodyOf(target + 2 + (n++ % 2)) }) };
         row = await measureOn(kit, side, key, request, timed);
       } else if (verb === 'POST') {
         const probe = intProperty(`Added${next++}`, 1);
@@ -341,12 +360,34 @@ async function measureElementWrites(kit: PeerKit, side: Side, run: string, resul
       rows.push(row);
     }
   }
+  rows.push(await measureSpreadPut(kit, side, run, results));
   const sizes = await Promise.all(SIZES.map(async (size) => (await topLevelIdShorts(`${side.origin}${submodelPath(size)}`)).length));
   if (sizes.some((n, i) => n !== SIZES[i])) throw new Error(`${side.name}: the submodels have ${sizes.join(' and ')} elements after the writes, not ${SIZES.join(' and ')}`);
   return rows;
 }
 
-/** GET of elements of a 10,000-element submodel posted right before; then POST /submodels. */
+/**
+ * PUT of one Property with 16 connections spread over `SPREAD` submodels of 10: each request writes the next
+ * submodel in turn, so the requests in flight at once write different submodels (writers that wait for none other).
+ */
+async function measureSpreadPut(kit: PeerKit, side: Side, run: string, results: Results): Promise<Row> {
+  const paths = spreadIds(run).map((id) => `${side.base}/submodels/${b64(id)}/submodel-elements/Property5`);
+  const res = await fetch(`${side.origin}${paths[0]}`, { method: 'PUT', headers: json, body: JSON.stringify(intProperty('Property5', 6)) });
+  await expectStatus(res, [200, 204], `PUT ${paths[0]}`);
+  await check(`${side.origin}${paths[0]}`, intProperty('Property5', 6), ['idShort', 'value']);
+  let n = 0;
+  const request: autocannon.Request = {
+    method: 'PUT',
+    headers: json,
+    setupRequest: (req) => ({ ...req, path: paths[n % SPREAD], body: JSON.stringify(intProperty('Property5', 7 + (Math.floor(n++ / SPREAD) % 2))) }),
+  };
+  const row = await measureOn(kit, side, SPREAD_PUT, request, { warmupS: 0, durationS: DURATION_S, timeoutS: WRITE_TIMEOUT_S });
+  await side.settle();
+  results.set(SPREAD_PUT, row);
+  return row;
+}
+
+/** GET of elements of a 10,000-element submodel posted right before; then POST /submodels, POST /shells and DELETE /submodels/{id}. */
 async function measureFreshAndPosts(kit: PeerKit, side: Side, run: string, results: Results): Promise<Row[]> {
   const api = `${side.origin}${side.base}`;
   const fresh = flatSubmodel(`urn:bench:${run}:peer:fresh:10000`, 10_000);
@@ -366,7 +407,35 @@ async function measureFreshAndPosts(kit: PeerKit, side: Side, run: string, resul
   const posts = await measureOn(kit, side, POST_SUBMODELS, request, { warmupS: WARMUP_S, durationS: DURATION_S, timeoutS: WRITE_TIMEOUT_S, afterWarmup: side.settle });
   await side.settle();
   results.set(POST_SUBMODELS, posts);
-  return [afterPost, posts];
+
+  const postedShell = (n: number): Json => ({
+    modelType: 'AssetAdministrationShell',
+    id: `urn:bench:${run}:peer:posted-shell:${n}`,
+    idShort: `PostedShell${n}`,
+    assetInformation: { assetKind: 'Instance', globalAssetId: `urn:bench:${run}:peer:posted-asset:${n}` },
+  });
+  let nextShell = 0;
+  const shellProbe = postedShell(nextShell++);
+  await expectStatus(await fetch(`${api}/shells`, { method: 'POST', headers: json, body: JSON.stringify(shellProbe) }), [201], 'POST /shells');
+  await check(`${api}/shells/${b64(shellProbe.id as string)}`, shellProbe);
+  const shellRequest: autocannon.Request = { method: 'POST', path: `${side.base}/shells`, headers: json, setupRequest: (req) => ({ ...req, body: JSON.stringify(postedShell(nextShell++)) }) };
+  const shells = await measureOn(kit, side, POST_SHELLS, shellRequest, { warmupS: WARMUP_S, durationS: DURATION_S, timeoutS: WRITE_TIMEOUT_S, afterWarmup: side.settle });
+  await side.settle();
+  results.set(POST_SHELLS, shells);
+
+  // DELETE: submodels of one Property posted for it (all created), one request each.
+  const doomed = Array.from({ length: DOOMED }, (_, n): Json => ({ modelType: 'Submodel', id: `urn:bench:${run}:peer:doomed:${n}`, idShort: `Doomed${n}`, submodelElements: [intProperty('Property0', n)] }));
+  await load(`${api}/submodels`, doomed);
+  await side.settle();
+  const doomedPaths = doomed.map((doc) => `${side.base}/submodels/${b64(doc.id as string)}`);
+  await expectStatus(await fetch(`${side.origin}${doomedPaths[0]}`, { method: 'DELETE' }), [200, 204], `DELETE ${doomedPaths[0]}`);
+  await expectStatus(await fetch(`${side.origin}${doomedPaths[0]}`), [404], `GET ${doomedPaths[0]} after its DELETE`);
+  let nextDoomed = 1;
+  const deleteRequest: autocannon.Request = { method: 'DELETE', setupRequest: (req) => ({ ...req, path: doomedPaths[nextDoomed++] }) };
+  const deletes = await measureOn(kit, side, DELETE_SUBMODELS, deleteRequest, { timeoutS: WRITE_TIMEOUT_S, amount: DOOMED - 1 });
+  await side.settle();
+  results.set(DELETE_SUBMODELS, deletes);
+  return [afterPost, posts, shells, deletes];
 }
 
 const fmt = (n: number) => (Number.isFinite(n) ? (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2)) : '-');
@@ -435,8 +504,11 @@ function report(peerUrl: string, count: number, peer: Results, ours: Map<string,
   const keys = [
     ...HOT.map((r) => r.key),
     ...VERBS.flatMap((verb) => SIZES.map((size) => elementKey(verb, size))),
+    SPREAD_PUT,
     AFTER_POST,
     POST_SUBMODELS,
+    POST_SHELLS,
+    DELETE_SUBMODELS,
     ...HOT.slice(0, 2).map((r) => coldKey(r.key)),
   ];
   const cell = (o: Outcome | undefined) => (o === undefined ? '' : 'unsupported' in o ? `n/s (${o.unsupported})` : fmt(o.reqPerSec));
@@ -453,7 +525,7 @@ function report(peerUrl: string, count: number, peer: Results, ours: Map<string,
 
   const scaling = (results: Results, verb: Verb) => rate(results.get(elementKey(verb, 10_000))) / rate(results.get(elementKey(verb, 10)));
   console.log('\nelement writes, 10,000 elements / 10 elements:');
-  printColumns(['', 'peer', ...dbs.map((db) => `ours ${db}`)], VERBS.map((verb) => [verb, fmt(scaling(peer, verb)), ...dbs.map((db) => fmt(scaling(ours.get(db)!, verb)))]));
+  printColumns(['', 'peer', ...dbs.map((db) => `ours ${db}`)], VERBS.map((verb) => [verbName(verb), fmt(scaling(peer, verb)), ...dbs.map((db) => fmt(scaling(ours.get(db)!, verb)))]));
 
   const goals: string[] = [];
   const goal = (what: string, value: number, least: number) =>
@@ -461,15 +533,22 @@ function report(peerUrl: string, count: number, peer: Results, ours: Map<string,
   const vsPeer = (results: Results, key: string) => rate(results.get(key)) / rate(peer.get(key));
   for (const db of dbs) {
     const results = ours.get(db)!;
-    for (const verb of VERBS) goal(`element ${verb} in 10,000 >= 0.5 x in 10 (${db})`, scaling(results, verb), 0.5);
+    for (const verb of VERBS) goal(`element ${verbName(verb)} in 10,000 >= 0.5 x in 10 (${db})`, scaling(results, verb), 0.5);
     for (const size of SIZES) goal(`element PUT, ${size.toLocaleString('en')} elements, >= 2 x peer (${db})`, vsPeer(results, elementKey('PUT', size)), 2);
     goal(`GET of one element right after POST >= 2 x peer (${db})`, vsPeer(results, AFTER_POST), 2);
     for (const read of HOT.slice(0, 2)) goal(`cold ${read.key} >= 1.5 x peer (${db})`, vsPeer(results, coldKey(read.key)), 1.5);
   }
+  for (const db of dbs) {
+    const results = ours.get(db)!;
+    for (const key of [POST_SUBMODELS, POST_SHELLS, DELETE_SUBMODELS, SPREAD_PUT]) goal(`${key} >= 1 x peer (${db})`, vsPeer(results, key), 1);
+    goal(`${elementKey('PUT', 10)}, 16 writers on one submodel, >= 0.5 x peer (${db})`, vsPeer(results, elementKey('PUT', 10)), 0.5);
+    for (const read of HOT.slice(0, 2)) goal(`cold ${read.key} >= 1 x peer (${db})`, vsPeer(results, coldKey(read.key)), 1);
+    goal(`cached ${HOT[0].key} >= 0.5 x bare (${db})`, rate(results.get(HOT[0].key)) / rate(bare.get(HOT[0].key)), 0.5);
+  }
   const pg = ours.get('PostgreSQL');
   const embedded = ours.get('embedded');
-  goal('POST /submodels >= 1 x peer (PostgreSQL)', pg ? vsPeer(pg, POST_SUBMODELS) : NaN, 1);
-  goal('POST /submodels, embedded >= 0.7 x PostgreSQL', pg && embedded ? rate(embedded.get(POST_SUBMODELS)) / rate(pg.get(POST_SUBMODELS)) : NaN, 0.7);
+  const writes = [POST_SUBMODELS, POST_SHELLS, DELETE_SUBMODELS, SPREAD_PUT, ...VERBS.flatMap((verb) => SIZES.map((size) => elementKey(verb, size)))];
+  for (const key of writes) goal(`${key}, embedded >= 0.7 x PostgreSQL`, pg && embedded ? rate(embedded.get(key)) / rate(pg.get(key)) : NaN, 0.7);
   console.log(`\ngoals${pg ? '' : ' (PostgreSQL not measured: set DATABASE_URL)'}:`);
   for (const line of goals) console.log(`  ${line}`);
 }

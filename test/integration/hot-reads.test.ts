@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { type MockInstance, afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { RoleAssignmentEntity } from '../../src/management/role-assignments/role-assignment.entity';
@@ -207,6 +209,19 @@ describe('hot reads', () => {
       vi.restoreAllMocks();
     }
 
+    // What the route answers after the hot path looked (a miss, a refusal) verifies the token once, not twice.
+    const verify = vi.spyOn(server.services.tokens, 'verify');
+    const cached = `${closedApi}/shells/${b64('urn:hot:closed:shells')}`;
+    expect((await answer(`${closedApi}/shells/${b64('urn:hot:closed:absent')}`, auth(token))).status).toBe(404);
+    expect(verify).toHaveBeenCalledTimes(1);
+    expect((await answer(`${closedApi}/shells?limit=1&cursor=bm90LWEtY3Vyc29y`, auth(token))).status).toBe(400);
+    expect(verify).toHaveBeenCalledTimes(2);
+    expect((await answer(cached, auth(strangerToken))).status).toBe(404);
+    expect(verify).toHaveBeenCalledTimes(3);
+    expect((await answer(cached, auth(token))).status).toBe(200);
+    expect(verify).toHaveBeenCalledTimes(4);
+    vi.restoreAllMocks();
+
     await server.dataSource.manager.delete(RoleAssignmentEntity, { principalId: member.id });
     for (const kind of KINDS) {
       const refused = await answer(`${closedApi}/${kind.collection}/${b64(`urn:hot:closed:${kind.collection}`)}`, auth(token));
@@ -214,5 +229,74 @@ describe('hot reads', () => {
       expect(JSON.parse(refused.body).messages[0].text).toBe(`Tenant '${closed.name}' not found.`);
       expect((await answer(`${closedApi}/${kind.collection}`, auth(token))).status).toBe(404);
     }
+  });
+});
+
+describe('hot reads answered before Koa', () => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  let logged: TestServer;
+  let cors: TestServer;
+
+  beforeAll(async () => {
+    logged = await startTestServer(inject('databaseUrl'), {}, pino({ level: 'info' }, sink));
+    cors = await startTestServer(inject('databaseUrl'), { corsOrigins: ['https://app.invalid'] });
+  });
+  afterAll(async () => {
+    await logged?.close();
+    await cors?.close();
+  });
+
+  const cachedShell = async (on: TestServer) => {
+    const api = on.api((await on.createTenant({ showcase: true })).name);
+    const id = `urn:hot:edge:${Math.random()}`;
+    const res = await fetch(`${api}/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell(id)) });
+    expect(res.status).toBe(201);
+    const url = `${api}/shells/${b64(id)}`;
+    expect((await fetch(url)).status).toBe(200);
+    return url;
+  };
+
+  it('keeps the request id a client sends (a malformed one is replaced), the baseline headers, and logs each hit at info level', async () => {
+    const url = await cachedShell(logged);
+    const hot = vi.spyOn(logged.services.shells, 'cachedText');
+    const route = vi.spyOn(logged.services.shells, 'getText');
+    const kept = await fetch(url, { headers: { 'x-request-id': 'trace-42.a_b' } });
+    const replaced = await fetch(url, { headers: { 'x-request-id': 'not a request id' } });
+    const list = await fetch(url.replace(/\/shells\/.*$/, '/shells'));
+    expect(route).not.toHaveBeenCalled();
+    expect(hot).toHaveBeenCalledTimes(2);
+    vi.restoreAllMocks();
+    for (const res of [kept, replaced, list]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    }
+    expect(kept.headers.get('x-request-id')).toBe('trace-42.a_b');
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    for (const res of [kept, replaced]) {
+      const line = lines.find((l) => l.msg === 'request' && l.requestId === res.headers.get('x-request-id'));
+      expect(line).toMatchObject({ level: 30, method: 'GET', url: new URL(url).pathname, status: 200, client: '127.0.0.1' });
+      expect(typeof line!.ms).toBe('number');
+    }
+  });
+
+  it('answers hits through the CORS middleware when CORS is on: allowed origins get their headers, every answer varies by Origin', async () => {
+    const url = await cachedShell(cors);
+    const allowed = await fetch(url, { headers: { origin: 'https://app.invalid' } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.invalid');
+    expect(allowed.headers.get('access-control-expose-headers')).toContain('ETag');
+    const plain = await fetch(url);
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('vary')).toBe('Origin');
+    expect(plain.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

@@ -23,6 +23,39 @@ describe('base64url', () => {
     }
   });
 
+  it('decides as decoding, re-encoding and comparing does, over random inputs', () => {
+    /** The rule spelled out the slow way: canonical when it encodes back to itself, text when UTF-8 round-trips. */
+    const slow = (text: string): string | undefined => {
+      if (text.length === 0 || !/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return undefined;
+      const unpadded = text.replace(/=+$/, '');
+      if (unpadded.length % 4 === 1 || (text.length !== unpadded.length && text.length % 4 !== 0)) return undefined;
+      const bytes = Buffer.from(unpadded, 'base64url');
+      if (bytes.toString('base64url') !== unpadded) return undefined;
+      const decoded = bytes.toString('utf8');
+      return Buffer.from(decoded, 'utf8').equals(bytes) ? decoded : undefined;
+    };
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/';
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    let valid = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const length = Math.floor(random() * 12);
+      let text = '';
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(random() * (random() < 0.9 ? 64 : alphabet.length))];
+      if (random() < 0.2) text += random() < 0.5 ? '=' : '==';
+      const expected = slow(text);
+      if (expected !== undefined) valid++;
+      expect(decodeBase64Url(text), text).toBe(expected);
+    }
+    // Random bytes of text too: every one of them decodes.
+    for (let n = 0; n < 2_000; n++) {
+      const bytes = Buffer.from(Array.from({ length: Math.floor(random() * 20) + 1 }, () => Math.floor(random() * 256)));
+      const encoded = bytes.toString('base64url');
+      expect(decodeBase64Url(encoded), encoded).toBe(slow(encoded));
+    }
+    expect(valid).toBeGreaterThan(200);
+  });
+
   it('tells standard base64 of text (with + or /) from base64url and from what is neither', () => {
     for (const id of ['urn:std64:0?>x', 'urn:std64:100?>x', '~~~???///']) {
       const standard = Buffer.from(id, 'utf8').toString('base64');

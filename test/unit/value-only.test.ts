@@ -8,8 +8,10 @@ import {
   applySubmodelValue,
   elementValue,
   hasValue,
+  propertyValueWrite,
   submodelValue,
 } from '../../src/aas/submodels/value-only';
+import { readSubmodelElement } from '../../src/aas/model/parse';
 import { AppError } from '../../src/graphql/errors';
 import { corpusDir } from '../support/testdata';
 
@@ -107,6 +109,46 @@ describe('Property', () => {
     const element = deepFreeze(property('P', 'xs:int', '1'));
     expectBadRequest(() => applyElementValue(element, { a: 1 }), '$: expected a string, number, boolean or null');
     expectBadRequest(() => applyElementValue(element, [1], '$.Coll.P'), '$.Coll.P: expected');
+  });
+});
+
+describe('a Property $value write judged by its value alone (propertyValueWrite)', () => {
+  const VALUES: unknown[] = ['7', 7, -3, '1.5', 1.5, '1e3', 'NaN', 'INF', 'true', true, false, '0', '', 'abc', ' 7', '2024-02-30', '2024-02-29', 'P1D', 'x\u0000y', '\uFFFE', 'ok \u00e9', null, { a: 1 }, [1]];
+  const TYPES = ['xs:int', 'xs:double', 'xs:boolean', 'xs:string', 'xs:date', 'xs:duration', 'xs:unsignedByte', 'xs:decimal'];
+
+  it('takes exactly the values the whole read and verification takes, with the same element, never mutating its input', () => {
+    let taken = 0;
+    for (const valueType of TYPES) {
+      for (const value of VALUES) {
+        const element = deepFreeze({ ...property('P', valueType, '1'), semanticId: { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'urn:s' }] } });
+        const quick = propertyValueWrite(element, value);
+        if (!quick) continue;
+        taken++;
+        const whole = readSubmodelElement(applyElementValue(element, value));
+        expect(whole.violations, `${valueType} ${JSON.stringify(value)}`).toEqual([]);
+        expect(quick, `${valueType} ${JSON.stringify(value)}`).toEqual(whole.doc);
+      }
+    }
+    expect(taken).toBeGreaterThan(20);
+  });
+
+  it('leaves to the whole check what the valueType refuses, what XML cannot carry, other shapes and other kinds', () => {
+    expect(propertyValueWrite(property('P', 'xs:int', '1'), 'abc')).toBeUndefined();
+    expect(propertyValueWrite(property('P', 'xs:int', '1'), 1.5)).toBeUndefined();
+    expect(propertyValueWrite(property('P', 'xs:boolean', 'true'), 'maybe')).toBeUndefined();
+    expect(propertyValueWrite(property('P', 'xs:date', '2024-01-01'), '2024-02-30')).toBeUndefined();
+    expect(propertyValueWrite(property('P', 'xs:string', 'a'), 'x\u0000y')).toBeUndefined();
+    expect(propertyValueWrite(property('P', 'xs:string', 'a'), { a: 1 })).toBeUndefined();
+    expect(propertyValueWrite(property('P', 'xs:nonsense', 'a'), 'b')).toBeUndefined();
+    expect(propertyValueWrite({ modelType: 'Range', idShort: 'R', valueType: 'xs:int' }, '1')).toBeUndefined();
+    expect(propertyValueWrite({ modelType: 'MultiLanguageProperty', idShort: 'M' }, [])).toBeUndefined();
+  });
+
+  it('sets the text form, or removes the value for null', () => {
+    const element = deepFreeze(property('P', 'xs:double', '1'));
+    expect(propertyValueWrite(element, 2.5)).toEqual(property('P', 'xs:double', '2.5'));
+    expect(propertyValueWrite(element, null)).toEqual(property('P', 'xs:double'));
+    expect(propertyValueWrite(property('P', 'xs:boolean'), true)).toEqual(property('P', 'xs:boolean', 'true'));
   });
 });
 

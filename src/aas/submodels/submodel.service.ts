@@ -25,7 +25,7 @@ import {
   withMetadata,
 } from './element-tree';
 import { SubmodelEntity } from './submodel.entity';
-import { applyElementValue, applySubmodelValue } from './value-only';
+import { applyElementValue, applySubmodelValue, propertyValueWrite } from './value-only';
 
 /** Absent and null both mean "no condition". `semanticKey` is a filter key (`model/reference-keys`). */
 export interface SubmodelFilter extends IdentifiableTextFilter {
@@ -354,7 +354,11 @@ export class SubmodelService {
 
   /** Values only: the element's structure stays; its new values are judged as any change of it. */
   async patchElementValue(tenant: TenantEntity, id: string, path: string, value: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    return this.changeElement(tenant, id, path, options, (current) => readSubmodelElement(applyElementValue(current, value)));
+    return this.changeElement(tenant, id, path, options, (current) => {
+      // A Property's value that its valueType takes changes nothing else: no whole read and verification needed.
+      const property = propertyValueWrite(current, value);
+      return property ? { doc: property, violations: [], onlyValue: true } : readSubmodelElement(applyElementValue(current, value));
+    });
   }
 
   async deleteElement(tenant: TenantEntity, id: string, path: string, options: SubmodelWrite = {}): Promise<void> {
@@ -377,7 +381,8 @@ export class SubmodelService {
     id: string,
     path: string,
     options: SubmodelWrite,
-    change: (current: JsonObject, steps: Step[]) => { doc: JsonObject; violations: Violation[] },
+    /** `onlyValue`: the change set a value its element's constraints were checked for, nothing else (`propertyValueWrite`). */
+    change: (current: JsonObject, steps: Step[]) => { doc: JsonObject; violations: Violation[]; onlyValue?: boolean },
   ): Promise<ElementAt> {
     const steps = stepsOf(parseIdShortPath(path));
     return this.editElement(tenant, id, options, async (edit) => {
@@ -386,8 +391,11 @@ export class SubmodelService {
       const before = structuredClone(current.element);
       const after = change(current.element, steps);
       const parent = await edit.parentOf(steps);
-      if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
-      await refuseIntroduced(edit, parent, after, { element: before, node: current });
+      // Its idShort, semanticId and place unchanged, a value-only change introduces nothing the checks below could find.
+      if (!after.onlyValue) {
+        if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
+        await refuseIntroduced(edit, parent, after, { element: before, node: current });
+      }
       return { steps: await edit.replace(current, parent, after.doc), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
     }, { steps, descendants: true });
   }

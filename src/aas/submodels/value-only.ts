@@ -1,4 +1,4 @@
-import { common, jsonization, stringification } from '@aas-core-works/aas-core3.0-typescript';
+import { common, jsonization, stringification, verification } from '@aas-core-works/aas-core3.0-typescript';
 import { badRequest } from '../../graphql/errors';
 import type { JsonObject } from '../model/parse';
 
@@ -380,6 +380,27 @@ export function applyElementValue(element: JsonObject, value: unknown, path = '$
   const result = structuredClone(element);
   applyInto(result, value, path);
   return result;
+}
+
+/**
+ * A Property with its value set from the value-only `value`, where nothing else needs judging: the new value is
+ * consistent with the Property's valueType (AASd-020) and made of characters XML can carry (AASd-130), the only
+ * constraints of a Property that look at its value. Its other members, its place and its siblings are as they were, so
+ * the write introduces no other violation and the element is not read and verified whole again. Undefined for every
+ * other write (other kinds, other shapes of value, a value those checks refuse), which the whole check judges and
+ * describes.
+ */
+export function propertyValueWrite(element: JsonObject, value: unknown): JsonObject | undefined {
+  if (element.modelType !== 'Property' || typeof element.valueType !== 'string') return undefined;
+  if (value === null) {
+    const { value: _old, ...rest } = element;
+    return structuredClone(rest);
+  }
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
+  const text = String(value);
+  const valueType = stringification.dataTypeDefXsdFromString(element.valueType);
+  if (valueType === null || !verification.matchesXmlSerializableString(text) || !verification.valueConsistentWithXsdType(text, valueType)) return undefined;
+  return { ...structuredClone(element), value: text };
 }
 
 /** A copy of the submodel with `{ idShort: value }` applied to its elements. */
