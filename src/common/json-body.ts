@@ -234,6 +234,12 @@ export interface JsonBodyOptions {
   shape?: JsonShape;
   /** The refusal's text when the body nests too deep (default: says `maxDepth`). */
   tooDeep?: string;
+  /**
+   * Most structural tokens (`{ [ , :` outside strings, about one per value) the body may hold: what it would cost
+   * to parse it is bounded by this as much as by its bytes (a flat `[{},{},…]` is one object per 3 bytes).
+   * Counted while the body is read; more is 413 before anything is parsed. Default: no bound but `limit`.
+   */
+  maxValues?: number;
 }
 
 /**
@@ -245,8 +251,10 @@ export async function readJsonBody(source: BodySource, options: JsonBodyOptions)
   const scanner = new JsonStructureScanner(options.maxDepth, options.shape, options.tooDeep);
   const chunks: Buffer[] = [];
   let size = 0;
+  const maxValues = options.maxValues ?? Infinity;
   await readBodyChunks(source, options.limit, (chunk) => {
     scanner.scan(chunk);
+    if (scanner.tokens > maxValues) throw new BodyError(413, `The body holds more than ${maxValues} values.`);
     chunks.push(chunk);
     size += chunk.length;
   });
