@@ -377,8 +377,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     dbAnswerTimeoutMs: int(env, 'DB_ANSWER_TIMEOUT_MS', 5_000, 100, 600_000),
     bodyLimitBytes,
-    requestBodyLimitBytes: Math.min(bodyLimitBytes, size(env, 'REQUEST_BODY_LIMIT', '2mb')),
-    bodyValueLimit: int(env, 'BODY_VALUE_LIMIT', 2_000_000, 1_000, 1_000_000_000),
+    requestBodyLimitBytes: Math.min(bodyLimitBytes, size(env, 'REQUEST_BODY_LIMIT', '4mb')),
+    bodyValueLimit: int(env, 'BODY_VALUE_LIMIT', 6_000_000, 1_000, 1_000_000_000),
     work: {
       perCaller: int(env, 'WORK_LIMIT_PER_CALLER', 4, 1, 10_000),
       perTenant: int(env, 'WORK_LIMIT_PER_TENANT', 8, 1, 10_000),

@@ -268,8 +268,13 @@ async function benchAdmission(ctx: HardeningContext, run: string): Promise<Row[]
   }
   const queryStatuses = new Map<string, number>();
   let querying = true;
+  // Each client sends its next query as soon as the last is answered; one answered 429 waits its Retry-After (2 s).
   const queries = Array.from({ length: QUERIES_AT_ONCE }, async () => {
-    while (querying) count(queryStatuses, (await post(`${api}/query/submodels`, bearer, EXPENSIVE_QUERY)).status);
+    while (querying) {
+      const { status } = await post(`${api}/query/submodels`, bearer, EXPENSIVE_QUERY);
+      count(queryStatuses, status);
+      if (status === '429') await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
   });
   let starved: Row;
   try {
