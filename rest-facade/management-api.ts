@@ -37,7 +37,8 @@ export function createManagementApiRouter(options: ManagementApiOptions): Router
   for (const spec of managementRoutes) {
     const operation = executor.prepare(spec.operation);
     // The caller is admitted (as far as the path tells) before a body is read (admission.ts).
-    const steps: Middleware[] = [admitCaller(operation.demands, options.admission)];
+    const steps: Middleware[] = [];
+    if (spec.body) steps.push(admitCaller(operation.demands, options.admission));
     if (spec.body === 'optional') steps.push(optionalJson);
     else if (spec.body) steps.push(readJson);
     steps.push(routeHandler(spec, operation, executor, options));

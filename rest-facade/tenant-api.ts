@@ -60,9 +60,11 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   const mount = (specs: RouteSpec[], specBases: [string, Middleware][]) => {
     for (const spec of specs) {
       const operation = executor.prepare(spec.operation);
-      // One rule for every route: the caller is admitted, expensive work takes its share, and only then is a body read.
-      const steps: Middleware[] = [admitCaller(operation.demands, admission)];
-      if (operation.demands.some((d) => d.expensive)) steps.push(shareOfWork);
+      // One rule for every route that reads a body or runs expensive work: the caller is admitted, expensive work
+      // takes its share, and only then is a body read. (A route without either has its operation admit the caller.)
+      const expensive = operation.demands.some((d) => d.expensive);
+      const steps: Middleware[] = spec.body || expensive ? [admitCaller(operation.demands, admission)] : [];
+      if (expensive) steps.push(shareOfWork);
       if (spec.body) steps.push(jsonBody(spec.largeBody ? admission.documentBody : admission.requestBody, spec.body !== 'any'));
       steps.push(routeHandler(spec, operation, executor, options));
       const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
