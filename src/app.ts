@@ -136,6 +136,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   });
 
+  // A request refused before its body was all read (admission refuses before reading; a limit stops reading) closes
+  // its connection when what is still to come is large: dropping it unread would cost the server reading it all.
+  koa.use(async (ctx, next) => {
+    await next();
+    if (ctx.status >= 400 && !ctx.req.complete && largeBodyToCome(ctx.req)) ctx.set('Connection', 'close');
+  });
+
   // The built-in identity service at /oidc, before the AAS error handling and body parsers: oidc-provider is a
   // Koa app of its own, answering OAuth JSON errors (and our login pages, HTML).
   koa.use(services.identity.middleware());
@@ -485,6 +492,15 @@ function consoleConnectSources(config: Config): string[] {
   const sources = [publicUrl.origin];
   if (config.tenantHostSuffix) sources.push(`${publicUrl.protocol}//*.${config.tenantHostSuffix}${publicUrl.port ? `:${publicUrl.port}` : ''}`);
   return sources;
+}
+
+/** More than this of a refused request's body still to come: its connection is closed rather than the rest read. */
+const DRAIN_AT_MOST_BYTES = 64 * 1024;
+
+/** Whether a request declares a body larger than `DRAIN_AT_MOST_BYTES`, or one of unknown length (chunked). */
+function largeBodyToCome(req: Koa.Context['req']): boolean {
+  const length = Number(req.headers['content-length']);
+  return Number.isFinite(length) ? length > DRAIN_AT_MOST_BYTES : req.headers['transfer-encoding'] !== undefined;
 }
 
 function errorResponse(err: unknown): { status: number; messages: string[] } {

@@ -655,7 +655,7 @@ interface Heavy {
 const flatBody = (bytes: number) => Buffer.from(`{"x":[${'{},'.repeat(Math.floor((bytes - 8) / 3))}{}]}`);
 
 describe('bodies that cost the most to read (BODY_LIMIT 64 MB)', () => {
-  it('keeps /health/live under 100 ms while three compressed nesting bombs or three unauthenticated 60 MB flat bodies at a time are sent, and under 1 s while large flat bodies are refused', async () => {
+  it('keeps /health/live under 100 ms while three compressed nesting bombs at a time are read, and under 1 s while three unauthenticated 60 MB flat bodies at a time are sent or large flat bodies refused', async () => {
     const heavy = await spawnFuzzServer(HEAVY_BODY_LIMIT);
     try {
       const gzipJson = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
@@ -723,7 +723,8 @@ describe('bodies that cost the most to read (BODY_LIMIT 64 MB)', () => {
         await new Promise((resolve) => setTimeout(resolve, 500));
         phase = { label: 'three nesting bombs at a time', kind: 'bombs', bound: HEAVY_HEALTH_MAX_MS };
         for (let round = 0; round < 5; round++) await Promise.all(bombs.map(run));
-        phase = { label: 'three unauthenticated 60 MB flat bodies at a time', kind: 'unauthenticated', bound: HEAVY_HEALTH_MAX_MS };
+        // Refused before they are read, their connections closed: the fuzz test's general bound (the bench measures p99).
+        phase = { label: 'three unauthenticated 60 MB flat bodies at a time', kind: 'unauthenticated', bound: HEALTH_MAX_MS };
         for (let round = 0; round < 3 * unauthenticated.length; round++) await Promise.all([0, 1, 2].map((k) => run(unauthenticated[(round + k) % unauthenticated.length])));
         // Read until refused (decompressed, scanned, held): the fuzz test's general bound applies.
         for (const h of flat) {
