@@ -242,8 +242,9 @@ const count = (statuses: Map<string, number>, status: string) => void statuses.s
  * values). 5. Shares of expensive work: GET by id of the default tenant while 24 expensive queries at a time run on
  * that tenant, against GET by id without them (the first row of the run).
  */
-async function benchAdmission(ctx: HardeningContext, run: string): Promise<Row[]> {
+export async function benchAdmission(ctx: HardeningContext, run: string): Promise<Row[]> {
   const { server } = ctx;
+  console.log('\nadmission: flat bodies with and without a token, expensive queries beside GET by id');
   const management = await benchManagement(server.url);
   const token = await benchToken(server.url);
   const tenant = `tb-${run}`.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40);
