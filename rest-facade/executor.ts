@@ -1,11 +1,14 @@
-import { ExecutionResult, GraphQLError, GraphQLSchema, parse, validate } from 'graphql';
+import { ExecutionResult, GraphQLError, GraphQLSchema, getOperationAST, parse, validate } from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/graphql/context';
+import { FieldDemand, demandsOf } from '../src/common/operation-demands';
 import { DATABASE_UNAVAILABLE, errorCodeOf, statusOfCode } from '../src/graphql/errors';
 import { FacadeError } from './facade-error';
 
 export interface PreparedOperation {
   compiled: CompiledQuery;
+  /** What its root fields ask of the caller, and whether it is expensive work: known before it runs. */
+  demands: FieldDemand[];
 }
 
 /**
@@ -22,7 +25,7 @@ export class OperationExecutor {
     if (errors.length) throw new Error(`facade operation does not fit the schema: ${errors.map((e) => e.message).join('; ')}\n${source}`);
     const compiled = compileQuery(this.schema, document);
     if (!isCompiledQuery(compiled)) throw new Error(`facade operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-    return { compiled };
+    return { compiled, demands: demandsOf(this.schema, getOperationAST(document)!, document) };
   }
 
   /** The operation's data; a GraphQL error becomes a FacadeError with the status its code maps to. */

@@ -5,6 +5,7 @@ import { GraphQLSchema } from 'graphql';
 import type { Context as KoaContext, Middleware } from 'koa';
 import { decodeBase64Url, isStandardBase64Text } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
+import { Admission, admitCaller } from './admission';
 import { setDownloadHeaders } from './download';
 import { OperationExecutor, facadeErrorOf } from './executor';
 import { FacadeError, badParam } from './facade-error';
@@ -28,7 +29,8 @@ export interface FileRoutesOptions {
   /** Largest file one upload may carry (FILE_UPLOAD_LIMIT); more is 413 and nothing is stored. */
   uploadLimitBytes: number;
   /** Largest JSON body (metadata). */
-  bodyLimitBytes: number;
+  /** Who may send a body, and what a body may cost (admission.ts). */
+  admission: Admission;
   tenantHostSuffix?: string;
 }
 
@@ -183,7 +185,7 @@ export function createFileRouter(options: FileRoutesOptions): Router {
   };
 
   const router = new Router();
-  const readJson = jsonBody(options.bodyLimitBytes, true);
+  const readJson = [admitCaller(op.updateMetadata.demands, options.admission), jsonBody(options.admission.requestBody, true)];
   const bases: [string, Middleware][] = [
     [`/tenants/:tenant${FILES_API}`, tenantFromPath],
     [`/tenants/:tenant${DEPRECATED_FILES_API}`, chain(tenantFromPath, deprecated)],
@@ -199,7 +201,7 @@ export function createFileRouter(options: FileRoutesOptions): Router {
     router.put(`${base}/files/:tfp`, tenant, replace);
     router.delete(`${base}/files/:tfp`, tenant, remove);
     router.get(`${base}/files/:tfp/metadata`, tenant, getMetadata);
-    router.put(`${base}/files/:tfp/metadata`, tenant, readJson, putMetadata);
+    router.put(`${base}/files/:tfp/metadata`, tenant, ...readJson, putMetadata);
   }
   return router;
 }

@@ -2,7 +2,8 @@ import Router from '@koa/router';
 import { GraphQLSchema } from 'graphql';
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
-import { OperationExecutor } from './executor';
+import { Admission, admitCaller } from './admission';
+import { OperationExecutor, PreparedOperation } from './executor';
 import { managementRoutes } from './management';
 import { ManagementRouteSpec } from './management/route';
 import { Query } from './params';
@@ -15,7 +16,8 @@ export interface ManagementApiOptions {
   contextOf(ctx: KoaContext): Context;
   /** `{manage_url}` */
   manageUrl: string;
-  bodyLimitBytes: number;
+  /** Who may send a body, and what a body may cost (admission.ts): REQUEST_BODY_LIMIT here. */
+  admission: Admission;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface ManagementApiOptions {
 export function createManagementApiRouter(options: ManagementApiOptions): Router {
   const executor = new OperationExecutor(options.schema);
   const router = new Router();
-  const readJson = jsonBody(options.bodyLimitBytes, true);
+  const readJson = jsonBody(options.admission.requestBody, true);
   // A route whose body is all optional fields may be called without one.
   const optionalJson: Middleware = (ctx, next) => {
     if (ctx.request.length || ctx.get('transfer-encoding')) return readJson(ctx, next);
@@ -33,20 +35,21 @@ export function createManagementApiRouter(options: ManagementApiOptions): Router
     return next();
   };
   for (const spec of managementRoutes) {
-    const handler = routeHandler(spec, executor, options);
+    const operation = executor.prepare(spec.operation);
+    // The caller is admitted (as far as the path tells) before a body is read (admission.ts).
+    const steps: Middleware[] = [];
+    if (spec.body) steps.push(admitCaller(operation.demands, options.admission));
+    if (spec.body === 'optional') steps.push(optionalJson);
+    else if (spec.body) steps.push(readJson);
+    steps.push(routeHandler(spec, operation, executor, options));
     const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const paths = spec.path === '/me' ? [MANAGEMENT_API_BASE + spec.path, '/me'] : [MANAGEMENT_API_BASE + spec.path];
-    for (const path of paths) {
-      if (spec.body === 'optional') router[method](path, optionalJson, handler);
-      else if (spec.body) router[method](path, readJson, handler);
-      else router[method](path, handler);
-    }
+    for (const path of paths) router[method](path, ...steps);
   }
   return router;
 }
 
-function routeHandler(spec: ManagementRouteSpec, executor: OperationExecutor, options: ManagementApiOptions): Middleware {
-  const operation = executor.prepare(spec.operation);
+function routeHandler(spec: ManagementRouteSpec, operation: PreparedOperation, executor: OperationExecutor, options: ManagementApiOptions): Middleware {
   const apiUrl = options.manageUrl + MANAGEMENT_API_BASE;
   return async (ctx) => {
     const req = {

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { BodyError, readJsonBody } from '../src/common/json-body';
 import { MAX_JSON_DEPTH } from '../src/common/json-depth';
+import type { BodyLimits } from './admission';
 import { FacadeError } from './facade-error';
 
 /** Request middleware the facade's routers share: which tenant a request addresses, and JSON bodies. */
@@ -25,10 +26,11 @@ export function tenantFromHost(suffix: string): Middleware {
 
 /**
  * JSON bodies only: another media type, charset or encoding is 415, a missing or malformed body 400, an
- * oversized one 413, one nested deeper than `MAX_JSON_DEPTH` 400, all found while the body is read, before it is
- * parsed (see `readJsonBody`). Strict bodies are objects; value-only bodies may be any JSON value (`"42"`, `true`).
+ * oversized one (bytes or values, `limits`) 413, one nested deeper than `MAX_JSON_DEPTH` 400, all found while the body
+ * is read, before it is parsed (see `readJsonBody`). Strict bodies are objects; value-only bodies may be any JSON
+ * value (`"42"`, `true`). The caller was admitted before (admission.ts).
  */
-export function jsonBody(limit: number, strict: boolean): Middleware {
+export function jsonBody(limits: BodyLimits, strict: boolean): Middleware {
   return async (ctx, next) => {
     if (!ctx.request.length && !ctx.get('transfer-encoding')) throw new FacadeError(400, 'The request needs a JSON body.');
     if (!ctx.is('application/json')) throw new FacadeError(415, `Content-Type must be application/json, got '${ctx.get('content-type') || 'none'}'.`);
@@ -38,7 +40,7 @@ export function jsonBody(limit: number, strict: boolean): Middleware {
       throw new FacadeError(415, `JSON bodies must be UTF-8, got charset '${charset}'.`);
     }
     try {
-      ctx.request.body = await readJsonBody(ctx.req, { limit, maxDepth: MAX_JSON_DEPTH, shape: strict ? 'object' : 'any' });
+      ctx.request.body = await readJsonBody(ctx.req, { limit: limits.bytes, maxValues: limits.values, maxDepth: MAX_JSON_DEPTH, shape: strict ? 'object' : 'any' });
     } catch (err) {
       if (err instanceof BodyError) throw new FacadeError(err.status, err.message);
       throw err;

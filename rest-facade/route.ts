@@ -35,6 +35,11 @@ export interface RouteSpec {
   /** Whether the route takes a JSON body: an object or array (`true`), or any JSON value (`'any'`, for `$value`). */
   body?: boolean | 'any';
   /**
+   * Whether the body may be a large document (a submodel or a submodel element): BODY_LIMIT; any other body is held
+   * to REQUEST_BODY_LIMIT (admission.ts).
+   */
+  largeBody?: true;
+  /**
    * The modifiers the route takes (AAS Part 2): the `level` values it allows and whether it takes `extent`.
    * A modifier the route does not take is a 400, not silently ignored.
    */

@@ -105,6 +105,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
     method,
     path: `${base}${suffix}`,
     body,
+    largeBody: true,
     operation: `mutation WriteSubmodel($tenant: String!, $id: String!${shellVar}, $body: ${type}, $ifMatch: String) {
       ${mutation}(tenant: $tenant, id: $id, ${arg}: $body${shellArg}, ifMatch: $ifMatch) { etag } }`,
     modifiers: allowed,
@@ -135,6 +136,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
     method,
     path: `${base}/submodel-elements/:idShortPath${suffix}`,
     body,
+    largeBody: true,
     operation: `mutation WriteElement($tenant: String!, $id: String!, $path: String!${shellVar}, $body: ${type}, $ifMatch: String) {
       ${mutation}(tenant: $tenant, submodelId: $id, idShortPath: $path, ${arg}: $body${shellArg}, ifMatch: $ifMatch) { etag } }`,
     modifiers: allowed,
@@ -145,6 +147,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
     method: 'POST',
     path: `${base}/submodel-elements${suffix}`,
     body: true,
+    largeBody: true,
     operation: `mutation PostElement($tenant: String!, $id: String!, $path: String${shellVar}, $body: JSONObject!, $ifMatch: String) {
       createSubmodelElement(tenant: $tenant, submodelId: $id, idShortPath: $path, element: $body${shellArg}, ifMatch: $ifMatch) {
         idShortPath etag element { json } } }`,
@@ -240,6 +243,7 @@ export const submodelRepositoryRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/submodels',
     body: true,
+    largeBody: true,
     operation: `mutation PostSubmodel($tenant: String!, $body: JSONObject!) { createSubmodel(tenant: $tenant, submodel: $body) { id etag json } }`,
     variables: (req) => ({ tenant: req.tenant, body: req.body }),
     respond: (data, req) => ({

@@ -8,11 +8,12 @@ import { conceptDescriptionRoutes } from './concept-description-repository';
 import { queryRoutes } from './query';
 import { submodelRepositoryRoutes } from './submodel-repository';
 import { searchRoutes } from './search';
-import { OperationExecutor } from './executor';
+import { OperationExecutor, PreparedOperation } from './executor';
 import { FacadeError } from './facade-error';
 import { Query } from './params';
 import { jsonBody, tenantFromHost, tenantFromPath } from './request';
 import { RouteSpec } from './route';
+import { Admission, admitCaller, admitToTenant, takeWorkShare } from './admission';
 import { aasxImportHandlers } from './aasx-import';
 import { attachmentRoutes } from './attachments';
 import { packageRoutes } from './packages';
@@ -28,7 +29,8 @@ export interface TenantApiOptions {
   contextOf(ctx: KoaContext): Context;
   /** Base URL of a tenant's API, `{tenant_url}/api/v3.0`. */
   apiUrlOf(tenant: string): string;
-  bodyLimitBytes: number;
+  /** Who may send a body and run expensive work, and what a body may cost (admission.ts). */
+  admission: Admission;
   /** Largest upload (thumbnails, attachments): FILE_UPLOAD_LIMIT. */
   uploadLimitBytes: number;
   /** When set, `{tenant}.{suffix}` hosts serve the tenant API at `/api/v3.0`. */
@@ -46,20 +48,27 @@ export interface TenantApiOptions {
 export function createTenantApiRouter(options: TenantApiOptions): Router {
   const executor = new OperationExecutor(options.schema);
   const router = new Router();
-  const readJson = jsonBody(options.bodyLimitBytes, true);
-  const readAnyJson = jsonBody(options.bodyLimitBytes, false);
+  const { admission } = options;
+  const shareOfWork = takeWorkShare(admission);
+  // Streamed routes admit the caller themselves too (streamed.ts); this refuses before any work or body.
+  const reader = [admitToTenant('reader', admission), shareOfWork];
+  const contributor = [admitToTenant('contributor', admission), shareOfWork];
   const bases: [string, Middleware][] = [[`/tenants/:tenant/api/${API_VERSION}`, tenantFromPath]];
   if (options.tenantHostSuffix) bases.push([`/api/${API_VERSION}`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
   const instanceBases: [string, Middleware][] = [[`/tenants/:tenant/:instance/api/${API_VERSION}`, tenantFromPath]];
   if (options.tenantHostSuffix) instanceBases.push([`/:instance/api/${API_VERSION}`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
   const mount = (specs: RouteSpec[], specBases: [string, Middleware][]) => {
     for (const spec of specs) {
-      const handler = routeHandler(spec, executor, options);
+      const operation = executor.prepare(spec.operation);
+      // One rule for every route that reads a body or runs expensive work: the caller is admitted, expensive work
+      // takes its share, and only then is a body read. (A route without either has its operation admit the caller.)
+      const expensive = operation.demands.some((d) => d.expensive);
+      const steps: Middleware[] = spec.body || expensive ? [admitCaller(operation.demands, admission)] : [];
+      if (expensive) steps.push(shareOfWork);
+      if (spec.body) steps.push(jsonBody(spec.largeBody ? admission.documentBody : admission.requestBody, spec.body !== 'any'));
+      steps.push(routeHandler(spec, operation, executor, options));
       const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-      for (const [base, tenant] of specBases) {
-        if (spec.body) router[method](base + spec.path, tenant, spec.body === 'any' ? readAnyJson : readJson, handler);
-        else router[method](base + spec.path, tenant, handler);
-      }
+      for (const [base, tenant] of specBases) router[method](base + spec.path, tenant, ...steps);
     }
   };
   mount([...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes, ...queryRoutes, ...searchRoutes, ...implicitRegistryRoutes], bases);
@@ -68,14 +77,15 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   const attachments = attachmentRoutes(access, options.contextOf, options.uploadLimitBytes);
   const imports = aasxImportHandlers(access, options.contextOf, options.uploadLimitBytes);
   const packages = packageRoutes(access, options.contextOf, options.apiUrlOf, options.uploadLimitBytes);
+  // Serializations, imports and AASX packages are expensive work: the caller is admitted and takes a share first.
   for (const [base, tenant] of bases) {
-    router.get(`${base}/serialization`, tenant, serializationHandler(access, options.contextOf));
-    router.post(`${base}/upload`, tenant, imports.upload);
+    router.get(`${base}/serialization`, tenant, ...reader, serializationHandler(access, options.contextOf));
+    router.post(`${base}/upload`, tenant, ...contributor, imports.upload);
     // The AASX File Server (packages.ts).
     router.get(`${base}/packages`, tenant, packages.list);
-    router.post(`${base}/packages`, tenant, packages.create);
+    router.post(`${base}/packages`, tenant, ...contributor, packages.create);
     router.get(`${base}/packages/:packageId`, tenant, packages.get);
-    router.put(`${base}/packages/:packageId`, tenant, packages.put);
+    router.put(`${base}/packages/:packageId`, tenant, ...contributor, packages.put);
     router.delete(`${base}/packages/:packageId`, tenant, packages.delete);
     for (const route of attachments) {
       router.get(base + route.path, tenant, route.get);
@@ -84,8 +94,8 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
     }
   }
   // The platform's own import path, beside the file repository's (`{tenant_url}/sphere/api/v1.0`).
-  router.post(`/tenants/:tenant${SPHERE_API}/import`, tenantFromPath, imports.platform);
-  if (options.tenantHostSuffix) router.post(`${SPHERE_API}/import`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`), imports.platform);
+  router.post(`/tenants/:tenant${SPHERE_API}/import`, tenantFromPath, ...contributor, imports.platform);
+  if (options.tenantHostSuffix) router.post(`${SPHERE_API}/import`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`), ...contributor, imports.platform);
   // The sphere service's push targets (push-targets.ts).
   const sphereBases: [string, Middleware][] = [[`/tenants/:tenant${SPHERE_API}`, tenantFromPath]];
   if (options.tenantHostSuffix) sphereBases.push([SPHERE_API, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
@@ -98,8 +108,7 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
 /** The platform's own services beside the AAS API (files, import). */
 export const SPHERE_API = '/sphere/api/v1.0';
 
-function routeHandler(spec: RouteSpec, executor: OperationExecutor, options: TenantApiOptions): Middleware {
-  const operation = executor.prepare(spec.operation);
+function routeHandler(spec: RouteSpec, operation: PreparedOperation, executor: OperationExecutor, options: TenantApiOptions): Middleware {
   return async (ctx) => {
     const tenant = ctx.state.tenant as string;
     const req = {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, HeaderMap } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import cors from '@koa/cors';
@@ -13,6 +13,8 @@ import { createAdminConsoleRouter } from '../rest-facade/admin-console';
 import { createApiConsoleRouter } from '../rest-facade/api-console';
 import { createConsoleRouter } from '../rest-facade/console';
 import { createFrontDoorRouter } from '../rest-facade/front-door';
+import { Admission, bodyLimits } from '../rest-facade/admission';
+import { facadeErrorOf } from '../rest-facade/executor';
 import { FacadeError } from '../rest-facade/facade-error';
 import { createFileRouter } from '../rest-facade/files';
 import { MANAGEMENT_API_BASE, createManagementApiRouter } from '../rest-facade/management-api';
@@ -31,7 +33,7 @@ import { Config } from './config';
 import { EntryPoint, entryPoints } from './common/entry-points';
 import { PACKAGE } from './common/package-info';
 import { ADMIN_CLIENT_ID, CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
-import { admitToTenant } from './auth/policy';
+import { admitEarly, admitToTenant } from './auth/policy';
 import { Context, Services, createContext } from './graphql/context';
 import { DATABASE_UNAVAILABLE, badGraphqlRequest, errorCodeOf } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
@@ -41,6 +43,8 @@ import { withReadBudget } from './db/read-budget';
 import { isDatabaseUnavailable } from './db/unavailable';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
 import { BodyError, readJsonBody } from './common/json-body';
+import { argumentValue, demandsOf } from './common/operation-demands';
+import { WorkShare, WorkShares, workRefusalText } from './common/work-shares';
 
 export interface AppDeps {
   config: Config;
@@ -66,6 +70,8 @@ export interface App {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** What a 503 tells clients to wait before retrying: the pool reconnects by itself as soon as the database is back. */
 const RETRY_AFTER_S = 5;
+/** What a 429 (no share of expensive work free) tells clients to wait: about what a query's page takes. */
+const BUSY_RETRY_AFTER_S = 2;
 
 /** The GraphQL context, under a name that does not clash with Koa's own `Context` in the declaration below. */
 type GraphQLContext = Context;
@@ -146,6 +152,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   });
 
+  // A request refused before its body was all read (admission refuses before reading; a limit stops reading) closes
+  // its connection when what is still to come is large: dropping it unread would cost the server reading it all.
+  koa.use(async (ctx, next) => {
+    await next();
+    if (ctx.status >= 400 && !ctx.req.complete && largeBodyToCome(ctx.req)) ctx.set('Connection', 'close');
+  });
+
   // The built-in identity service at /oidc, before the AAS error handling and body parsers: oidc-provider is a
   // Koa app of its own, answering OAuth JSON errors (and our login pages, HTML).
   koa.use(services.identity.middleware());
@@ -165,6 +178,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       ctx.status = status;
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="asset-platform"');
       if (status === 503) ctx.set('Retry-After', String(RETRY_AFTER_S));
+      if (status === 429) ctx.set('Retry-After', String(BUSY_RETRY_AFTER_S));
       ctx.body = resultOf(status, messages, ctx.state.requestId);
     }
   });
@@ -175,8 +189,34 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   // The token is verified when an operation first needs the caller (never for showcase tenants); one context per
   // request, whoever asks for it (the hot reads, then the route).
-  const contextOf = (ctx: Koa.Context): Context =>
-    (ctx.state.context ??= createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined));
+  const contextOf = (ctx: Koa.Context): Context => {
+    if (ctx.state.context) return ctx.state.context;
+    const context = createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined);
+    requestOf.set(context, ctx);
+    return (ctx.state.context = context);
+  };
+  /** The HTTP request of a GraphQL context (its client address, its response), for the shares of expensive work. */
+  const requestOf = new WeakMap<Context, Koa.Context>();
+  // Request admission (rest-facade/admission.ts): who may send a body, what it may cost, and the shares of expensive work.
+  const shares = new WorkShares({
+    perCaller: config.work.perCaller,
+    perTenant: config.work.perTenant,
+    total: Math.max(1, config.dbPoolSize - config.work.poolReserve),
+  });
+  const admission: Admission = {
+    contextOf,
+    admit: admitEarly,
+    shares,
+    documentBody: bodyLimits(config.bodyLimitBytes, config.bodyValueLimit),
+    requestBody: bodyLimits(Math.min(config.requestBodyLimitBytes, config.bodyLimitBytes), config.bodyValueLimit),
+  };
+  /** The caller a share of expensive work is counted for: the verified principal, else the client address. */
+  const callerKey = async (context: Context): Promise<string> => {
+    const principal = await context.principal();
+    return principal ? `${principal.kind}:${principal.issuer}#${principal.subject}` : `client:${requestOf.get(context)?.ip ?? 'unknown'}`;
+  };
+  /** Shares taken by GraphQL operations, given back when their response is sent. */
+  const graphqlShares = new WeakMap<Context, WorkShare>();
   const admitReader = (context: Context, tenant: string) => admitToTenant(context, tenant, 'reader');
 
   const health = new Router();
@@ -264,7 +304,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         async requestDidStart() {
           return {
             // The cost depends on the variables (a `limit` may be one), so it is checked here, before execution.
-            async didResolveOperation({ document, operation, request }) {
+            async didResolveOperation({ document, operation, request, contextValue }) {
               if (!operation) return;
               // Subscriptions are served over WebSocket (src/events/subscriptions.ts); over HTTP there is no stream.
               if (operation.operation === 'subscription') {
@@ -278,6 +318,28 @@ export async function createApp(deps: AppDeps): Promise<App> {
               }
               const tooLong = stringVariableProblem(schema, operation, request.variables);
               if (tooLong) throw badGraphqlRequest(tooLong);
+              // Expensive work takes a share of the pool (src/common/work-shares.ts), as on the REST routes.
+              const expensive = demandsOf(schema, operation, document, request.variables ?? {}).find((d) => d.expensive);
+              if (expensive) {
+                let caller: string;
+                try {
+                  caller = await callerKey(contextValue);
+                } catch {
+                  // A refused token: the operation's own fields answer UNAUTHENTICATED, before any work.
+                  return;
+                }
+                const tenant = String(argumentValue(expensive.tenant, request.variables) ?? '');
+                const share = shares.enter(caller, tenant);
+                if (typeof share === 'string') {
+                  throw new GraphQLError(workRefusalText(share, tenant), {
+                    extensions: { code: 'TOO_MANY_REQUESTS', http: { status: 429, headers: new HeaderMap([['retry-after', String(BUSY_RETRY_AFTER_S)]]) } },
+                  });
+                }
+                graphqlShares.set(contextValue, share);
+              }
+            },
+            async willSendResponse({ contextValue }) {
+              graphqlShares.get(contextValue)?.release();
             },
             async didEncounterErrors({ contextValue, errors }) {
               // Logged with the request's id: what a resolver threw that is not one of our coded GraphQL errors.
@@ -304,9 +366,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
     if (ctx.method === 'POST' && ctx.is('application/json')) {
       const charset = ctx.request.charset;
       if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') throw new FacadeError(415, `JSON bodies must be UTF-8, got charset '${charset}'.`);
+      // The caller is known before its body is read (rest-facade/admission.ts): a refused token is answered without
+      // reading it; without a token (only showcase tenants answer) a body is held to REQUEST_BODY_LIMIT.
+      const context = contextOf(ctx);
+      let caller: unknown;
+      try {
+        caller = await context.principal();
+      } catch (err) {
+        throw facadeErrorOf(err, context);
+      }
+      const limits = caller ? admission.documentBody : admission.requestBody;
       try {
         ctx.request.body = await readJsonBody(ctx.req, {
-          limit: config.bodyLimitBytes,
+          limit: limits.bytes,
+          maxValues: limits.values,
           maxDepth: MAX_JSON_DEPTH + 2,
           shape: 'object',
           tooDeep: `The request nests deeper than ${MAX_JSON_DEPTH} levels.`,
@@ -329,7 +402,19 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
     // Browsers asking for the endpoint get the playground.
     if (ctx.method === 'GET' && ctx.accepts('text/html', 'application/json') === 'text/html') return ctx.redirect('/graphiql');
-    await readGraphqlRequest(ctx);
+    try {
+      await readGraphqlRequest(ctx);
+    } catch (err) {
+      // A refused token is a GraphQL error, as the operation's fields would have answered it (GraphQL clients read
+      // `errors`); the other refusals of the body are Result objects, as before.
+      if (err instanceof FacadeError && err.status === 401) {
+        ctx.status = 401;
+        ctx.set('WWW-Authenticate', 'Bearer realm="asset-platform"');
+        ctx.body = { errors: [{ message: err.message, extensions: { code: 'UNAUTHENTICATED' } }] };
+        return;
+      }
+      throw err;
+    }
     return graphql(ctx, next);
   });
 
@@ -337,7 +422,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     schema,
     contextOf,
     apiUrlOf: tenantApiUrlOf,
-    bodyLimitBytes: config.bodyLimitBytes,
+    admission,
     uploadLimitBytes: config.files.uploadLimitBytes,
     tenantHostSuffix: config.tenantHostSuffix,
   });
@@ -346,10 +431,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
     schema,
     contextOf,
     uploadLimitBytes: config.files.uploadLimitBytes,
-    bodyLimitBytes: config.bodyLimitBytes,
+    admission,
     tenantHostSuffix: config.tenantHostSuffix,
   });
-  const managementApi = createManagementApiRouter({ schema, contextOf, manageUrl: config.manageUrl, bodyLimitBytes: config.bodyLimitBytes });
+  const managementApi = createManagementApiRouter({ schema, contextOf, manageUrl: config.manageUrl, admission });
 
   // The OpenAPI documents of both APIs, generated from what their routers registered, and the REST API console.
   const openApi = createOpenApiRouter({
@@ -468,6 +553,15 @@ function consoleConnectSources(config: Config): string[] {
   const sources = [publicUrl.origin];
   if (config.tenantHostSuffix) sources.push(`${publicUrl.protocol}//*.${config.tenantHostSuffix}${publicUrl.port ? `:${publicUrl.port}` : ''}`);
   return sources;
+}
+
+/** More than this of a refused request's body still to come: its connection is closed rather than the rest read. */
+const DRAIN_AT_MOST_BYTES = 64 * 1024;
+
+/** Whether a request declares a body larger than `DRAIN_AT_MOST_BYTES`, or one of unknown length (chunked). */
+function largeBodyToCome(req: Koa.Context['req']): boolean {
+  const length = Number(req.headers['content-length']);
+  return Number.isFinite(length) ? length > DRAIN_AT_MOST_BYTES : req.headers['transfer-encoding'] !== undefined;
 }
 
 function errorResponse(err: unknown): { status: number; messages: string[] } {

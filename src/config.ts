@@ -34,8 +34,24 @@ export interface Config {
    * connection is dropped. Also the heartbeat of the LISTEN connections. See README, "When the database does not answer".
    */
   dbAnswerTimeoutMs: number;
-  /** Largest request body accepted, in bytes (after decompression). */
+  /**
+   * Largest JSON body of a route that takes a large document (a submodel, a submodel element, a GraphQL request of a
+   * caller with a token), in bytes after decompression (`BODY_LIMIT`). Uploads and imports stream under
+   * FILE_UPLOAD_LIMIT instead.
+   */
   bodyLimitBytes: number;
+  /**
+   * Largest JSON body of every other route (`REQUEST_BODY_LIMIT`): shells, concept descriptions, descriptors, queries,
+   * searches, the Management API, GraphQL requests without a token. Never more than `bodyLimitBytes`.
+   */
+  requestBodyLimitBytes: number;
+  /**
+   * Most values (structural tokens: `{ [ , :`) one JSON body may hold (`BODY_VALUE_LIMIT`), and at most one per 8 bytes
+   * of its route's byte limit: what parsing a body costs follows its values, not only its bytes.
+   */
+  bodyValueLimit: number;
+  /** Shares of expensive work (src/common/work-shares.ts). */
+  work: WorkConfig;
   /** Most bytes of stored documents one request may read and answer (REST and GraphQL alike). */
   responseLimitBytes: number;
   /** How long the statement of one page of an AAS Query Language query may run (`QUERY_TIMEOUT_MS`); beyond it: 400. */
@@ -69,6 +85,18 @@ export interface Config {
    * (`PUSH_PRIVATE_NETWORKS`). Off by default: any contributor of a tenant sets a target's URL, and the server calls it.
    */
   pushPrivateNetworks: boolean;
+}
+
+/**
+ * How much expensive work (AAS Query Language queries, search, serializations, imports, AASX packages) may run at
+ * once: per caller (`WORK_LIMIT_PER_CALLER`), per tenant (`WORK_LIMIT_PER_TENANT`), and in all the database pool
+ * minus a reserve for cheap requests (`DB_POOL_RESERVE`). Beyond a share: 429 with Retry-After.
+ */
+export interface WorkConfig {
+  perCaller: number;
+  perTenant: number;
+  /** Connections of the pool expensive work never takes; it runs at most `dbPoolSize - poolReserve` (at least 1) at once. */
+  poolReserve: number;
 }
 
 /** Change events (src/events/publisher.ts). Tenants opt in one by one (`eventsEnabled`). */
@@ -335,6 +363,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000);
   if (!LOG_LEVELS.has(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
   const publicUrl = baseUrl('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`);
+  const dbPoolSize = int(env, 'DB_POOL_SIZE', databaseUrl ? 10 : 4, 1, 200);
   return {
     host: listenHost(env.HOST),
     port,
@@ -344,10 +373,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tenantHostSuffix: tenantHostSuffix(env.TENANT_HOST_SUFFIX),
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
-    dbPoolSize: int(env, 'DB_POOL_SIZE', databaseUrl ? 10 : 4, 1, 200),
+    dbPoolSize,
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     dbAnswerTimeoutMs: int(env, 'DB_ANSWER_TIMEOUT_MS', 5_000, 100, 600_000),
     bodyLimitBytes,
+    requestBodyLimitBytes: Math.min(bodyLimitBytes, size(env, 'REQUEST_BODY_LIMIT', '4mb')),
+    bodyValueLimit: int(env, 'BODY_VALUE_LIMIT', 6_000_000, 1_000, 1_000_000_000),
+    work: {
+      perCaller: int(env, 'WORK_LIMIT_PER_CALLER', 4, 1, 10_000),
+      perTenant: int(env, 'WORK_LIMIT_PER_TENANT', 8, 1, 10_000),
+      // A third of the pool by default (10: 3 kept for cheap requests, 7 for expensive work; embedded 4: 1 and 3).
+      poolReserve: int(env, 'DB_POOL_RESERVE', Math.floor(dbPoolSize / 3), 0, dbPoolSize - 1),
+    },
     responseLimitBytes,
     queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5_000, 10, 600_000),
     readCache: {

@@ -58,6 +58,23 @@ export const authChecker: AuthChecker<RequestContext, AccessRule> = async ({ arg
 };
 
 /**
+ * The same rule as `authChecker`, applied before an operation runs with what is known of its arguments then (the
+ * tenant and the organization a request's path names): what would refuse the caller refuses it now, with the same
+ * 401, 403 or 404. What is not known yet (a tenant named only in a body) is left to the auth checker, which still
+ * runs on every field. A rule this policy does not know admits nothing.
+ */
+export async function admitEarly(context: RequestContext, rule: string, known: { tenant?: unknown; organizationId?: unknown }): Promise<void> {
+  if (isTenantRole(rule)) {
+    // A showcase tenant needs no token: only the tenant tells whether one is needed.
+    if (typeof known.tenant === 'string') await admitToTenant(context, known.tenant, rule);
+    return;
+  }
+  if (rule !== 'authenticated' && !(rule in ORGANIZATION_RULES)) throw new Error(`unknown access rule ${rule}`);
+  await requirePrincipal(context);
+  if (rule in ORGANIZATION_RULES && known.organizationId !== undefined) await organizationAccess(context, known.organizationId, ORGANIZATION_RULES[rule]);
+}
+
+/**
  * The tenant rule of `authChecker` (`@Authorized(rule)` on a field with a `tenant` argument), also for what runs
  * outside a GraphQL field with the same rule (subscriptions, the façade's hot reads): the tenant the caller is
  * admitted into, as `tenantOf` finds it afterwards; 401, 403 or 404 otherwise.

@@ -9,7 +9,8 @@ import { JSONParser } from '@streamparser/json';
  * anything parses it, and large bodies parsed in small slices (once all of it has passed) between which the event
  * loop serves other requests.
  * A body refused on the way (too large, too deep, not the expected shape) stops the decompression at once; what the
- * client still sends is read and dropped, so the answer reaches it on a connection that stays usable.
+ * client still sends is read and dropped, so the answer reaches it on a connection that stays usable (unless more
+ * than 64 KB is still to come: then the connection is closed after the answer, src/app.ts).
  */
 
 /** A body the server refuses: 400 (malformed), 413 (too large), 415 (an encoding it does not read). */
@@ -234,6 +235,12 @@ export interface JsonBodyOptions {
   shape?: JsonShape;
   /** The refusal's text when the body nests too deep (default: says `maxDepth`). */
   tooDeep?: string;
+  /**
+   * Most structural tokens (`{ [ , :` outside strings, about one per value) the body may hold: what it would cost
+   * to parse it is bounded by this as much as by its bytes (a flat `[{},{},…]` is one object per 3 bytes).
+   * Counted while the body is read; more is 413 before anything is parsed. Default: no bound but `limit`.
+   */
+  maxValues?: number;
 }
 
 /**
@@ -245,8 +252,10 @@ export async function readJsonBody(source: BodySource, options: JsonBodyOptions)
   const scanner = new JsonStructureScanner(options.maxDepth, options.shape, options.tooDeep);
   const chunks: Buffer[] = [];
   let size = 0;
+  const maxValues = options.maxValues ?? Infinity;
   await readBodyChunks(source, options.limit, (chunk) => {
     scanner.scan(chunk);
+    if (scanner.tokens > maxValues) throw new BodyError(413, `The body holds more than ${maxValues} values.`);
     chunks.push(chunk);
     size += chunk.length;
   });

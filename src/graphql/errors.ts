@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /** No share of expensive work is free for the caller or its tenant (src/common/work-shares.ts); Retry-After says when to retry. */
+  TOO_MANY_REQUESTS: 429,
   INTERNAL_SERVER_ERROR: 500,
   NOT_IMPLEMENTED: 501,
   /** The database cannot be reached; the client may retry (Retry-After). */

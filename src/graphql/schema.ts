@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { GraphQLInterfaceType, GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, getMetadataStorage } from 'type-graphql';
 import { ConceptDescriptionResolver } from '../aas/concept-descriptions/concept-description.resolver';
 import { conceptDescriptionJsonResolvers } from '../aas/concept-descriptions/concept-description.types';
 import { DescriptionResolver } from '../aas/description/description.resolver';
@@ -83,7 +83,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
     pubSub: createPubSub(),
     authMode: 'error',
     validate: false,
-  }).then(withSyncTypeResolution);
+  }).then(withSyncTypeResolution).then(withAccessRules);
   return built;
 }
 
@@ -95,5 +95,28 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
 function withSyncTypeResolution(schema: GraphQLSchema): GraphQLSchema {
   const elements = schema.getType('SubmodelElement') as GraphQLInterfaceType;
   elements.resolveType = (element: { modelType?: unknown }) => element.modelType as string;
+  return schema;
+}
+
+/**
+ * Each root field's `@Authorized` rule, as `extensions.access` (absent for a public field), so that what runs an
+ * operation can tell what it will ask of the caller before running it: the REST facade admits the caller before it
+ * reads a body (src/common/operation-demands.ts). The auth checker stays the one that decides; this only tells.
+ */
+function withAccessRules(schema: GraphQLSchema): GraphQLSchema {
+  const storage = getMetadataStorage();
+  const rules = new Map<string, string>();
+  for (const [kind, definitions] of [['Query', storage.queries], ['Mutation', storage.mutations]] as const) {
+    for (const def of definitions) {
+      // `@Authorized()` without a rule is the auth checker's default, `reader`.
+      if (def.roles) rules.set(`${kind}.${def.schemaName}`, String(def.roles[0] ?? 'reader'));
+    }
+  }
+  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
+    for (const field of Object.values(type?.getFields() ?? {})) {
+      const access = rules.get(`${type!.name}.${field.name}`);
+      if (access) field.extensions = { ...field.extensions, access };
+    }
+  }
   return schema;
 }

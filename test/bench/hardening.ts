@@ -1,14 +1,17 @@
+import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { measured } from './files';
+import { benchManagement, benchToken } from './identity';
 import type { Row, Target } from './run';
 
 /**
  * What one heavy request does to everyone else: `/health/live` latency while a 50 MB submodel is POSTed (its
  * verification runs in a worker thread), GET by id throughput while a client retries a GraphQL document of
  * fragments that double 30 times (refused at validation), and `/health/live` latency and the server's RSS while
- * three compressed nesting bombs at a time are sent. Each against the same measurement without the load, in the
- * same run.
+ * three compressed nesting bombs at a time are sent; `/health/live` and RSS while three clients send 60 MB flat
+ * bodies, with and without a token, to a tenant that needs one; GET by id of the default tenant while 24 expensive
+ * queries at a time run on another. Each against the same measurement without the load, in the same run.
  */
 export interface HardeningContext {
   server: Target;
@@ -19,6 +22,17 @@ export interface HardeningContext {
 }
 
 const PROBE_EVERY_MS = 10;
+/** How long three 60 MB flat bodies at a time are sent, round after round. */
+const FLAT_MS = 5_000;
+/** `{"x":[{},{},...]}` of about 60 MB: one object per 3 bytes. */
+const flatBody = () => Buffer.from(`{"x":[${'{},'.repeat(20 * 1024 * 1024 - 3)}{}]}`);
+/** The expensive query of the starvation line: 200 `$eq` conditions on `$sme.cN.x#value`, all to be true at once. */
+const EXPENSIVE_QUERY = JSON.stringify({
+  $condition: { $and: Array.from({ length: 200 }, (_, i) => ({ $eq: [{ $field: `$sme.c${i}.x#value` }, { $strVal: `v${i}` }] })) },
+});
+/** How many such queries at a time, for how long, against how many submodels (20 elements each) on their tenant. */
+const QUERIES_AT_ONCE = 24;
+const QUERY_SUBMODELS = 500;
 /** How long three nesting bombs at a time are sent, round after round. */
 const BOMBS_MS = 5_000;
 /** 60 MB of `[` after `prefix`, in about 61 KB of gzip. */
@@ -177,5 +191,138 @@ export async function benchHardening(ctx: HardeningContext, run: string): Promis
       `RSS +${peakMiB.toFixed(0)} MB ${bombsOk ? 'PASS' : 'FAIL'}${refused ? '' : ' (not every bomb answered 400)'}`,
   );
   const bombRow: Row = { name: '3 nesting bombs at a time', reqPerSec: (rounds * bombs.length * 1000) / BOMBS_MS, p50: NaN, p99: NaN, cpuUs: NaN, failures: refused ? 0 : 1 };
-  return [postRow, trivial.row, underLoad, bombRow];
+  const admission = await benchAdmission(ctx, run);
+  return [postRow, trivial.row, underLoad, bombRow, ...admission];
+}
+
+/** Sends `body` to `path` as POST and settles with the status (or `timeout`/`error`) and the time to the answer. */
+async function post(url: string, headers: Record<string, string>, body: Buffer | string): Promise<{ status: string; ms: number }> {
+  const started = performance.now();
+  const status = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(60_000) }).then(
+    (res) => (void res.body?.cancel(), String(res.status)),
+    (err: Error) => (err.name === 'TimeoutError' ? 'timeout' : 'error'),
+  );
+  return { status, ms: performance.now() - started };
+}
+
+/**
+ * Sends `body` with node:http and settles once the whole body is sent and the answer is in: the status and the time
+ * to the answer's headers (a server that answers before reading the body answers while the client still sends; fetch
+ * would only report the answer after sending all of it).
+ */
+function postEarly(url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: string; ms: number }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let answer: { status: string; ms: number } | undefined;
+    let sent = false;
+    const settle = () => answer && sent && resolve(answer);
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers, 'content-length': String(body.length) } }, (res) => {
+      answer = { status: String(res.statusCode), ms: performance.now() - started };
+      res.resume();
+      settle();
+    });
+    req.setTimeout(60_000, () => req.destroy(new Error('timeout')));
+    req.on('error', (err) => {
+      answer ??= { status: err.message === 'timeout' ? 'timeout' : 'error', ms: performance.now() - started };
+      sent = true;
+      settle();
+    });
+    req.end(body, () => {
+      sent = true;
+      settle();
+    });
+  });
+}
+
+const count = (statuses: Map<string, number>, status: string) => void statuses.set(status, (statuses.get(status) ?? 0) + 1);
+
+/**
+ * 4. Request admission: /health/live and RSS while three clients send 60 MB flat bodies round after round to a tenant
+ * that needs a token (without one: 401 before the body is read; with one: 413 while it is read, by its size or its
+ * values). 5. Shares of expensive work: GET by id of the default tenant while 24 expensive queries at a time run on
+ * that tenant, against GET by id without them (the first row of the run).
+ */
+export async function benchAdmission(ctx: HardeningContext, run: string): Promise<Row[]> {
+  const { server } = ctx;
+  console.log('\nadmission: flat bodies with and without a token, expensive queries beside GET by id');
+  const management = await benchManagement(server.url);
+  const token = await benchToken(server.url);
+  const tenant = `tb-${run}`.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40);
+  await management.call('POST', `/organizations/${management.organizationId}/tenants`, { name: tenant, showcase: false });
+  const api = `${server.url}/tenants/${tenant}/api/v3.0`;
+  const bearer = { authorization: `Bearer ${token}` };
+
+  const flat = flatBody();
+  const clients: [string, Record<string, string>, string][] = [
+    [`${api}/shells`, {}, '401'],
+    [`${api}/submodels`, {}, '401'],
+    [`${api}/submodels`, bearer, '413'],
+  ];
+  const statuses = new Map<string, number>();
+  let slowest401 = 0;
+  let rounds = 0;
+  const flooding = measured(server.pid, async () => {
+    const until = performance.now() + FLAT_MS;
+    while (performance.now() < until) {
+      // Each client with and without a token in turn: three bodies at a time.
+      await Promise.all(
+        clients.map(async (_, k) => {
+          const [url, headers] = clients[(k + rounds) % clients.length];
+          const answer = await postEarly(url, headers, flat);
+          count(statuses, answer.status);
+          if (answer.status === '401') slowest401 = Math.max(slowest401, answer.ms);
+        }),
+      );
+      rounds++;
+    }
+  });
+  const flooded = await probeHealth(server.url, flooding);
+  const { peakMiB } = await flooding;
+  console.log(line('/health/live, 3 x 60 MB flat bodies', flooded));
+  console.log(`  ${rounds} rounds of 3 flat bodies of ${(flat.length / 1024 / 1024).toFixed(0)} MB, statuses ${JSON.stringify(Object.fromEntries(statuses))}; slowest 401 ${slowest401.toFixed(0)} ms (to its headers); server RSS peak +${peakMiB.toFixed(0)} MB`);
+  const expected = (statuses.get('401') ?? 0) + (statuses.get('413') ?? 0) === rounds * clients.length;
+  const flatOk = flooded.p99 < 100 && peakMiB < 200 && !flooded.failures && expected;
+  console.log(
+    `goal /health/live p99 < 100 ms and RSS growth < 200 MB while three clients send 60 MB flat bodies with and without a token: p99 ${flooded.p99.toFixed(1)} ms, ` +
+      `RSS +${peakMiB.toFixed(0)} MB ${flatOk ? 'PASS' : 'FAIL'}${expected ? '' : ' (not every body answered 401 or 413)'}`,
+  );
+  const flatRow: Row = { name: '3 x 60 MB flat bodies at a time', reqPerSec: (rounds * clients.length * 1000) / FLAT_MS, p50: NaN, p99: NaN, cpuUs: NaN, failures: expected ? 0 : 1 };
+
+  // Submodels for the queries to look through: 20 Properties c0..c19 with collections x.
+  const element = (i: number) => ({ modelType: 'SubmodelElementCollection', idShort: `c${i}`, value: [{ modelType: 'Property', idShort: 'x', valueType: 'xs:string', value: `v${i}` }] });
+  for (let start = 0; start < QUERY_SUBMODELS; start += 25) {
+    await Promise.all(
+      Array.from({ length: Math.min(25, QUERY_SUBMODELS - start) }, (_, k) =>
+        post(`${api}/submodels`, bearer, JSON.stringify({ modelType: 'Submodel', id: `urn:bench:${run}:q:${start + k}`, idShort: 'q', submodelElements: Array.from({ length: 20 }, (_, i) => element(i)) })),
+      ),
+    );
+  }
+  const queryStatuses = new Map<string, number>();
+  let querying = true;
+  // Each client sends its next query as soon as the last is answered; one answered 429 waits its Retry-After (2 s).
+  const queries = Array.from({ length: QUERIES_AT_ONCE }, async () => {
+    while (querying) {
+      const { status } = await post(`${api}/query/submodels`, bearer, EXPENSIVE_QUERY);
+      count(queryStatuses, status);
+      if (status === '429') await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+  });
+  let starved: Row;
+  try {
+    starved = await ctx.measure(`GET /shells/{id}, ${QUERIES_AT_ONCE} queries on another tenant`, server, ctx.byId.request());
+  } finally {
+    querying = false;
+    await Promise.all(queries);
+  }
+  console.log(
+    `  ${QUERIES_AT_ONCE} clients sent expensive queries back to back: statuses ${JSON.stringify(Object.fromEntries(queryStatuses))}; ` +
+      `GET by id ${(starved.reqPerSec / ctx.byId.row.reqPerSec).toFixed(3)} x without them`,
+  );
+  const queryFailures = [...queryStatuses.keys()].filter((s) => s !== '200' && s !== '429');
+  const starveOk = starved.p99 < 50 && starved.failures === 0 && !queryFailures.length;
+  console.log(
+    `goal GET /shells/{id} of another tenant p99 < 50 ms and 0 errors while ${QUERIES_AT_ONCE} expensive queries run: p99 ${starved.p99.toFixed(1)} ms, ` +
+      `${starved.failures} errors ${starveOk ? 'PASS' : 'FAIL'}${queryFailures.length ? ` (queries answered ${queryFailures.join(', ')})` : ''}`,
+  );
+  return [flatRow, starved];
 }

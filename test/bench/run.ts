@@ -11,7 +11,7 @@ import pg from 'pg';
 import { freePort } from '../support/free-port';
 import type { CannedResponse } from './bare-server';
 import { sampleShell } from './shells';
-import { benchHardening } from './hardening';
+import { benchAdmission, benchHardening } from './hardening';
 import { benchSubmodels } from './submodels';
 import { benchFiles } from './files';
 import { benchPackage } from './package';
@@ -38,6 +38,7 @@ import { benchScaleOut } from './scaleout';
 
 /**
  * `BENCH_ONLY=hardening` (or `identity`, `files`) runs GET by id and those lines alone, on fewer shells;
+ * `BENCH_ONLY=admission` runs GET by id and the admission lines of `hardening.ts` alone (flat bodies, expensive queries);
  * `BENCH_ONLY=registry` runs the discovery lookups of `registry.ts` alone (REGISTRY_BENCH_SHELLS sets their size).
  * `BENCH_ONLY=submodels` runs the large-submodel element reads and writes of `submodels.ts` alone.
  * `BENCH_ONLY=query` runs the query-language bench of `query.ts` alone (QUERY_BENCH_SUBMODELS sets its size).
@@ -55,8 +56,8 @@ const peerAt = process.argv.indexOf('--peer');
 const PEER_URL = peerAt >= 0 ? process.argv[peerAt + 1] : undefined;
 if (peerAt >= 0 && !PEER_URL?.match(/^https?:\/\//)) throw new Error('--peer takes the URL of an AAS server, e.g. --peer http://localhost:8081');
 const ONLY = PEER_URL ? 'peer' : process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout'].includes(ONLY)) {
-  throw new Error(`BENCH_ONLY takes 'hardening', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package' or 'scaleout', got '${ONLY}'`);
+if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout'].includes(ONLY)) {
+  throw new Error(`BENCH_ONLY takes 'hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package' or 'scaleout', got '${ONLY}'`);
 }
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
@@ -433,7 +434,8 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   rows.push(await measure('GET /shells/{id}', server, rotating(byIdPaths)));
-  const hardening = () => benchHardening({ server, apiPath, measure, byId: { row: rows[0], request: () => rotating(byIdPaths) } }, run);
+  const hardeningContext = { server, apiPath, measure, byId: { row: rows[0], request: () => rotating(byIdPaths) } };
+  const hardening = () => benchHardening(hardeningContext, run);
   const identity = async () => {
     const issuance = await benchTokenIssuance({ server, measure });
     const roles = await benchRoleResolution({ server, measure }, byIdPaths);
@@ -447,6 +449,10 @@ async function main(): Promise<void> {
   };
   if (ONLY === 'files') {
     await files();
+    return finish(rows, 0, server, started);
+  }
+  if (ONLY === 'admission') {
+    rows.push(...(await benchAdmission(hardeningContext, run)));
     return finish(rows, 0, server, started);
   }
   if (ONLY) {

@@ -12,6 +12,7 @@ import { buildAppSchema } from '../../src/graphql/schema';
 import { minimalPackage, zipOf } from '../support/aasx-package';
 import { enc, sendFile } from '../support/file-suite';
 import { TestServer, hostGet, json, sampleShell, startTestServer } from '../support/server';
+import { WorkShares } from '../../src/common/work-shares';
 
 /**
  * The OpenAPI documents (Management API, a tenant's AAS API), the REST API console that shows them, and CORS.
@@ -359,9 +360,11 @@ describe('OpenAPI documents', () => {
     const notUsed = () => {
       throw new Error('not called');
     };
-    const managementRouter = createManagementApiRouter({ schema, contextOf: notUsed, manageUrl: server.url, bodyLimitBytes: 1024 });
-    const tenantRouter = createTenantApiRouter({ schema, contextOf: notUsed, apiUrlOf: notUsed, bodyLimitBytes: 1024, uploadLimitBytes: 1024 });
-    const fileRouter = createFileRouter({ schema, contextOf: notUsed, bodyLimitBytes: 1024, uploadLimitBytes: 1024 });
+    const limits = { bytes: 1024, values: 1024 };
+    const admission = { contextOf: notUsed, admit: notUsed, shares: new WorkShares({ perCaller: 1, perTenant: 1, total: 1 }), documentBody: limits, requestBody: limits };
+    const managementRouter = createManagementApiRouter({ schema, contextOf: notUsed, manageUrl: server.url, admission });
+    const tenantRouter = createTenantApiRouter({ schema, contextOf: notUsed, apiUrlOf: notUsed, admission, uploadLimitBytes: 1024 });
+    const fileRouter = createFileRouter({ schema, contextOf: notUsed, admission, uploadLimitBytes: 1024 });
 
     const management: Doc = await (await get('/api/v1/openapi.json')).json();
     const managementServed = registered(managementRouter.stack);

@@ -127,3 +127,17 @@ describe('readJsonBody', () => {
     }
   });
 });
+
+describe('values', () => {
+  it('refuses a body with more values than maxValues (413) while reading it, and stops reading', async () => {
+    const flat = `{"x":[${'{},'.repeat(200_000)}{}]}`;
+    const body = source(flat, {}, 4096);
+    const err = await refusal(readJsonBody(body, { limit: 64 * MB, maxDepth: 128, maxValues: 10_000 }));
+    expect(err.status).toBe(413);
+    expect(err.message).toMatch(/more than 10000 values/);
+    // Refused after about 10,000 values (3 bytes and 2 tokens each) and a chunk, not after the 600 KB of the body.
+    expect(body.counter.pulled).toBeLessThan(64 * 1024);
+    // At the limit it is read as before.
+    expect(await read(`[${'1,'.repeat(99)}1]`, { maxValues: 100 })).toHaveLength(100);
+  });
+});

@@ -1,5 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Extensions, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
 import { Context, tenantOf } from '../../graphql/context';
 import { PagingMetadata } from '../model/graphql-types';
@@ -53,6 +53,8 @@ export class SearchResolver {
   }
 
   @Authorized('reader')
+  // Expensive work in either form (src/common/operation-demands.ts): it takes a share of the pool (WORK_LIMIT_*).
+  @Extensions({ expensive: true })
   @Query(() => SearchPage, {
     description:
       'POST /search: the shells that reference a submodel of the index satisfying the condition, in insertion order, paged. ' +
