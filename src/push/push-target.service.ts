@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { outboundProblem } from '../auth/outbound';
-import { checkLimit, decodeCursor, encodeCursor } from '../common/cursor';
+import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../common/cursor';
 import type { ChangeEvent, DeliveredHook } from '../events/change-event';
 import { isUuid } from '../common/uuid';
 import { badRequest, notFound } from '../graphql/errors';
@@ -163,14 +163,14 @@ export class PushTargetService {
     if (problem) throw badRequest(problem);
     let after = 0;
     if (cursor != null) {
-      const key = decodeCursor(CURSOR_LIST, cursor);
+      const key = decodeCursor(cursorList(CURSOR_LIST, tenant.id), cursor);
       if (typeof key !== 'number') throw badRequest('The cursor is not one this list issued.');
       after = key;
     }
     const rows: TargetRow[] = await this.dataSource.query(`${SELECT} WHERE t.tenant_id = $1 AND t.seq > $2 ORDER BY t.seq LIMIT $3`, [tenant.id, after, limit + 1]);
     const more = rows.length > limit;
     const page = rows.slice(0, limit);
-    return { items: page.map(viewOf), cursor: more ? encodeCursor(CURSOR_LIST, Number(page[page.length - 1].seq)) : null };
+    return { items: page.map(viewOf), cursor: more ? encodeCursor(cursorList(CURSOR_LIST, tenant.id), Number(page[page.length - 1].seq)) : null };
   }
 
   async get(tenant: TenantEntity, id: string): Promise<PushTargetView> {
