@@ -71,7 +71,7 @@ export class SearchService {
 
   async search(tenant: TenantEntity, request: SearchRequest, limit: number, cursor?: string | null): Promise<SearchPage> {
     const { index, query } = parseSearch(request);
-    const keyset = keysetQuery(`search:${index.name}`, [['s.tenant_id = ?', tenant.id]], [], limit, cursor, query);
+    const keyset = keysetQuery(`search:${index.name}`, [['s.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition);
     const condition = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: keyset.params.length + 1 });
     // keysetQuery writes the cursor's bound as `seq > $n` (and the tenant as $1): in both branches only `s` has a seq
     // at that level. One of the two branches runs, as the one-time filter on `few` says (see the class comment).
