@@ -1,7 +1,7 @@
 import { ExecutionResult, GraphQLError, GraphQLSchema, parse, validate } from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/graphql/context';
-import { DATABASE_UNAVAILABLE, errorCodeOf, statusOfCode } from '../src/graphql/errors';
+import { DATABASE_UNAVAILABLE, errorCodeOf, statusOfCode, unavailableText } from '../src/graphql/errors';
 import { FacadeError } from './facade-error';
 
 export interface PreparedOperation {
@@ -52,8 +52,9 @@ function toFacadeError(errors: readonly GraphQLError[], context: Context, reques
     return new FacadeError(500, 'Internal server error.');
   }
   if (status === 503) {
-    context.log.warn({ err: first.originalError ?? first }, 'database unavailable');
-    return new FacadeError(503, DATABASE_UNAVAILABLE);
+    const text = unavailableText(first.originalError);
+    context.log.warn({ err: first.originalError ?? first }, text === DATABASE_UNAVAILABLE ? 'database unavailable' : 'lock wait ran out');
+    return new FacadeError(503, text);
   }
   const messages = errors.flatMap((e) => (Array.isArray(e.extensions?.messages) ? (e.extensions.messages as string[]) : [e.message]));
   return new FacadeError(status, first.message, messages);

@@ -4,6 +4,13 @@ import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { isUuid } from './common/uuid';
 
+/**
+ * The longest a statement waits for a lock another transaction holds (PostgreSQL's lock_timeout), unless
+ * DB_LOCK_TIMEOUT_MS says otherwise: a write holds its lock for one statement, an import on what it writes; a longer
+ * wait is a busy row, answered 503 with Retry-After.
+ */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
 /** Every setting of the server, read once from the environment, typed and validated. */
 export interface Config {
   host: string;
@@ -34,6 +41,11 @@ export interface Config {
    * connection is dropped. Also the heartbeat of the LISTEN connections. See README, "When the database does not answer".
    */
   dbAnswerTimeoutMs: number;
+  /**
+   * How long a statement waits for a row or table lock another request holds (`DB_LOCK_TIMEOUT_MS`, PostgreSQL's
+   * lock_timeout): beyond it the request answers 503 with Retry-After, never waits out the statement timeout.
+   */
+  dbLockTimeoutMs: number;
   /** Largest request body accepted, in bytes (after decompression). */
   bodyLimitBytes: number;
   /** Most bytes of stored documents one request may read and answer (REST and GraphQL alike). */
@@ -347,6 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: int(env, 'DB_POOL_SIZE', databaseUrl ? 10 : 4, 1, 200),
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     dbAnswerTimeoutMs: int(env, 'DB_ANSWER_TIMEOUT_MS', 5_000, 100, 600_000),
+    dbLockTimeoutMs: int(env, 'DB_LOCK_TIMEOUT_MS', DEFAULT_LOCK_TIMEOUT_MS, 100, 600_000),
     bodyLimitBytes,
     responseLimitBytes,
     queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5_000, 10, 600_000),

@@ -100,6 +100,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
           answerTimeoutMs: config.dbAnswerTimeoutMs,
           longestStatementMs: Math.max(STATEMENT_TIMEOUT_MS, config.queryTimeoutMs) + config.dbAnswerTimeoutMs,
         },
+    config.dbLockTimeoutMs,
   );
   await dataSource.initialize();
   const applied = await runMigrations(dataSource);

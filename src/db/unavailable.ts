@@ -22,3 +22,19 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Whether an error is a wait for a lock that ran out (PostgreSQL's lock_timeout, SQLSTATE 55P03): another request
+ * holds the row (an import writing it, a long write). Busy, not broken: 503 with Retry-After, as for a database away.
+ */
+export function isLockTimeout(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = err as Record<string, unknown> | undefined; e && typeof e === 'object' && !seen.has(e); ) {
+    seen.add(e);
+    if (e.code === LOCK_NOT_AVAILABLE) return true;
+    e = (e.driverError ?? e.originalError ?? e.cause) as Record<string, unknown> | undefined;
+  }
+  return false;
+}
+
+const LOCK_NOT_AVAILABLE = '55P03';

@@ -149,8 +149,9 @@ export class PushTargetService {
     const { kind, settings, secret } = await this.check(input);
     const id = randomUUID();
     await this.dataSource.transaction(async (manager) => {
-      // Serializes registrations of one tenant, so the count below holds.
-      await manager.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [tenant.id]);
+      // Serializes registrations of one tenant, so the count below holds. FOR NO KEY UPDATE: the writes of the tenant's
+      // data (an import for long) hold a key-share lock on the row, which this one leaves them.
+      await manager.query('SELECT id FROM tenants WHERE id = $1 FOR NO KEY UPDATE', [tenant.id]);
       const [{ count }] = await manager.query('SELECT count(*)::int AS count FROM push_targets WHERE tenant_id = $1', [tenant.id]);
       if (count >= MAX_TARGETS_PER_TENANT) throw badRequest(`A tenant has at most ${MAX_TARGETS_PER_TENANT} push targets; delete one first.`);
       await manager.query('INSERT INTO push_targets (tenant_id, id, kind, settings, secret) VALUES ($1, $2, $3, $4, $5)', [tenant.id, id, kind, JSON.stringify(settings), secret]);
