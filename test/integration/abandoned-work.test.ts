@@ -127,3 +127,18 @@ describe('an abandoned import', () => {
     expect(lines.filter((line) => line.level === 50 && String(line.url ?? '').includes(tenant.name))).toEqual([]);
   }, 120_000);
 });
+
+describe('a truncated multipart upload', () => {
+  it('is answered 400 and logged as the client\'s fault, not as a server error', async () => {
+    const tenant = await server.createTenant();
+    const before = lines.length;
+    const boundary = 'truncated-boundary';
+    // The whole body arrives (its length is right), but the form ends in the middle of the file: no closing boundary.
+    const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="env.json"\r\nContent-Type: application/json\r\n\r\n{"assetAdministrationShells": [`;
+    const res = await fetch(`${server.api(tenant.name)}/upload`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+    expect(res.status).toBe(400);
+    expect((await json(res)).messages[0].text).toMatch(/multipart body cannot be read|cut off/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(lines.slice(before).filter((line) => (line.level as number) >= 50)).toEqual([]);
+  });
+});
