@@ -2,6 +2,7 @@ import { ExecutionResult, GraphQLError, GraphQLSchema, parse, validate } from 'g
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/graphql/context';
 import { DATABASE_UNAVAILABLE, errorCodeOf, statusOfCode, unavailableText } from '../src/graphql/errors';
+import { inApiTerms } from './variable-errors';
 import { FacadeError } from './facade-error';
 
 export interface PreparedOperation {
@@ -57,5 +58,7 @@ function toFacadeError(errors: readonly GraphQLError[], context: Context, reques
     return new FacadeError(503, text);
   }
   const messages = errors.flatMap((e) => (Array.isArray(e.extensions?.messages) ? (e.extensions.messages as string[]) : [e.message]));
+  // Variables that do not fit the operation are the body or the parameters that do not fit the route.
+  if (requestError) return new FacadeError(status, inApiTerms(first.message), messages.map(inApiTerms));
   return new FacadeError(status, first.message, messages);
 }
