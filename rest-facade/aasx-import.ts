@@ -47,14 +47,14 @@ export function aasxImportHandlers(access: TenantAccess, contextOf: (ctx: KoaCon
   };
   return {
     platform: async (ctx) => {
-      ctx.body = await received(ctx, (context, tenant, file) => context.services.imports.importPackage(tenant, file, { log: context.log }));
+      ctx.body = await received(ctx, (context, tenant, file) => context.services.imports.importPackage(tenant, file, { log: context.log, signal: context.signal }));
       ctx.status = 200;
     },
     upload: async (ctx) => {
       // BaSyx's flag (its Web UI sends `?ignore-duplicates=true`): here an id already stored is overwritten either way.
       const flag = ctx.query['ignore-duplicates'];
       if (flag !== undefined && flag !== 'true' && flag !== 'false') throw badParam(`ignore-duplicates must be true or false, got '${String(flag)}'.`);
-      const result = await received(ctx, (context, tenant, file, info) => context.services.imports.importUpload(tenant, file, info, { log: context.log }));
+      const result = await received(ctx, (context, tenant, file, info) => context.services.imports.importUpload(tenant, file, info, { log: context.log, signal: context.signal }));
       ctx.body = { ...result, aasIds: result.shells.map((shell) => shell.id) };
       ctx.status = 200;
     },

@@ -2,7 +2,8 @@ import { ExecutionResult, GraphQLError, GraphQLSchema, getOperationAST, parse, v
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/graphql/context';
 import { FieldDemand, demandsOf } from '../src/common/operation-demands';
-import { DATABASE_UNAVAILABLE, errorCodeOf, statusOfCode } from '../src/graphql/errors';
+import { DATABASE_UNAVAILABLE, errorCodeOf, statusOfCode, unavailableText } from '../src/graphql/errors';
+import { inApiTerms } from './variable-errors';
 import { FacadeError } from './facade-error';
 
 export interface PreparedOperation {
@@ -55,9 +56,12 @@ function toFacadeError(errors: readonly GraphQLError[], context: Context, reques
     return new FacadeError(500, 'Internal server error.');
   }
   if (status === 503) {
-    context.log.warn({ err: first.originalError ?? first }, 'database unavailable');
-    return new FacadeError(503, DATABASE_UNAVAILABLE);
+    const text = unavailableText(first.originalError);
+    context.log.warn({ err: first.originalError ?? first }, text === DATABASE_UNAVAILABLE ? 'database unavailable' : 'lock wait ran out');
+    return new FacadeError(503, text);
   }
   const messages = errors.flatMap((e) => (Array.isArray(e.extensions?.messages) ? (e.extensions.messages as string[]) : [e.message]));
+  // Variables that do not fit the operation are the body or the parameters that do not fit the route.
+  if (requestError) return new FacadeError(status, inApiTerms(first.message), messages.map(inApiTerms));
   return new FacadeError(status, first.message, messages);
 }

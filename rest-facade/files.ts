@@ -376,7 +376,11 @@ export async function receiveUpload<T>(
             },
             () => undefined,
           ),
-        (err) => fail(facadeErrorOf(err, context)),
+        // A failure of the form itself (cut off, too large) fails the store too: the form's reason is the answer, and
+        // the store's error, its mere consequence, is neither answered nor logged as a fault of the server.
+        (err) => {
+          if (!failure) fail(facadeErrorOf(err, context));
+        },
       );
     });
     parser.on('field', (name, value, info) => {

@@ -35,12 +35,13 @@ import { PACKAGE } from './common/package-info';
 import { ADMIN_CLIENT_ID, CONSOLE_CLIENT_ID, GRAPHIQL_CLIENT_ID } from './auth/identity/identity.service';
 import { admitEarly, admitToTenant } from './auth/policy';
 import { Context, Services, createContext } from './graphql/context';
-import { DATABASE_UNAVAILABLE, badGraphqlRequest, errorCodeOf } from './graphql/errors';
+import { badGraphqlRequest, errorCodeOf, unavailableText } from './graphql/errors';
 import { apolloKoa } from './graphql/koa-apollo';
 import { MAX_TEXT_DEPTH, MAX_TOKENS, costError, nestsTooDeep, operationLimits, stringArgumentLimits, stringVariableProblem } from './graphql/limits';
 import { stringifyWithin } from './graphql/response-size';
 import { withReadBudget } from './db/read-budget';
-import { isDatabaseUnavailable } from './db/unavailable';
+import { isDatabaseUnavailable, isLockTimeout } from './db/unavailable';
+import { clientGoneSignal } from './common/client-gone';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
 import { BodyError, readJsonBody } from './common/json-body';
 import { argumentValue, demandsOf } from './common/operation-demands';
@@ -191,7 +192,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // request, whoever asks for it (the hot reads, then the route).
   const contextOf = (ctx: Koa.Context): Context => {
     if (ctx.state.context) return ctx.state.context;
-    const context = createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined);
+    const context = createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined, clientGoneSignal(ctx.res));
     requestOf.set(context, ctx);
     return (ctx.state.context = context);
   };
@@ -290,7 +291,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     formatError: (formatted, error) => {
       if (formatted.extensions?.code !== 'INTERNAL_SERVER_ERROR') return formatted;
       if (error instanceof GraphQLError && errorCodeOf(error) === 'SERVICE_UNAVAILABLE') {
-        return { message: DATABASE_UNAVAILABLE, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+        return { message: unavailableText(error.originalError), path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
       }
       return { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
     },
@@ -566,7 +567,7 @@ function largeBodyToCome(req: Koa.Context['req']): boolean {
 
 function errorResponse(err: unknown): { status: number; messages: string[] } {
   if (err instanceof FacadeError) return { status: err.status, messages: err.messages };
-  if (isDatabaseUnavailable(err)) return { status: 503, messages: [DATABASE_UNAVAILABLE] };
+  if (isDatabaseUnavailable(err) || isLockTimeout(err)) return { status: 503, messages: [unavailableText(err)] };
   const e = err as { status?: number; expose?: boolean; message?: string };
   // Errors from Koa and its middleware carry a client status and a safe message.
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {

@@ -4,6 +4,13 @@ import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { isUuid } from './common/uuid';
 
+/**
+ * The longest a statement waits for a lock another transaction holds (PostgreSQL's lock_timeout), unless
+ * DB_LOCK_TIMEOUT_MS says otherwise: a write holds its lock for one statement, an import on what it writes; a longer
+ * wait is a busy row, answered 503 with Retry-After.
+ */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
 /** Every setting of the server, read once from the environment, typed and validated. */
 export interface Config {
   host: string;
@@ -34,6 +41,11 @@ export interface Config {
    * connection is dropped. Also the heartbeat of the LISTEN connections. See README, "When the database does not answer".
    */
   dbAnswerTimeoutMs: number;
+  /**
+   * How long a statement waits for a row or table lock another request holds (`DB_LOCK_TIMEOUT_MS`, PostgreSQL's
+   * lock_timeout): beyond it the request answers 503 with Retry-After, never waits out the statement timeout.
+   */
+  dbLockTimeoutMs: number;
   /**
    * Largest JSON body of a route that takes a large document (a submodel, a submodel element, a GraphQL request of a
    * caller with a token), in bytes after decompression (`BODY_LIMIT`). Uploads and imports stream under
@@ -376,6 +388,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize,
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     dbAnswerTimeoutMs: int(env, 'DB_ANSWER_TIMEOUT_MS', 5_000, 100, 600_000),
+    dbLockTimeoutMs: int(env, 'DB_LOCK_TIMEOUT_MS', DEFAULT_LOCK_TIMEOUT_MS, 100, 600_000),
     bodyLimitBytes,
     requestBodyLimitBytes: Math.min(bodyLimitBytes, size(env, 'REQUEST_BODY_LIMIT', '4mb')),
     bodyValueLimit: int(env, 'BODY_VALUE_LIMIT', 6_000_000, 1_000, 1_000_000_000),

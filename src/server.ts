@@ -14,6 +14,7 @@ import { ReadCache } from './aas/store/read-cache';
 import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
 import { StartSummary, renderBanner } from './banner';
+import { useCursorSecret } from './common/cursor';
 import { PACKAGE } from './common/package-info';
 import { ChangeHub } from './events/hub';
 import { MqttTransport } from './events/mqtt-transport';
@@ -29,6 +30,7 @@ import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { STATEMENT_TIMEOUT_MS, createDataSource, runMigrations } from './db/data-source';
 import { DataDirError } from './db/data-dir-lock';
+import { serverSecret } from './db/server-secrets';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
 import { scheduleAnalyze } from './db/maintenance';
 import { StatisticsUpkeep } from './db/statistics';
@@ -98,10 +100,13 @@ export async function start(config: Config, log: Logger = createLogger(config)):
           answerTimeoutMs: config.dbAnswerTimeoutMs,
           longestStatementMs: Math.max(STATEMENT_TIMEOUT_MS, config.queryTimeoutMs) + config.dbAnswerTimeoutMs,
         },
+    config.dbLockTimeoutMs,
   );
   await dataSource.initialize();
   const applied = await runMigrations(dataSource);
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
+  // Cursors are sealed with a key every replica shares, so any replica continues a list another one began.
+  useCursorSecret(await serverSecret(dataSource, 'cursor'));
   const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
   // Tables that gained many rows are analyzed soon after, on both databases: plans that read one element of a large
   // submodel need to know how large it is.

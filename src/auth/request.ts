@@ -34,4 +34,6 @@ export interface RequestContext {
   tenantsAsked: Set<string>;
   /** The verified caller's subject, once a token was verified (for the request log; never the token). */
   subject?: string;
+  /** Fires when the client has gone before its answer (`clientGoneSignal`): long work checks it and stops. */
+  signal?: AbortSignal;
 }

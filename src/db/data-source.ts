@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { migrations } from '../../migrations';
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../config';
 import { AnswerBounds, answerWatchedClient } from './answer-watch';
 import { entities } from './entities';
 import { namedStatementsOn, withOwnStatementNames } from './named-statements';
@@ -17,7 +18,7 @@ const KEEPALIVE_DELAY_MS = 10_000;
  * can fall silent there, and for the embedded database a slow answer means its one engine is busy, which a
  * liveness check could not tell from silence.
  */
-export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds): DataSource {
+export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS): DataSource {
   const socket = overUnixSocket(url);
   if (socket) bounds = undefined;
   const named = namedStatementsAllowed(url);
@@ -34,6 +35,7 @@ export function createDataSource(url: string, poolSize: number, bounds?: AnswerB
     // Identifiables are large jsonb documents; a statement that runs away is a bug, not a workload.
     extra: {
       statement_timeout: STATEMENT_TIMEOUT_MS,
+      lock_timeout: lockTimeoutMs,
       application_name: 'asset-platform',
       ...(bounds && {
         connectionTimeoutMillis: bounds.connectTimeoutMs,
@@ -74,6 +76,8 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
+    // Migrations wait as long as they must: for another replica's (the advisory lock) and for the locks they take.
+    await runner.query('SET lock_timeout = 0');
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       // On the lock's own connection: a pool of one must not wait for a second.
@@ -85,6 +89,8 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
       await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
   } finally {
+    // The connection goes back to the pool: with the lock timeout every other statement has (its startup value).
+    await runner.query('RESET lock_timeout').catch(() => undefined);
     await runner.release();
   }
 }

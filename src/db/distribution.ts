@@ -27,6 +27,7 @@ export const SHARED_TABLES: readonly string[] = [
   'oidc_payloads',
   'signing_keys',
   'event_transports',
+  'server_secrets',
   'migrations',
 ];
 

@@ -22,3 +22,39 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Whether an error is a wait for a lock that ran out (PostgreSQL's lock_timeout, SQLSTATE 55P03): another request
+ * holds the row (an import writing it, a long write). Busy, not broken: 503 with Retry-After, as for a database away.
+ */
+export function isLockTimeout(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = err as Record<string, unknown> | undefined; e && typeof e === 'object' && !seen.has(e); ) {
+    seen.add(e);
+    if (e.code === LOCK_NOT_AVAILABLE) return true;
+    e = (e.driverError ?? e.originalError ?? e.cause) as Record<string, unknown> | undefined;
+  }
+  return false;
+}
+
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** SQLSTATEs of a statement that may succeed when run again: serialization failures, deadlocks, cancellations. */
+const TRANSIENT_STATES = /^(40001|40P01|57014|55P03)$/;
+
+/**
+ * Whether the database refused a statement for a reason that running it again will not change: an error it answered
+ * (a SQLSTATE) that is neither the database being away nor a conflict or wait of the moment. Background work that
+ * meets one cannot run (a setting of the database forbids what it does, as `citus.multi_task_query_log_level = error`
+ * does), and says so as an error, not as a passing warning.
+ */
+export function isLastingRefusal(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return false;
+  const seen = new Set<unknown>();
+  for (let e = err as Record<string, unknown> | undefined; e && typeof e === 'object' && !seen.has(e); ) {
+    seen.add(e);
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return !TRANSIENT_STATES.test(e.code);
+    e = (e.driverError ?? e.originalError ?? e.cause) as Record<string, unknown> | undefined;
+  }
+  return false;
+}

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DataSource, EntityManager } from 'typeorm';
 import { NotificationListener } from '../db/listener';
+import { isLastingRefusal } from '../db/unavailable';
 import { ChangeEvent, DeliveredHook, EventEntityType, MAX_MESSAGE_BYTES, messageOf, topicOf } from './change-event';
 import type { ChangeHub } from './hub';
 import type { Transport } from './mqtt-transport';
@@ -258,7 +259,11 @@ export class OutboxPublisher {
         } catch (err) {
           failures++;
           if (failures === 1 || failures % 60 === 0) {
-            this.options.log.warn({ err: (err as Error).message, transport: channel.name, failures }, 'change events not delivered; retrying');
+            if (isLastingRefusal(err)) {
+              this.options.log.error({ err: (err as Error).message, transport: channel.name, failures }, 'change events cannot be delivered: the database refuses the statements of the delivery; retrying');
+            } else {
+              this.options.log.warn({ err: (err as Error).message, transport: channel.name, failures }, 'change events not delivered; retrying');
+            }
           }
           await this.pause(Math.min(MAX_BACKOFF_MS, this.options.pollMs * 2 ** Math.min(failures, 10)), false);
           continue;

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { leftChars, likeContains, likePrefix } from '../aas/query/text-match';
-import { checkLimit, decodeCursor, encodeCursor } from '../common/cursor';
+import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../common/cursor';
 import { badRequest, notFound } from '../graphql/errors';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { BlobKey, BlobStore, ByteRange } from './blob-store';
@@ -253,12 +253,13 @@ export class FileService {
     const limitProblem = checkLimit(limit);
     if (limitProblem) throw badRequest(limitProblem);
     const qb = this.dataSource.manager.createQueryBuilder(FileEntity, 'f').where('f.tenantId = :tenant AND f.heldBy IS NULL', { tenant: tenant.id });
+    checkFileFilter(filter);
+    const list = cursorList(CURSOR_LIST, tenant.id, filter);
     if (cursor) {
-      const after = decodeCursor(CURSOR_LIST, cursor);
+      const after = decodeCursor(list, cursor);
       if (typeof after !== 'number') throw badRequest('The cursor is not one this list issued.');
       qb.andWhere('f.seq > :after', { after });
     }
-    checkFileFilter(filter);
     // Exact values are containment in the metadata's GIN index; displayName prefixes use the index on its first 256 characters.
     if (filter.displayName != null) qb.andWhere('f.metadata @> CAST(:displayName AS jsonb)', { displayName: JSON.stringify({ displayName: filter.displayName }) });
     if (filter.displayNameStartsWith != null) {
@@ -278,7 +279,7 @@ export class FileService {
     }
     const rows = await qb.orderBy('f.seq', 'ASC').limit(limit + 1).getMany();
     const items = rows.slice(0, limit).map((row) => toRecord(row, tenant));
-    return { items, cursor: rows.length > limit ? encodeCursor(CURSOR_LIST, Number(rows[limit - 1].seq)) : undefined };
+    return { items, cursor: rows.length > limit ? encodeCursor(list, Number(rows[limit - 1].seq)) : undefined };
   }
 
   /** The row a tfp names: a file of the repository itself, or one held by `holder` when given (404 otherwise). */

@@ -107,6 +107,7 @@ export function createContext(
   requestId: string,
   log: Logger,
   authorization: string | undefined,
+  signal?: AbortSignal,
 ): Context {
   // The token's principal and its roles come together: the query of the roles also tells whether it still exists.
   let caller: Promise<{ principal: Principal; roles: EffectiveRole[] } | null> | undefined;
@@ -125,6 +126,7 @@ export function createContext(
     authorizedTenants: new Map(),
     tenantsAsked: new Set(),
     loaders: new Loaders(services),
+    signal,
     principal: () => callerOf().then((c) => c?.principal ?? null),
     roles: () => callerOf().then((c) => c?.roles ?? []),
   };

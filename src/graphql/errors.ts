@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
+import { ClientGoneError } from '../common/client-gone';
 import { MAX_MESSAGES, clipText } from '../common/result';
-import { isDatabaseUnavailable } from '../db/unavailable';
+import { isDatabaseUnavailable, isLockTimeout } from '../db/unavailable';
 
 /**
  * The error codes the GraphQL core puts in `extensions.code`, and the HTTP status the REST facade maps each to.
@@ -36,9 +37,16 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  * because the database cannot be reached (anything else uncoded is an internal error).
  */
 export function errorCodeOf(error: GraphQLError): unknown {
+  // Work its client abandoned: no fault of the server's, and nobody reads the answer.
+  if (error.originalError instanceof ClientGoneError) return 'BAD_REQUEST';
   const code = error.extensions?.code;
   if (code !== undefined && code !== 'INTERNAL_SERVER_ERROR') return code;
-  return isDatabaseUnavailable(error.originalError) ? 'SERVICE_UNAVAILABLE' : (code ?? 'INTERNAL_SERVER_ERROR');
+  return isDatabaseUnavailable(error.originalError) || isLockTimeout(error.originalError) ? 'SERVICE_UNAVAILABLE' : (code ?? 'INTERNAL_SERVER_ERROR');
+}
+
+/** What a 503 says: the database is away, or (a lock wait that ran out) what the request would change is busy. */
+export function unavailableText(err: unknown): string {
+  return isLockTimeout(err) ? RESOURCE_BUSY : DATABASE_UNAVAILABLE;
 }
 
 export function statusOfCode(code: unknown): number {
@@ -58,6 +66,8 @@ export const badGraphqlRequest = (message: string) => new GraphQLError(message, 
 
 /** What a request that finds the database unreachable is told, REST and GraphQL alike. */
 export const DATABASE_UNAVAILABLE = 'The database is unavailable; try again shortly.';
+/** What a request told whose wait for a lock ran out (DB_LOCK_TIMEOUT_MS): another request is changing the same data. */
+export const RESOURCE_BUSY = 'Another request is changing the same data (an import, a long write); try again shortly.';
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', message);

@@ -1,7 +1,7 @@
 import { ClassType, Field, ObjectType } from 'type-graphql';
 import { EntityManager, ObjectLiteral, QueryFailedError, SelectQueryBuilder } from 'typeorm';
 import { PagingMetadata } from '../aas/model/graphql-types';
-import { checkLimit, decodeCursor, encodeCursor } from '../common/cursor';
+import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../common/cursor';
 import { etagOf, ifMatchAdmits } from '../common/etag';
 import { badRequest, conflict, preconditionFailed } from '../graphql/errors';
 
@@ -41,15 +41,18 @@ export async function pageBySeq<T extends ObjectLiteral>(
   const problem = checkLimit(limit);
   if (problem) throw badRequest(problem);
   const alias = query.alias;
+  // Bound to the list's statement and parameters as the caller built it (the organization, the filters), before the cursor's position.
+  const [sql, params] = query.getQueryAndParameters();
+  const bound = cursorList(list, sql, params);
   if (cursor !== null && cursor !== undefined) {
-    const after = decodeCursor(list, cursor);
+    const after = decodeCursor(bound, cursor);
     if (typeof after !== 'string' || !/^\d{1,19}$/.test(after)) throw badRequest('The cursor is not one this list issued.');
     query.andWhere(`${alias}.seq > :after`, { after });
   }
   const rows = await query.orderBy(`${alias}.seq`, 'ASC').take(limit + 1).getMany();
   const more = rows.length > limit;
   const result = more ? rows.slice(0, limit) : rows;
-  return { result, pagingMetadata: more ? { cursor: encodeCursor(list, String((result[result.length - 1] as unknown as { seq: string }).seq)) } : {} };
+  return { result, pagingMetadata: more ? { cursor: encodeCursor(bound, String((result[result.length - 1] as unknown as { seq: string }).seq)) } : {} };
 }
 
 export interface Versioned {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { outboundProblem } from '../auth/outbound';
-import { checkLimit, decodeCursor, encodeCursor } from '../common/cursor';
+import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../common/cursor';
 import type { ChangeEvent, DeliveredHook } from '../events/change-event';
 import { isUuid } from '../common/uuid';
 import { badRequest, notFound } from '../graphql/errors';
@@ -149,8 +149,9 @@ export class PushTargetService {
     const { kind, settings, secret } = await this.check(input);
     const id = randomUUID();
     await this.dataSource.transaction(async (manager) => {
-      // Serializes registrations of one tenant, so the count below holds.
-      await manager.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [tenant.id]);
+      // Serializes registrations of one tenant, so the count below holds. FOR NO KEY UPDATE: the writes of the tenant's
+      // data (an import for long) hold a key-share lock on the row, which this one leaves them.
+      await manager.query('SELECT id FROM tenants WHERE id = $1 FOR NO KEY UPDATE', [tenant.id]);
       const [{ count }] = await manager.query('SELECT count(*)::int AS count FROM push_targets WHERE tenant_id = $1', [tenant.id]);
       if (count >= MAX_TARGETS_PER_TENANT) throw badRequest(`A tenant has at most ${MAX_TARGETS_PER_TENANT} push targets; delete one first.`);
       await manager.query('INSERT INTO push_targets (tenant_id, id, kind, settings, secret) VALUES ($1, $2, $3, $4, $5)', [tenant.id, id, kind, JSON.stringify(settings), secret]);
@@ -163,14 +164,14 @@ export class PushTargetService {
     if (problem) throw badRequest(problem);
     let after = 0;
     if (cursor != null) {
-      const key = decodeCursor(CURSOR_LIST, cursor);
+      const key = decodeCursor(cursorList(CURSOR_LIST, tenant.id), cursor);
       if (typeof key !== 'number') throw badRequest('The cursor is not one this list issued.');
       after = key;
     }
     const rows: TargetRow[] = await this.dataSource.query(`${SELECT} WHERE t.tenant_id = $1 AND t.seq > $2 ORDER BY t.seq LIMIT $3`, [tenant.id, after, limit + 1]);
     const more = rows.length > limit;
     const page = rows.slice(0, limit);
-    return { items: page.map(viewOf), cursor: more ? encodeCursor(CURSOR_LIST, Number(page[page.length - 1].seq)) : null };
+    return { items: page.map(viewOf), cursor: more ? encodeCursor(cursorList(CURSOR_LIST, tenant.id), Number(page[page.length - 1].seq)) : null };
   }
 
   async get(tenant: TenantEntity, id: string): Promise<PushTargetView> {

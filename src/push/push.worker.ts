@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import type { SerializationService } from '../aas/serialization/serialization.service';
 import { referencedSubmodelIds, type ShellService } from '../aas/shells/shell.service';
 import type { SubmodelService } from '../aas/submodels/submodel.service';
+import { isLastingRefusal } from '../db/unavailable';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
 import type { TenantService } from '../management/tenants/tenant.service';
 import type { PushTargetConfig, PushTargetService } from './push-target.service';
@@ -89,7 +90,8 @@ export class PushWorker {
       try {
         pushed = await this.runOnce();
       } catch (err) {
-        this.log.warn({ err }, 'push round failed');
+        if (isLastingRefusal(err)) this.log.error({ err }, 'pushes cannot run: the database refuses the statements of a push round; retrying');
+        else this.log.warn({ err }, 'push round failed');
       }
       if (pushed === 0 && !this.stopped) {
         await new Promise<void>((resolve) => {

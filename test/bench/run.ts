@@ -18,6 +18,7 @@ import { benchPackage } from './package';
 import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './identity';
 import { benchDatabaseUrl, benchRegistry } from './registry';
 import { benchQuery } from './query';
+import { benchImport } from './bulk-import';
 import { benchPeer, type OurDatabase } from './peer';
 import { printColumns } from './table';
 import { benchScaleOut } from './scaleout';
@@ -42,6 +43,8 @@ import { benchScaleOut } from './scaleout';
  * `BENCH_ONLY=registry` runs the discovery lookups of `registry.ts` alone (REGISTRY_BENCH_SHELLS sets their size).
  * `BENCH_ONLY=submodels` runs the large-submodel element reads and writes of `submodels.ts` alone.
  * `BENCH_ONLY=query` runs the query-language bench of `query.ts` alone (QUERY_BENCH_SUBMODELS sets its size).
+ * `BENCH_ONLY=import` runs the bulk import of `bulk-import.ts` alone: 100,000 shells and a 100,000-element submodel
+ * (IMPORT_SHELLS, IMPORT_ELEMENTS set their sizes), each beside COPY of the same rows.
  * `BENCH_ONLY=events` runs the change-event bench of `events.ts` alone (writes with events off and on, latency to MQTT).
  * `BENCH_ONLY=package` runs the import and export of the largest real package (`package.ts`) alone: on PostgreSQL
  * when DATABASE_URL is set, then on the embedded database, each in a fresh database of its own.
@@ -56,8 +59,8 @@ const peerAt = process.argv.indexOf('--peer');
 const PEER_URL = peerAt >= 0 ? process.argv[peerAt + 1] : undefined;
 if (peerAt >= 0 && !PEER_URL?.match(/^https?:\/\//)) throw new Error('--peer takes the URL of an AAS server, e.g. --peer http://localhost:8081');
 const ONLY = PEER_URL ? 'peer' : process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout'].includes(ONLY)) {
-  throw new Error(`BENCH_ONLY takes 'hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package' or 'scaleout', got '${ONLY}'`);
+if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout', 'import'].includes(ONLY)) {
+  throw new Error(`BENCH_ONLY takes 'hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout' or 'import', got '${ONLY}'`);
 }
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
@@ -405,6 +408,10 @@ async function main(): Promise<void> {
   const query = () => benchQuery({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'query') return finish(await query(), 0, server, started);
   if (ONLY === 'events') return finish(await benchEvents({ server, measure, printTable }, run), 0, server, started);
+  if (ONLY === 'import') {
+    console.log(`\n${(await benchImport({ server, apiPath, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run)).join('\n')}`);
+    return finish([], 0, server, started);
+  }
   let nextShell = 0;
   const post: autocannon.Request = {
     method: 'POST',

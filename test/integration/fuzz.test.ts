@@ -631,6 +631,43 @@ describe(`fuzz of the REST façade and /graphql (seed ${SEED}, replay with FUZZ_
     }
     expect(report.slice(0, 50), `${summary}\n${report.length} deviations (the first 50 below)`).toEqual([]);
   }, 240_000);
+
+  it('stops an upload whose client gives up during its import: nothing of it is stored, nothing logged as an error, /health/live stays up', async () => {
+    const ids = Array.from({ length: 20_000 }, (_, i) => `urn:fuzz:abandoned:${i}`);
+    const environment = Buffer.from(JSON.stringify({ assetAdministrationShells: ids.map((id) => ({ ...SHELL, id, submodels: undefined })) }));
+    const boundary = 'fuzz-abandoned-upload';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="environment.json"\r\nContent-Type: application/json\r\n\r\n`),
+      environment,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const logBefore = serverOutput.length;
+    const upload = http.request(`${base}${api()}/upload`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length } });
+    upload.on('error', () => undefined);
+    await new Promise<void>((resolve) => upload.end(body, resolve));
+    // The client gives up while the server reads and stores the documents, and the server is probed meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    upload.destroy();
+    const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    let slowest = 0;
+    for (let i = 0; i < 40; i++) {
+      const a = await send(base, probeAgent, 'GET', '/health/live', {}, undefined, CLIENT_TIMEOUT_MS);
+      expect(a.status).toBe(200);
+      slowest = Math.max(slowest, a.ms);
+      await new Promise((resolve) => setTimeout(resolve, HEALTH_EVERY_MS));
+    }
+    probeAgent.destroy();
+    expect(slowest).toBeLessThan(HEALTH_MAX_MS);
+    for (const id of [ids[0], ids[ids.length - 1]]) expect((await get(`/shells/${b64(id)}`)).status, id).toBe(404);
+    // The import stopped and rolled back: its first shell, which it wrote, is free to be created at once (an import
+    // going on for a client that had gone would hold it until its commit, and then a create would be a conflict).
+    const created = await send(base, setupAgent, 'POST', `${api()}/shells`, { 'content-type': 'application/json' }, JSON.stringify({ ...SHELL, id: ids[0], submodels: undefined }), 15_000);
+    expect(created.status, created.body).toBe(201);
+    expect((await send(base, setupAgent, 'DELETE', `${api()}/shells/${b64(ids[0])}`, {}, undefined, 15_000)).status).toBe(204);
+    expect(await fixtureState()).toBe(FIXTURE_STATE);
+    const errors = serverOutput.slice(logBefore).split('\n').filter((l) => /"level":(50|60)/.test(l));
+    expect(errors).toEqual([]);
+  }, 120_000);
 });
 
 // --- The costliest bodies, on a server with the default body limit

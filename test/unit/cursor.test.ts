@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeBase64Url } from '../../src/common/base64url';
-import { checkLimit, decodeCursor, encodeCursor } from '../../src/common/cursor';
+import { randomBytes } from 'node:crypto';
+import { checkLimit, cursorList, decodeCursor, encodeCursor, useCursorSecret } from '../../src/common/cursor';
 
 describe('cursor', () => {
   it('round-trips the last key of a page, bound to its list', () => {
@@ -29,6 +30,26 @@ describe('cursor', () => {
     ]) {
       expect(decodeCursor('shells', forged), forged).toBeUndefined();
     }
+  });
+
+  it('binds a cursor to everything that selects the list: tenant and filter', () => {
+    const list = cursorList('shells', 'tenant-a', [['id_short = ?', 'x']]);
+    expect(decodeCursor(list, encodeCursor(list, 7))).toBe(7);
+    expect(decodeCursor(cursorList('shells', 'tenant-b', [['id_short = ?', 'x']]), encodeCursor(list, 7))).toBeUndefined();
+    expect(decodeCursor(cursorList('shells', 'tenant-a', [['id_short = ?', 'y']]), encodeCursor(list, 7))).toBeUndefined();
+    // An absent filter is absent however it is passed.
+    expect(cursorList('files', 't', { name: null })).toBe(cursorList('files', 't', {}));
+  });
+
+  it('reveals nothing of the key it holds, and is refused under another secret', () => {
+    const cursor = encodeCursor('shells', 123456);
+    expect(Buffer.from(cursor, 'base64url').toString('latin1')).not.toMatch(/123456|shells/);
+    useCursorSecret(randomBytes(32));
+    const sealed = encodeCursor('shells', 5);
+    expect(decodeCursor('shells', sealed)).toBe(5);
+    useCursorSecret(randomBytes(32)); // another database's secret
+    expect(decodeCursor('shells', sealed)).toBeUndefined();
+    expect(decodeCursor('shells', cursor)).toBeUndefined();
   });
 
   it('checks limit as 1..250, never clamping', () => {

@@ -49,10 +49,12 @@ export interface ImportOptions {
   log?: Logger;
   /** Progress lines at most this often (ms; default PROGRESS_INTERVAL_MS). */
   progressMs?: number;
+  /** Fires when the client has gone: the import stops at its next document and rolls back. */
+  signal?: AbortSignal;
 }
 
 /** What `importPackage` takes: the logger, and whether the package must hold exactly one shell (the default). */
-export type PackageImportOptions = Pick<ImportOptions, 'log' | 'progressMs' | 'exactlyOneShell'>;
+export type PackageImportOptions = Pick<ImportOptions, 'log' | 'progressMs' | 'exactlyOneShell' | 'signal'>;
 
 export interface ImportedItem {
   id: string;
@@ -124,8 +126,8 @@ export class ImportService {
       },
     };
     try {
-      const { exactlyOneShell = true, log, progressMs } = options;
-      return await this.importRead(tenant, environment, { log, progressMs, files, exactlyOneShell, warnings, source: specPath }, progress);
+      const { exactlyOneShell = true, log, progressMs, signal } = options;
+      return await this.importRead(tenant, environment, { log, progressMs, signal, files, exactlyOneShell, warnings, source: specPath }, progress);
     } catch (err) {
       // A file of the package that fails to inflate (a bomb, a bad CRC) is found while it is stored.
       if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
@@ -138,7 +140,7 @@ export class ImportService {
    * or XML environment (uploadFormat tells which), with any number of shells. A plain environment has no package
    * files: its File values stay as they are.
    */
-  async importUpload(tenant: TenantEntity, path: string, file: UploadedFileInfo, options: Pick<ImportOptions, 'log' | 'progressMs'> = {}): Promise<ImportResult> {
+  async importUpload(tenant: TenantEntity, path: string, file: UploadedFileInfo, options: Pick<ImportOptions, 'log' | 'progressMs' | 'signal'> = {}): Promise<ImportResult> {
     const head = await headOf(path);
     const name = file.fileName || 'The file';
     if (head.length === 0) throw badRequest(`${name} is empty.`);
@@ -170,6 +172,7 @@ export class ImportService {
     const total = Object.values(sizes).reduce((sum, n) => sum + n, 0);
     progress.phase('read', { tenant: tenant.name, documents: sizes });
 
+    const pace = new Pace(options.signal);
     let verifiedCount = 0;
     const docs = new Map<DocumentKind, JsonObject[]>();
     for (const [list, kind, what] of LISTS) {
@@ -180,6 +183,7 @@ export class ImportService {
       const twice = (id: string, i: number) =>
         warnings.push({ kind: 'dropped', text: `${source}$.${list}[${i}]: dropped: the ${what} '${id}' (its id is the id of $.${list}[${seen.get(id)}], which is kept)` });
       for (const [i, item] of items.entries()) {
+        await pace.step();
         progress.tick('reading documents', () => ({ read: verifiedCount, of: total }));
         verifiedCount++;
         const rawId = (item as JsonObject | null)?.id;
@@ -245,6 +249,7 @@ export class ImportService {
         const put = async (kind: DocumentKind, service: { put(t: TenantEntity, d: JsonObject, o: { manager: EntityManager }): Promise<'created' | 'updated'> }) => {
           const out: ImportedItem[] = [];
           for (const doc of docs.get(kind) ?? []) {
+            await pace.step();
             out.push({ id: doc.id as string, status: await service.put(tenant, doc, { manager }) });
             done++;
             if (kind === 'Submodel') elementsDone += elementCount(doc);
@@ -338,6 +343,27 @@ export class ImportService {
     return [...tfps].map(([path, tfp]) => ({ path, tfp }));
   }
 }
+
+/**
+ * The pace of a long loop: it stops as soon as its client has gone (`signal`), and lets other requests run (the
+ * event loop) every few milliseconds of work, so that no import holds the process for long.
+ */
+class Pace {
+  private since = performance.now();
+
+  constructor(private readonly signal?: AbortSignal) {}
+
+  async step(): Promise<void> {
+    this.signal?.throwIfAborted();
+    if (performance.now() - this.since < YIELD_AFTER_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.since = performance.now();
+    this.signal?.throwIfAborted();
+  }
+}
+
+/** How long an import works before it lets other requests run. */
+const YIELD_AFTER_MS = 20;
 
 const idsOf = (docs: JsonObject[] | undefined) => (docs ?? []).map((doc) => doc.id as string);
 

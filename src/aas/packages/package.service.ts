@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
-import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
+import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import type { FileService } from '../../files/file.service';
 import { badRequest, notFound } from '../../graphql/errors';
 import { isUuid } from '../../common/uuid';
@@ -45,14 +45,15 @@ export class PackageService {
     const limitProblem = checkLimit(limit);
     if (limitProblem) throw badRequest(limitProblem);
     const qb = this.dataSource.manager.createQueryBuilder(AasxPackageEntity, 'p').where('p.tenantId = :tenant', { tenant: tenant.id });
+    const list = cursorList(CURSOR_LIST, tenant.id, aasId ?? null);
     if (cursor) {
-      const after = decodeCursor(CURSOR_LIST, cursor);
+      const after = decodeCursor(list, cursor);
       if (typeof after !== 'number') throw badRequest('The cursor is not one this list issued.');
       qb.andWhere('p.seq > :after', { after });
     }
     if (aasId != null) qb.andWhere('p.aas_ids @> ARRAY[CAST(:aasId AS text)]', { aasId });
     const rows = await qb.orderBy('p.seq', 'ASC').limit(limit + 1).getMany();
-    return { items: rows.slice(0, limit).map(describe), cursor: rows.length > limit ? encodeCursor(CURSOR_LIST, Number(rows[limit - 1].seq)) : undefined };
+    return { items: rows.slice(0, limit).map(describe), cursor: rows.length > limit ? encodeCursor(list, Number(rows[limit - 1].seq)) : undefined };
   }
 
   /** Stores a package: its shells are read from it first (400 when it is no valid package). */

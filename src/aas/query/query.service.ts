@@ -45,13 +45,12 @@ export class QueryService {
 
   /** One keyset page of the rows that satisfy the query: `d.seq > cursor`, in `seq` order, one row more than `limit`. */
   private async page(tenant: TenantEntity, target: RepositoryTarget, query: Query, limit: number, cursor?: string | null): Promise<Page<{ seq: string; id: string }>> {
-    const list = `query:${target}`;
-    const keyset = keysetQuery(list, [['d.tenant_id = ?', tenant.id]], [], limit, cursor);
+    const keyset = keysetQuery(`query:${target}`, [['d.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition);
     const condition = toSql(query, target, { doc: 'd.doc', firstParam: keyset.params.length + 1, row: 'd', tenant: '$1' });
     // keysetQuery writes the cursor's bound as `seq > $n`: unambiguous, `d` is the only row source of this level.
     const sql = `SELECT d.seq, d.id FROM ${condition.table} d WHERE ${keyset.where} AND (${condition.where}) ORDER BY d.seq LIMIT ${keyset.limitParam}`;
     const rows = await boundedRead<{ seq: string; id: string }>(this.dataSource, sql, [...keyset.params, ...condition.params], this.options.timeoutMs);
-    return pageOf(list, rows, limit, (row) => Number(row.seq));
+    return pageOf(keyset.list, rows, limit, (row) => Number(row.seq));
   }
 
   private async documents(tenant: TenantEntity, target: RepositoryTarget, page: Page<{ id: string }>): Promise<Page<JsonObject>> {

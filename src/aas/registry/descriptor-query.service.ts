@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
+import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { etagOf } from '../../common/etag';
 import { boundedRead } from '../../db/bounded-read';
 import { badRequest } from '../../graphql/errors';
@@ -58,7 +58,7 @@ export class DescriptorQueryService {
   }
 
   private async explicitShells(tenant: TenantEntity, instance: RegistryInstanceEntity, query: Query, limit: number, cursor?: string | null): Promise<Page<Stored>> {
-    const list = 'query-shell-descriptors';
+    const list = cursorList('query-shell-descriptors', tenant.id, instance.id, query.condition);
     const sql = new Statement([instance.id, tenant.id]);
     const after = cursor == null ? '' : ` AND d.seq > ${sql.param(seqAfter(list, cursor))}`;
     const where = sql.condition(query, 'shellDescriptors', 'd.doc');
@@ -71,7 +71,7 @@ export class DescriptorQueryService {
   }
 
   private async explicitSubmodels(tenant: TenantEntity, instance: RegistryInstanceEntity, query: Query, limit: number, cursor?: string | null): Promise<Page<Stored>> {
-    const list = 'query-submodel-descriptors';
+    const list = cursorList('query-submodel-descriptors', tenant.id, instance.id, query.condition);
     const sql = new Statement([instance.id, tenant.id]);
     let after = '';
     if (cursor != null) {
@@ -141,7 +141,8 @@ export class DescriptorQueryService {
       derived: (sql: Statement, apiUrl: string, attributes: ReadonlySet<string>, tenantParam: string) => string;
     },
   ): Promise<Page<string>> {
-    const { list, alias: a } = of;
+    const { alias: a } = of;
+    const list = cursorList(of.list, tenant.id, query.condition);
     const sql = new Statement([tenant.id]);
     const after = cursor == null ? '' : ` AND ${a}.seq > ${sql.param(seqAfter(list, cursor))}`;
     const derived = of.derived(sql, this.implicit.apiUrlOf(tenant.name), attributesOf(query), '$1');

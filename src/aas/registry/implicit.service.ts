@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { encodeBase64Url } from '../../common/base64url';
+import { cursorList } from '../../common/cursor';
 import { badRequest, notFound } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { JsonObject } from '../model/parse';
@@ -88,7 +89,7 @@ export class ImplicitRegistryService {
     cursor?: string | null,
   ): Promise<Page<Stored>> {
     // As in an explicit registry, a submodel descriptor under a shell descriptor carries the shell descriptor's tag.
-    return submodelDescriptorPage('implicit-submodel-descriptors', await this.shellDescriptor(tenant, aasId), semanticKey, limit, cursor);
+    return submodelDescriptorPage(cursorList('implicit-submodel-descriptors', tenant.id, aasId), await this.shellDescriptor(tenant, aasId), semanticKey, limit, cursor);
   }
 
   async submodelDescriptorOfShell(tenant: TenantEntity, aasId: string, submodelId: string): Promise<Stored> {

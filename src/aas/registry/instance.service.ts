@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
+import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { etagOf, ifMatchAdmits } from '../../common/etag';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
 import { isUuid } from '../../common/uuid';
@@ -52,14 +52,15 @@ export class RegistryInstanceService {
     const problem = checkLimit(limit);
     if (problem) throw badRequest(problem);
     const qb = this.dataSource.manager.createQueryBuilder(RegistryInstanceEntity, 'i').where('i.tenantId = :tenant', { tenant: tenant.id });
+    const list = cursorList(CURSOR_LIST, tenant.id);
     if (cursor != null) {
-      const after = decodeCursor(CURSOR_LIST, cursor);
+      const after = decodeCursor(list, cursor);
       if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
       qb.andWhere('i.seq > :after', { after });
     }
     const rows = await qb.orderBy('i.seq', 'ASC').limit(limit + 1).getMany();
     const items = rows.slice(0, limit);
-    return { items: items.map(describe), cursor: rows.length > limit ? encodeCursor(CURSOR_LIST, Number(items[items.length - 1].seq)) : undefined };
+    return { items: items.map(describe), cursor: rows.length > limit ? encodeCursor(list, Number(items[items.length - 1].seq)) : undefined };
   }
 
   async get(tenant: TenantEntity, instanceId: string): Promise<RegistryInstance> {

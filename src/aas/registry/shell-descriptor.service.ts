@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { cursorList } from '../../common/cursor';
 import { etagOf, ifMatchAdmits } from '../../common/etag';
 import { readRows, rethrowClientError } from '../../db/read';
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
@@ -80,7 +81,7 @@ export class ShellDescriptorService {
     limit: number,
     cursor?: string | null,
   ): Promise<Page<Stored>> {
-    return submodelDescriptorPage('submodel-descriptors', await this.get(tenant, instance, aasId), semanticKey, limit, cursor);
+    return submodelDescriptorPage(cursorList('submodel-descriptors', tenant.id, instance.id, aasId), await this.get(tenant, instance, aasId), semanticKey, limit, cursor);
   }
 
   async submodelDescriptor(tenant: TenantEntity, instance: RegistryInstanceEntity, aasId: string, submodelId: string): Promise<Stored> {

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { cursorList } from '../../common/cursor';
 import { readRows } from '../../db/read';
 import { badRequest } from '../../graphql/errors';
 import { MAX_ID_LENGTH } from '../../graphql/limits';
@@ -44,13 +45,14 @@ export function checkId(id: string): void {
 export const submodelDescriptorsOf = (json: JsonObject): JsonObject[] => (json.submodelDescriptors as JsonObject[] | undefined) ?? [];
 
 /**
- * A page of a shell descriptor's submodel descriptors (the list `list`'s cursors), optionally only those with a
+ * A page of a shell descriptor's submodel descriptors (the list `list`'s cursors, `list` naming the tenant and the
+ * shell descriptor: `cursorList`), optionally only those with a
  * semanticId (a filter key). Each carries the shell descriptor's entity tag: it is part of that document.
  */
 export function submodelDescriptorPage(list: string, shell: Stored, semanticKey: string | null | undefined, limit: number, cursor?: string | null): Page<Stored> {
   let found = submodelDescriptorsOf(shell.json);
   if (semanticKey != null) found = found.filter((sm) => referenceFilterKeys(sm.semanticId as JsonObject | undefined).includes(semanticKey));
-  const page = pageOfList(list, found, (sm) => sm.id as string, limit, cursor);
+  const page = pageOfList(cursorList(list, semanticKey ?? null), found, (sm) => sm.id as string, limit, cursor);
   return { items: page.items.map((json) => ({ json, etag: shell.etag })), cursor: page.cursor };
 }
 
@@ -78,7 +80,7 @@ export async function instancePage<R extends { seq: string }>(
     ['instance_id = ?', scope.instance.id],
     ['tenant_id = ?', scope.tenant.id],
   ];
-  const { where, params, limitParam } = keysetQuery(list, instanceOfTenant, conditions, limit, cursor);
-  const rows = await readRows<R>(dataSource, `SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`, params);
-  return pageOf(list, rows, limit, (row) => Number(row.seq));
+  const keyset = keysetQuery(list, instanceOfTenant, conditions, limit, cursor);
+  const rows = await readRows<R>(dataSource, `SELECT ${columns} FROM ${table} WHERE ${keyset.where} ORDER BY seq LIMIT ${keyset.limitParam}`, keyset.params);
+  return pageOf(keyset.list, rows, limit, (row) => Number(row.seq));
 }

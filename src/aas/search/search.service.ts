@@ -71,8 +71,7 @@ export class SearchService {
 
   async search(tenant: TenantEntity, request: SearchRequest, limit: number, cursor?: string | null): Promise<SearchPage> {
     const { index, query } = parseSearch(request);
-    const list = `search:${index.name}`;
-    const keyset = keysetQuery(list, [['s.tenant_id = ?', tenant.id]], [], limit, cursor);
+    const keyset = keysetQuery(`search:${index.name}`, [['s.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition);
     const condition = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: keyset.params.length + 1 });
     // keysetQuery writes the cursor's bound as `seq > $n` (and the tenant as $1): in both branches only `s` has a seq
     // at that level. One of the two branches runs, as the one-time filter on `few` says (see the class comment).
@@ -95,7 +94,7 @@ export class SearchService {
         WHERE NOT (SELECT yes FROM few) AND ${keyset.where} AND hit.ids IS NOT NULL ORDER BY s.seq LIMIT ${keyset.limitParam})
       ORDER BY seq`;
     const rows = await boundedRead<{ seq: string; id: string; submodel_ids: string[] }>(this.dataSource, sql, [...keyset.params, ...condition.params], this.options.timeoutMs, 'search');
-    const page = pageOf(list, rows, limit, (row) => Number(row.seq));
+    const page = pageOf(keyset.list, rows, limit, (row) => Number(row.seq));
     const hits = page.items.map((row) => ({ id: row.id, submodelIds: row.submodel_ids }));
     if (query.select === 'id') return { select: 'id', items: hits, cursor: page.cursor };
     const found = hits.length ? await this.shells.findMany(tenant, hits.map((h) => h.id)) : new Map<string, JsonObject>();

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { cursorList } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseAssetInformation, parseReference } from '../model/parse';
@@ -166,7 +167,7 @@ export class ShellService {
 
   async submodelRefs(tenant: TenantEntity, id: string, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
     const refs = ((await this.get(tenant, id)).submodels ?? []) as JsonObject[];
-    return pageOfList('submodel-refs', refs, submodelIdOf, limit, cursor);
+    return pageOfList(cursorList('submodel-refs', tenant.id, id), refs, submodelIdOf, limit, cursor);
   }
 
   /** Creates or overwrites a shell the caller verified (imports; `manager`: inside the import's transaction). */

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { checkLimit, decodeCursor, encodeCursor } from '../../common/cursor';
+import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { etagOf, ifMatchAdmits, ifMatchTags } from '../../common/etag';
 import { onCitus } from '../../db/citus';
 import { readRows, rethrowClientError, writeRows } from '../../db/read';
@@ -161,26 +161,31 @@ export interface KeysetQuery {
   where: string;
   params: unknown[];
   limitParam: string;
+  /** The list its cursors are bound to (`pageOf`): the list's name, its scope and its conditions. */
+  list: string;
 }
 
 /**
  * The WHERE clause and parameters of a page of rows in `seq` order (the list `list`'s cursors): `scope` (which
  * rows the list holds), the cursor's position, the filter `conditions`, and the limit (one row more than the page,
- * which tells whether another follows: `pageOf`). 400 for a bad limit or a cursor of another list.
+ * which tells whether another follows: `pageOf`). 400 for a bad limit or a cursor of another list: the cursor is
+ * bound to `list`, `scope` (the tenant) and `conditions` (the filter), so it continues only the list that issued it.
+ * `extra` binds it to what else selects the rows beside the conditions (a query's text).
  */
-export function keysetQuery(list: string, scope: Condition[], conditions: Condition[], limit: number, cursor: string | null | undefined): KeysetQuery {
+export function keysetQuery(list: string, scope: Condition[], conditions: Condition[], limit: number, cursor: string | null | undefined, ...extra: unknown[]): KeysetQuery {
   assertLimit(limit);
+  const bound = cursorList(list, scope, conditions, ...extra);
   const params: unknown[] = [];
   const bind = ([sql, value]: Condition) => sql.replace('?', `$${params.push(value)}`);
   const where = scope.map(bind);
   if (cursor !== undefined && cursor !== null) {
-    const after = decodeCursor(list, cursor);
+    const after = decodeCursor(bound, cursor);
     if (typeof after !== 'number') throw badRequest('The cursor is not one this server issued for this list.');
     where.push(bind(['seq > ?', after]));
   }
   where.push(...conditions.map(bind));
   const limitParam = `$${params.push(limit + 1)}`;
-  return { where: where.join(' AND '), params, limitParam };
+  return { where: where.join(' AND '), params, limitParam, list: bound };
 }
 
 /**
@@ -402,13 +407,13 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       return { items: page.items.map((row) => row.doc!), cursor: page.cursor };
     }
     const token = cache.token();
-    const { where, params, limitParam } = this.pageQuery(tenant, conditions, limit, cursor);
+    const { where, params, limitParam, list } = this.pageQuery(tenant, conditions, limit, cursor);
     const rows = await readRows<{ seq: string; id: string; version: number; bytes: string }>(
       this.dataSource,
       `SELECT seq, id, version, doc_bytes AS bytes FROM ${this.spec.table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
       params,
     );
-    const page = pageOf(this.spec.table, rows, limit, (row) => Number(row.seq));
+    const page = pageOf(list, rows, limit, (row) => Number(row.seq));
     // Charged as the one-statement page is: the documents' sizes in order, failing where they pass the budget.
     let sum = 0;
     await budgeted(async (remaining) => page.items.map((row) => ({ bytes: row.bytes, doc: (sum += Number(row.bytes)) > remaining ? null : '' })));
@@ -440,7 +445,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * elements of each document of the page (submodels) in the same statement (not of the row after the page).
    */
   private async pageRows<D>(tenant: TenantEntity, conditions: Condition[], limit: number, cursor: string | null | undefined, docExpression: string, elements = false) {
-    const { where, params, limitParam } = this.pageQuery(tenant, conditions, limit, cursor);
+    const { where, params, limitParam, list } = this.pageQuery(tenant, conditions, limit, cursor);
     const remainingParam = `$${params.length + 1}`;
     const { table } = this.spec;
     const elementsColumn = elements
@@ -457,18 +462,18 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       // The row after the page only tells whether there is a next page: its document is not part of the answer.
       (_row, i) => i < limit,
     );
-    return pageOf(this.spec.table, rows, limit, (row) => Number(row.seq));
+    return pageOf(list, rows, limit, (row) => Number(row.seq));
   }
 
   /** The ids of a page, as `page` selects it (same cursors): no document leaves PostgreSQL. */
   async pageIds(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null): Promise<Page<string>> {
-    const { where, params, limitParam } = this.pageQuery(tenant, conditions, limit, cursor);
+    const { where, params, limitParam, list } = this.pageQuery(tenant, conditions, limit, cursor);
     const rows = await readRows<{ seq: string; id: string }>(
       this.dataSource,
       `SELECT seq, id FROM ${this.spec.table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
       params,
     );
-    const page = pageOf(this.spec.table, rows, limit, (row) => Number(row.seq));
+    const page = pageOf(list, rows, limit, (row) => Number(row.seq));
     return { items: page.items.map((row) => row.id), cursor: page.cursor };
   }
 

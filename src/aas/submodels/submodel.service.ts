@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { MAX_LIMIT, decodeCursor, encodeCursor } from '../../common/cursor';
+import { MAX_LIMIT, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, Violation, readSubmodelElement, refuseViolations } from '../model/parse';
@@ -75,8 +75,8 @@ const PATHS_LIST = 'submodel-paths';
 const FIRST_BATCH = 16;
 
 /** Where the cursor of `paths` left off: the submodel's insertion number and the index of the path in its paths. */
-function pathCursorPosition(cursor: string): { seq: number; index: number } {
-  const key = decodeCursor(PATHS_LIST, cursor);
+function pathCursorPosition(list: string, cursor: string): { seq: number; index: number } {
+  const key = decodeCursor(list, cursor);
   const match = typeof key === 'string' ? /^(\d{1,15}):(\d{1,9})$/.exec(key) : null;
   if (!match) throw badRequest('The cursor is not one this server issued for this list.');
   return { seq: Number(match[1]), index: Number(match[2]) };
@@ -123,8 +123,9 @@ export class SubmodelService {
    */
   async paths(tenant: TenantEntity, filter: SubmodelFilter, level: Level, limit: number, cursor?: string | null): Promise<Page<string>> {
     assertLimit(limit);
-    const after = cursor == null ? undefined : pathCursorPosition(cursor);
     const conditions = filterConditions(filter);
+    const list = cursorList(PATHS_LIST, tenant.id, conditions, level);
+    const after = cursor == null ? undefined : pathCursorPosition(list, cursor);
     if (after) conditions.push(['seq >= ?', after.seq]);
     // One path more than the page holds says whether another page follows.
     const found: { seq: number; index: number; path: string }[] = [];
@@ -147,7 +148,7 @@ export class SubmodelService {
     const last = items[items.length - 1];
     return {
       items: items.map((item) => item.path),
-      cursor: found.length > limit ? encodeCursor(PATHS_LIST, `${last.seq}:${last.index}`) : undefined,
+      cursor: found.length > limit ? encodeCursor(list, `${last.seq}:${last.index}`) : undefined,
     };
   }
 
@@ -205,7 +206,7 @@ export class SubmodelService {
   /** The submodels a shell references, paged in the order of its references; dangling references are skipped. */
   async ofShell(tenant: TenantEntity, shellId: string, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
     const ids = referencedSubmodelIds(await this.shells.get(tenant, shellId));
-    const page = pageOfList('shell-submodels', ids, (id) => id, limit, cursor);
+    const page = pageOfList(cursorList('shell-submodels', tenant.id, shellId), ids, (id) => id, limit, cursor);
     const found = await this.store.findMany(tenant, page.items);
     return { items: page.items.flatMap((id): JsonObject[] => { const doc = found.get(id); return doc ? [doc] : []; }), cursor: page.cursor };
   }
@@ -265,7 +266,7 @@ export class SubmodelService {
   async elements(tenant: TenantEntity, id: string, scope: Scope, limit: number, cursor?: string | null): Promise<Page<ElementAt>> {
     const submodel = await this.get(tenant, id, scope);
     const elements = (submodel.submodelElements ?? []) as JsonObject[];
-    const page = pageOfList('submodel-elements', elements, (e) => e.idShort as string, limit, cursor);
+    const page = pageOfList(cursorList('submodel-elements', tenant.id, id, scope.shellId ?? null), elements, (e) => e.idShort as string, limit, cursor);
     const etag = originOf(submodel)!.etag;
     const items = page.items.map((element) => ({
       submodelId: id,
@@ -284,7 +285,7 @@ export class SubmodelService {
   async elementPaths(tenant: TenantEntity, id: string, scope: Scope, level: Level, limit: number, cursor?: string | null): Promise<Page<string>> {
     assertLimit(limit); // before the read: a bad limit is 400 whether the submodel exists or not
     const paths = descendantPaths(await this.get(tenant, id, scope), [], level === 'core');
-    return pageOfList('submodel-element-paths', paths, (path) => path, limit, cursor);
+    return pageOfList(cursorList('submodel-element-paths', tenant.id, id, scope.shellId ?? null, level), paths, (path) => path, limit, cursor);
   }
 
   /** One element: located in the database, so only the element is read, whatever the submodel's size. */

@@ -144,7 +144,9 @@ export class TenantService {
   async update(organizationId: string, tenantId: string, input: TenantInput, options: { ifMatch?: string | null; replace: boolean }): Promise<TenantEntity> {
     rejectProblems(fieldProblems(input));
     const tenant = await this.dataSource.transaction(async (manager) => {
-      const current = isUuid(tenantId) ? await manager.findOne(TenantEntity, { where: { id: tenantId, organizationId }, lock: { mode: 'pessimistic_write' } }) : null;
+      // FOR NO KEY UPDATE: no column a foreign key refers to changes (the name cannot), so writes of the tenant's data
+      // (each holding a key-share lock on this row until it commits, an import for long) neither wait for it nor it for them.
+      const current = isUuid(tenantId) ? await manager.findOne(TenantEntity, { where: { id: tenantId, organizationId }, lock: { mode: 'for_no_key_update' } }) : null;
       if (!current) throw notFound(`Tenant '${tenantId}' not found.`);
       if (input.name !== undefined && input.name !== null && input.name !== current.name) {
         rejectProblems([`A tenant's name is its URL and cannot change ('${current.name}').`]);
