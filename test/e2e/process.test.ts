@@ -25,7 +25,9 @@ const stop = stopServerProcess;
 
 describe('the server process on the embedded database', () => {
   it('starts with no setup, serves the showcase default tenant, logs, stops on SIGTERM and keeps its data', async () => {
-    const first = await startProcess();
+    // Connections left open at shutdown are cut after SHUTDOWN_TIMEOUT_MS: a long one here, so that one left to it
+    // is told apart from a loaded machine's slow exit.
+    const first = await startServerProcess(dataDir, { env: () => ({ SHUTDOWN_TIMEOUT_MS: '60000' }) });
     const api = `${first.url}/tenants/default/api/v3.0`;
     const created = await fetch(`${api}/shells`, {
       method: 'POST',
@@ -66,7 +68,7 @@ describe('the server process on the embedded database', () => {
     const stoppedAt = Date.now();
     expect(await exited).toBe(0);
     // Keep-alive connections are closed with the last response, not left to time out.
-    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+    expect(Date.now() - stoppedAt).toBeLessThan(30_000);
     expect(first.lines().some((l) => l.msg === 'stopped')).toBe(true);
     expect(fs.existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
 
