@@ -7,6 +7,7 @@ import { b64, json, sampleShell } from '../support/server';
 import { LOCK_FILE } from '../../src/db/data-dir-lock';
 import { killAll, startServerProcess, stopServerProcess } from '../support/server-process';
 import { tcpListenPorts } from '../support/tcp-listeners';
+import { PATIENCE_MS } from '../support/timing';
 
 /**
  * The no-setup path as a newcomer meets it: the server process with no DATABASE_URL runs the embedded
@@ -49,7 +50,7 @@ describe('the server process on the embedded database', () => {
     // The request line is written as the response goes out; give the pipe a moment.
     await vi.waitFor(() => {
       expect(first.lines().some((l) => l.msg === 'request' && l.requestId === 'trace-me-1' && l.status === 201)).toBe(true);
-    });
+    }, { timeout: PATIENCE_MS, interval: 50 });
     // SIGTERM while a request's body is still arriving: the request completes, then the process exits cleanly.
     const body = JSON.stringify(sampleShell('urn:process:inflight'));
     let answered!: (status: number) => void;
