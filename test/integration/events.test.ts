@@ -319,21 +319,31 @@ describe('leases', () => {
     const sub = await subscribe(broker.url, [`aas-repository/${tenant.name}/shells/+`]);
     try {
       for (const i of [1, 2]) expect((await send('POST', `${api}/shells`, sampleShell(`urn:events:lease:${i}`))).status).toBe(201);
-      // Shell 1 claimed for MQTT by a replica that died 5 s before its lease ends; shell 2's lease ran out already.
-      const leases: { entity_id: string; mqtt_leased_until: Date }[] = await writer.dataSource.query(
-        `UPDATE outbox SET mqtt_leased_by = gen_random_uuid(), mqtt_leased_until = now() + CASE WHEN entity_id = 'urn:events:lease:1' THEN interval '5 seconds' ELSE interval '-1 second' END
-          RETURNING entity_id, mqtt_leased_until`,
+      // Shell 1 claimed for MQTT by a replica that went silent, its lease an hour from running out; shell 2's lease
+      // ran out already. Shell 1's lease is made to run out only once the publisher has run: a loaded machine's slow
+      // start cannot let it run out before.
+      await writer.dataSource.query(
+        `UPDATE outbox SET mqtt_leased_by = gen_random_uuid(), mqtt_leased_until = now() + CASE WHEN entity_id = 'urn:events:lease:1' THEN interval '1 hour' ELSE interval '-1 second' END`,
       );
       publisher = await startTestServer(db.url, withEvents(broker.url));
       await eventually(() => sub.received.length >= 1, 10_000, () => 'nothing delivered');
       expect(sub.received[0].envelope.subject).toBe('urn:events:lease:2');
+      // Rounds of the publisher (every 100 ms) pass it by while it is leased.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(sub.received.map((r) => r.envelope.subject)).toEqual(['urn:events:lease:2']);
+      const [[{ mqtt_leased_until: leasedUntil }]] = await writer.dataSource.query(
+        `UPDATE outbox SET mqtt_leased_until = now() + interval '2 seconds' WHERE entity_id = 'urn:events:lease:1' RETURNING mqtt_leased_until`,
+      );
       await eventually(() => sub.received.length >= 2, 10_000, () => 'the leased event never delivered');
       expect(sub.received[1].envelope.subject).toBe('urn:events:lease:1');
-      // Marked delivered only after its lease ran out, on the database's clock (which the lease is on): a machine
-      // that is slow to answer moves both alike.
-      const [{ mqtt_published_at: published }] = await writer.dataSource.query(`SELECT mqtt_published_at FROM outbox WHERE entity_id = 'urn:events:lease:1'`);
-      const leasedUntil = leases.find((l) => l.entity_id === 'urn:events:lease:1')!.mqtt_leased_until;
-      expect(new Date(published).getTime()).toBeGreaterThan(new Date(leasedUntil).getTime());
+      // Marked delivered (right after the broker took it) only after its lease ran out, on the database's clock,
+      // which the lease is on.
+      let published: Date | null = null;
+      await until(async () => {
+        [{ mqtt_published_at: published }] = await writer.dataSource.query(`SELECT mqtt_published_at FROM outbox WHERE entity_id = 'urn:events:lease:1'`);
+        return published !== null;
+      }, 'the leased event marked delivered');
+      expect(new Date(published!).getTime()).toBeGreaterThan(new Date(leasedUntil).getTime());
     } finally {
       await sub.close();
       await publisher?.close();
