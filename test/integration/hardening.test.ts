@@ -263,6 +263,7 @@ describe('large and long input', () => {
       const latencies = await healthDuring(async () => expect((await send()).status).toBe(201), large.url);
       const parsed = JSON.parse(text);
       const verifying = await timed(() => DOCUMENT_PARSERS.Submodel(parsed));
+      console.info(`large document: /health/live at most ${Math.round(Math.max(...latencies))} ms while it was stored; verifying it here took ${Math.round(verifying.ms)} ms`);
       expect(Math.max(...latencies)).toBeLessThan(Math.max(600, verifying.ms / 2));
       expect(await json(fetch(`${large.api(name)}/submodels/${b64('urn:large')}`))).toEqual(doc);
     } finally {
