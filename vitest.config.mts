@@ -11,8 +11,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Generous for a 2-core machine at load 10, where a test takes several times its idle duration: a timeout here
+    // reports a test that hangs, never one that is merely slow (test/support/timing.ts).
+    testTimeout: 180_000,
+    hookTimeout: 300_000,
     pool: 'forks',
   },
 });

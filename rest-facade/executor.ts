@@ -13,6 +13,13 @@ export interface PreparedOperation {
 }
 
 /**
+ * The operations compiled for each schema, by source: compiling is most of the cost of building the routes, and a
+ * compiled operation depends on nothing but its schema and its text (the services come with each request's
+ * context), so a process that builds the app again (tests, several servers in one process) compiles each once.
+ */
+const compiledBySchema = new WeakMap<GraphQLSchema, Map<string, PreparedOperation>>();
+
+/**
  * Runs the facade's GraphQL operations in-process. Every document is parsed, validated and compiled (graphql-jit)
  * once, when the routes are built; a request only executes the compiled operation, against the same schema,
  * resolvers and auth checker as /graphql.
@@ -21,6 +28,14 @@ export class OperationExecutor {
   constructor(private readonly schema: GraphQLSchema) {}
 
   prepare(source: string): PreparedOperation {
+    let bySource = compiledBySchema.get(this.schema);
+    if (!bySource) compiledBySchema.set(this.schema, (bySource = new Map()));
+    let prepared = bySource.get(source);
+    if (!prepared) bySource.set(source, (prepared = this.compile(source)));
+    return prepared;
+  }
+
+  private compile(source: string): PreparedOperation {
     const document = parse(source);
     const errors = validate(this.schema, document);
     if (errors.length) throw new Error(`facade operation does not fit the schema: ${errors.map((e) => e.message).join('; ')}\n${source}`);

@@ -7,6 +7,7 @@ import { b64, json, sampleShell } from '../support/server';
 import { LOCK_FILE } from '../../src/db/data-dir-lock';
 import { killAll, startServerProcess, stopServerProcess } from '../support/server-process';
 import { tcpListenPorts } from '../support/tcp-listeners';
+import { PATIENCE_MS } from '../support/timing';
 
 /**
  * The no-setup path as a newcomer meets it: the server process with no DATABASE_URL runs the embedded
@@ -25,7 +26,9 @@ const stop = stopServerProcess;
 
 describe('the server process on the embedded database', () => {
   it('starts with no setup, serves the showcase default tenant, logs, stops on SIGTERM and keeps its data', async () => {
-    const first = await startProcess();
+    // Connections left open at shutdown are cut after SHUTDOWN_TIMEOUT_MS: a long one here, so that one left to it
+    // is told apart from a loaded machine's slow exit.
+    const first = await startServerProcess(dataDir, { env: () => ({ SHUTDOWN_TIMEOUT_MS: '60000' }) });
     const api = `${first.url}/tenants/default/api/v3.0`;
     const created = await fetch(`${api}/shells`, {
       method: 'POST',
@@ -47,7 +50,7 @@ describe('the server process on the embedded database', () => {
     // The request line is written as the response goes out; give the pipe a moment.
     await vi.waitFor(() => {
       expect(first.lines().some((l) => l.msg === 'request' && l.requestId === 'trace-me-1' && l.status === 201)).toBe(true);
-    });
+    }, { timeout: PATIENCE_MS, interval: 50 });
     // SIGTERM while a request's body is still arriving: the request completes, then the process exits cleanly.
     const body = JSON.stringify(sampleShell('urn:process:inflight'));
     let answered!: (status: number) => void;
@@ -66,7 +69,7 @@ describe('the server process on the embedded database', () => {
     const stoppedAt = Date.now();
     expect(await exited).toBe(0);
     // Keep-alive connections are closed with the last response, not left to time out.
-    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+    expect(Date.now() - stoppedAt).toBeLessThan(30_000);
     expect(first.lines().some((l) => l.msg === 'stopped')).toBe(true);
     expect(fs.existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
 

@@ -12,6 +12,7 @@ import { scheduleAnalyze } from '../../src/db/maintenance';
 import { completeMessages } from '../../src/db/embedded-connection';
 import { lastReadyStatus } from '../../src/db/session-queue';
 import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
+import { PATIENCE_MS } from '../support/timing';
 
 /**
  * The embedded PostgreSQL is one PGlite session shared by many connections. These tests hold it to what a real
@@ -287,7 +288,7 @@ function messagesOf(bytes: Buffer): { type: string; body: Buffer }[] {
   return messages;
 }
 
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = PATIENCE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out');

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { aasRepositoryRoutes } from '../../rest-facade/aas-repository';
 import { conceptDescriptionRoutes } from '../../rest-facade/concept-description-repository';
@@ -15,6 +16,7 @@ import {
   graphqlMutation, mutateBody, validBody, flatObjects, nestingBomb,
 } from '../support/fuzz-inputs';
 import { Rnd, seededRandom } from '../support/seeded-random';
+import { LOAD_SLACK_MS, medianMs } from '../support/timing';
 
 /**
  * A bounded, seeded fuzz of every route of the façade's route tables (on a showcase tenant with a small fixture) and
@@ -23,8 +25,10 @@ import { Rnd, seededRandom } from '../support/seeded-random';
  *
  * Every request must get an answer within 2 s that is not a 5xx (but 501 where that is the designed answer), and
  * every error answer must be an AAS Result object (for /graphql: a Result or GraphQL errors, never an internal
- * error). /health/live is probed the whole time and must answer 200 within 1 s. All deviations are collected and
- * reported at once. The requests are drawn from one seeded PRNG before any is sent, so a run replays with
+ * error). /health/live is probed the whole time and must answer 200 every time. All deviations are collected and
+ * reported at once. Time is judged as a loaded machine allows (test/support/timing.ts): a request slower than 2 s
+ * among the others is sent again alone after the run, and counts only when it is slow again; the probe's bound
+ * has the load slack on top. The requests are drawn from one seeded PRNG before any is sent, so a run replays with
  * FUZZ_SEED=<seed>; the failure message names the seed and each request's index.
  *
  * The server runs in a child process: a request that blocks its event loop (or crashes it) then fails the test
@@ -36,8 +40,8 @@ const SEED = (process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261123) 
 const TOTAL = 3_200;
 const CLIENTS = 4;
 const MAX_MS = 2_000;
-const CLIENT_TIMEOUT_MS = 5_000;
-const HEALTH_MAX_MS = 1_000;
+const CLIENT_TIMEOUT_MS = 5_000 + LOAD_SLACK_MS;
+const HEALTH_MAX_MS = 1_000 + LOAD_SLACK_MS;
 const HEALTH_EVERY_MS = 25;
 /** Requests in a row without an answer after which the server counts as frozen and the rest is not sent. */
 const GIVE_UP_AFTER = 6;
@@ -385,7 +389,6 @@ function deviations(p: Planned, a: Answer): [string, string][] {
   // still be writing then and see the reset before the answer. That is a refusal, not a server that went silent.
   if (a.status < 0 && headBytes(p) > 15 * KB && /ECONNRESET|EPIPE/.test(a.error ?? '')) return [];
   if (a.status < 0) return [['no answer', a.error ?? '']];
-  if (a.ms > MAX_MS) found.push(['slower than 2 s', `${Math.round(a.ms)} ms`]);
   if (a.status >= 500 && !(a.status === 501 && p.allows501)) found.push([`status ${a.status}`, clip(a.body)]);
   if (a.status >= 400 && p.method !== 'HEAD') {
     let problem: string | undefined;
@@ -545,6 +548,7 @@ describe(`fuzz of the REST façade and /graphql (seed ${SEED}, replay with FUZZ_
     let sent = 0;
     let silentInARow = 0;
     let slowest = { ms: 0, what: '' };
+    const slow: Planned[] = [];
     const client = async () => {
       while (!aborted && next < requests.length) {
         const p = requests[next++];
@@ -553,6 +557,7 @@ describe(`fuzz of the REST façade and /graphql (seed ${SEED}, replay with FUZZ_
         statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
         if (a.ms > slowest.ms) slowest = { ms: a.ms, what: `#${p.index} ${p.method} ${p.route} [${p.labels.join(' + ')}] → ${a.status}` };
         for (const [kind, detail] of deviations(p, a)) problems.push({ p, a, kind, detail });
+        if (a.status >= 0 && a.ms > MAX_MS) slow.push(p);
         if (dump) dump.push(JSON.stringify({ index: p.index, method: p.method, path: clip(p.path, 300), route: p.route, labels: p.labels, body: clip(String(p.body ?? ''), 300), status: a.status, ms: Math.round(a.ms), error: a.error, answer: clip(a.body, 300) }));
         silentInARow = a.status < 0 && /no answer within/.test(a.error ?? '') ? silentInARow + 1 : 0;
         if (silentInARow >= GIVE_UP_AFTER) aborted ??= `${silentInARow} requests in a row got no answer within ${CLIENT_TIMEOUT_MS} ms: the server is frozen`;
@@ -574,6 +579,13 @@ describe(`fuzz of the REST façade and /graphql (seed ${SEED}, replay with FUZZ_
       const fixture = await fixtureState();
       if (fixture !== FIXTURE_STATE) problems.push({ p: requests[0], a: { status: 0, ms: 0, headers: {}, body: '' }, kind: 'the fixture changed', detail: `${fixture}, expected ${FIXTURE_STATE}` });
     }
+    // A request slow among 3,000 others on a busy machine is sent again alone: slow again, it is a defect.
+    const soloAgent = new http.Agent({ keepAlive: false });
+    for (const p of aborted ? [] : slow) {
+      const a = await send(base, soloAgent, p.method, p.path, p.headers, p.body, CLIENT_TIMEOUT_MS);
+      if (a.status < 0 || a.ms > MAX_MS) problems.push({ p, a, kind: 'slower than 2 s, also when sent alone', detail: `${Math.round(a.ms)} ms` });
+    }
+    soloAgent.destroy();
     // Errors the server logged (a resolver throwing something unexpected), or anything it printed to stderr beside
     // its JSON log (a library's console.error), are defects even when the answer looked fine.
     const logged = serverOutput.split('\n').filter((l) => l.trim() !== '' && (!l.startsWith('{') || /"level":(50|60)/.test(l)));
@@ -581,7 +593,7 @@ describe(`fuzz of the REST façade and /graphql (seed ${SEED}, replay with FUZZ_
     const summary = [
       `seed ${SEED} (replay: FUZZ_SEED=${SEED}): ${sent} of ${requests.length} requests in ${elapsed} ms with ${CLIENTS} clients${aborted ? `, stopped: ${aborted}` : ''}`,
       `statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((x, y) => x[0] - y[0])))}`,
-      `slowest ${Math.round(slowest.ms)} ms: ${clip(slowest.what, 300)}`,
+      `slowest ${Math.round(slowest.ms)} ms: ${clip(slowest.what, 300)}; ${slow.length} slower than ${MAX_MS} ms, sent again alone`,
       `/health/live: ${health.probes} probes, max ${Math.round(health.maxMs)} ms, ${health.failures.length} failures`,
       `server error log lines: ${logged.length}`,
     ].join('\n');
@@ -672,7 +684,11 @@ describe(`fuzz of the REST façade and /graphql (seed ${SEED}, replay with FUZZ_
 
 // --- The costliest bodies, on a server with the default body limit
 
-/** The bound asked of the event loop while nesting bombs are read: every /health/live probe answered within 100 ms. */
+/**
+ * The bound asked of the event loop while nesting bombs are read: every /health/live probe answered within 100 ms, or
+ * within the time this process takes to inflate one bomb, measured in the test, when the machine is slower than that:
+ * a server reading a bomb in its event loop would stall it for longer than that.
+ */
 const HEAVY_HEALTH_MAX_MS = 100;
 const HEAVY_BODY_LIMIT = 64 * MB;
 const HEAVY_TIMEOUT_MS = 120_000;
@@ -692,7 +708,7 @@ interface Heavy {
 const flatBody = (bytes: number) => Buffer.from(`{"x":[${'{},'.repeat(Math.floor((bytes - 8) / 3))}{}]}`);
 
 describe('bodies that cost the most to read (BODY_LIMIT 64 MB)', () => {
-  it('keeps /health/live under 100 ms while three compressed nesting bombs at a time are read, and under 1 s while three unauthenticated 60 MB flat bodies at a time are sent or large flat bodies refused', async () => {
+  it('keeps /health/live answering while three compressed nesting bombs at a time are read (within 100 ms, or the time to inflate one), and under 1 s while three unauthenticated 60 MB flat bodies at a time are sent or large flat bodies refused', async () => {
     const heavy = await spawnFuzzServer(HEAVY_BODY_LIMIT);
     try {
       const gzipJson = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
@@ -705,6 +721,7 @@ describe('bodies that cost the most to read (BODY_LIMIT 64 MB)', () => {
         { label: 'Management API', path: '/api/v1/accounts', headers: gzipJson, body: nestingBomb('{"email":"bomb@example.com","displayName":'), statuses: [400] },
       ];
       for (const bomb of bombs) expect(bomb.body.length).toBeLessThan(100 * KB);
+      const bombBound = Math.max(HEAVY_HEALTH_MAX_MS, await medianMs(() => gunzipSync(bombs[0].body), 3));
       // Three 60 MB flat bodies at a time without a token (or with a refused one), on a tenant that needs one: each is
       // answered 401 before its body is read, and what the client still sends is dropped unread.
       const sixty = flatBody(60 * MB);
@@ -758,7 +775,7 @@ describe('bodies that cost the most to read (BODY_LIMIT 64 MB)', () => {
       try {
         // Let the probe settle on an idle server first.
         await new Promise((resolve) => setTimeout(resolve, 500));
-        phase = { label: 'three nesting bombs at a time', kind: 'bombs', bound: HEAVY_HEALTH_MAX_MS };
+        phase = { label: 'three nesting bombs at a time', kind: 'bombs', bound: bombBound };
         for (let round = 0; round < 5; round++) await Promise.all(bombs.map(run));
         // Refused before they are read, their connections closed: the fuzz test's general bound (the bench measures p99).
         phase = { label: 'three unauthenticated 60 MB flat bodies at a time', kind: 'unauthenticated', bound: HEALTH_MAX_MS };
@@ -775,7 +792,7 @@ describe('bodies that cost the most to read (BODY_LIMIT 64 MB)', () => {
         probeAgent.destroy();
       }
       console.log(
-        `heavy bodies: /health/live ${health.probes} probes, max ${Math.round(health.maxMs.bombs)} ms during the bombs, ` +
+        `heavy bodies: /health/live ${health.probes} probes, max ${Math.round(health.maxMs.bombs)} ms during the bombs (bound ${Math.round(bombBound)} ms), ` +
           `${Math.round(health.maxMs.unauthenticated)} ms during the unauthenticated flat bodies, ${Math.round(health.maxMs.flat)} ms during the flat bodies; ${JSON.stringify(health.failures)}`,
       );
       expect(problems).toEqual([]);

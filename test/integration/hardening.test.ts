@@ -2,10 +2,12 @@ import http from 'node:http';
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DOCUMENT_PARSERS } from '../../src/aas/model/parse';
 import { MAX_COST } from '../../src/graphql/limits';
 import { databaseRelay } from '../support/db-relay';
 import { newUser } from '../support/identity';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
+import { LOAD_SLACK_MS, PATIENCE_MS, eventually, timed } from '../support/timing';
 
 /**
  * What a probe of the server found: one small request that froze it or ate its memory, errors that were 500s,
@@ -104,8 +106,9 @@ describe('GraphQL cost', () => {
       expect(res.status).toBe(400);
       expect((await json(res)).errors[0].message).toMatch(/more than 20 root fields/);
     });
-    expect(elapsed).toBeLessThan(1_000);
-    expect(Math.max(...health)).toBeLessThan(1_000);
+    // Expanded, the chain would take hours; refused, it takes milliseconds and what a loaded machine adds.
+    expect(elapsed).toBeLessThan(1_000 + LOAD_SLACK_MS);
+    expect(Math.max(...health)).toBeLessThan(1_000 + LOAD_SLACK_MS);
   });
 
   it('refuses aliases of large pages by their estimated cost, before anything runs', async () => {
@@ -226,7 +229,7 @@ describe('large and long input', () => {
     for (const { query, variables } of cases) {
       const started = performance.now();
       const res = await gql({ query: query.replace('query(', 'query($t: String!, ').replace('{ shell(tenant: $t', 'query($t: String!) { shell(tenant: $t'), variables: { t: tenant, ...variables } });
-      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(performance.now() - started).toBeLessThan(2_000 + LOAD_SLACK_MS);
       expect(res.status).toBe(400);
       expect(JSON.stringify(await json(res)).length).toBeLessThan(5_000);
     }
@@ -247,7 +250,9 @@ describe('large and long input', () => {
 
   it('verifies a large document off the event loop: the health check keeps answering', async () => {
     // Verifying 12 MB in the event loop blocked it for over a second; in the worker thread, the loop only
-    // parses and serializes (tens of milliseconds each).
+    // parses and serializes (tens of milliseconds each). The bound is 600 ms, or half of what verifying the same
+    // document takes in this process (measured here, on the same machine at the same moment) when that is longer:
+    // verified in the event loop, it would stall the health check for all of it.
     const large = await startTestServer(inject('databaseUrl'), { bodyLimitBytes: 16 * MB });
     try {
       const name = (await large.createTenant()).name;
@@ -256,12 +261,15 @@ describe('large and long input', () => {
       expect(text.length).toBeGreaterThan(10 * MB);
       const send = () => fetch(`${large.api(name)}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
       const latencies = await healthDuring(async () => expect((await send()).status).toBe(201), large.url);
-      expect(Math.max(...latencies)).toBeLessThan(600);
+      const parsed = JSON.parse(text);
+      const verifying = await timed(() => DOCUMENT_PARSERS.Submodel(parsed));
+      console.info(`large document: /health/live at most ${Math.round(Math.max(...latencies))} ms while it was stored; verifying it here took ${Math.round(verifying.ms)} ms`);
+      expect(Math.max(...latencies)).toBeLessThan(Math.max(600, verifying.ms / 2));
       expect(await json(fetch(`${large.api(name)}/submodels/${b64('urn:large')}`))).toEqual(doc);
     } finally {
       await large.close();
     }
-  });
+  }, 240_000);
 });
 
 describe('methods', () => {
@@ -347,8 +355,9 @@ describe('slow clients', () => {
       trickle('GET /health/live HTTP/1.1\r\nHost: x\r\nX-Slow: '),
       trickle(`POST /tenants/x/api/v3.0/shells HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`),
     ]);
-    expect(headers.ms).toBeLessThan(4_000);
-    expect(body.ms).toBeLessThan(5_000);
+    // Not closed, a trickle goes on for as long as the test lets it.
+    expect(headers.ms).toBeLessThan(4_000 + LOAD_SLACK_MS);
+    expect(body.ms).toBeLessThan(5_000 + LOAD_SLACK_MS);
     expect(`${headers.answer}${body.answer}`).not.toMatch(/ 200 /);
   });
 
@@ -360,8 +369,11 @@ describe('slow clients', () => {
         socket.on('error', () => undefined);
       })),
     );
+    const refused = () => sockets.filter((s) => s.destroyed || s.readyState !== 'open').length;
+    await eventually(() => refused() >= 2, () => `${refused()} of 6 connections refused`);
+    // Time for a third to be refused, were it to be.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(sockets.filter((s) => s.destroyed || s.readyState !== 'open').length).toBe(2);
+    expect(refused()).toBe(2);
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await fetch(`${slow.url}/health/live`)).status).toBe(200);
@@ -389,11 +401,7 @@ describe('a database that goes away', () => {
       expect((await fetch(`${viaRelay.url}/health/ready`)).status).toBe(503);
       await db.start();
       let status = 0;
-      for (let i = 0; i < 50 && status !== 200; i++) {
-        status = (await fetch(shells)).status;
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(status).toBe(200);
+      await eventually(async () => (status = (await fetch(shells)).status) === 200, () => `status ${status}`, PATIENCE_MS, 100);
     } finally {
       await viaRelay.close().catch(() => undefined);
       await db.stop().catch(() => undefined);
@@ -417,7 +425,7 @@ describe('a database that goes away', () => {
       // Each answer is timed; a request that hangs fails the test (rather than its timeout) a little past the bound.
       const timed = async (what: string, url: string, init: RequestInit = {}) => {
         const started = performance.now();
-        const res = await fetch(url, { ...init, signal: AbortSignal.timeout(bound + 5_000) });
+        const res = await fetch(url, { ...init, signal: AbortSignal.timeout(bound + 2 * LOAD_SLACK_MS) });
         return { what, res, ms: performance.now() - started };
       };
       const during = () => [
@@ -432,7 +440,7 @@ describe('a database that goes away', () => {
       // Twice: first on connections that fell silent under a statement, then on connections newly asked for.
       for (const round of [await Promise.all(during()), await Promise.all(during())]) {
         for (const { what, res, ms } of round) {
-          expect({ what, status: res.status, withinBound: ms < bound + 1_500 }).toEqual({ what, status: 503, withinBound: true });
+          expect({ what, status: res.status, withinBound: ms < bound + LOAD_SLACK_MS }).toEqual({ what, status: 503, withinBound: true });
           expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
           if (what !== 'ready') await expectResult(res, 503, /database is unavailable/);
         }
@@ -443,11 +451,7 @@ describe('a database that goes away', () => {
 
       db.resume();
       let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        status = (await fetch(`${viaRelay.url}/health/ready`)).status;
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(status).toBe(200);
+      await eventually(async () => (status = (await fetch(`${viaRelay.url}/health/ready`)).status) === 200, () => `ready: ${status}`, PATIENCE_MS, 100);
       expect((await fetch(`${shells}/${b64('urn:cached')}`)).status).toBe(200);
       expect((await fetch(`${shells}/${b64('urn:during')}`)).status).toBe(404); // the refused write left nothing
       expect((await fetch(shells, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:after')) })).status).toBe(201);

@@ -14,6 +14,7 @@ import { freePort } from '../support/free-port';
 import { assignRole, graphql } from '../support/grants';
 import { newServiceAccount } from '../support/identity';
 import { TestServer, b64, json, sampleShell, startTestServer, testEvents } from '../support/server';
+import { PATIENCE_MS } from '../support/timing';
 // s3rver has no type declarations; what is used of it is typed here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<unknown>; close(): Promise<void> };
@@ -83,7 +84,7 @@ function s3Target(extra: Record<string, unknown> = {}) {
 }
 
 /** Waits until `check` returns something other than undefined (or throws after `ms`). */
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = PATIENCE_MS): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await check();

@@ -6,6 +6,7 @@ import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { FreshDatabase, freshDatabase } from '../support/fresh-database';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 import { ServerProcess, killAll, startServerProcess, stopServerProcess } from '../support/server-process';
+import { LOAD_SLACK_MS } from '../support/timing';
 
 /**
  * The read cache of GET by id (issue 13): what it serves, that the writing process never reads its own write stale,
@@ -163,8 +164,11 @@ describe('read cache, in one process', () => {
   });
 });
 
-/** How long another replica may serve a shell after a write committed (README, "Read cache"): its NOTIFY's delivery. */
-const BOUND_MS = 1_000;
+/**
+ * How long another replica may serve a shell after a write committed (README, "Read cache"): its NOTIFY's delivery,
+ * with the slack of a loaded machine on top (test/support/timing.ts); the figures measured are printed.
+ */
+const BOUND_MS = 1_000 + LOAD_SLACK_MS;
 
 describe.skipIf(!process.env.DATABASE_URL)('read cache across replicas: two server processes on one PostgreSQL database', () => {
   let db: FreshDatabase;

@@ -7,6 +7,7 @@ import type { Config } from '../../src/config';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { minimalPackage, zipOf } from './aasx-package';
 import { TestServer, json, startTestServer } from './server';
+import { PATIENCE_MS } from './timing';
 
 /** The upload limit of the suite's server: small, so that 413 is cheap to reach. */
 export const UPLOAD_LIMIT = 4 * 1024 * 1024;
@@ -368,7 +369,7 @@ async function cutOffUpload(base: string, method: string, path: string, send: nu
   });
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+async function waitFor(check: () => boolean, timeoutMs = PATIENCE_MS): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > until) throw new Error('timed out waiting');

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
+import { inject } from 'vitest';
 import { startEmbeddedDatabase } from '../../src/db/embedded';
+import { copyEmbeddedTemplate, onServer } from './template-database';
 
 export interface FreshDatabase {
   url: string;
@@ -14,27 +15,21 @@ export interface FreshDatabase {
 /**
  * A database of a test's own, for tests that must not share the run's database (a migration touching every row,
  * an outbox publisher that would take other tests' events): a new database on the PostgreSQL server of
- * DATABASE_URL when it is set, else a new embedded PostgreSQL in a temporary directory.
+ * DATABASE_URL when it is set, else a new embedded PostgreSQL in a temporary directory. Either starts as a copy
+ * of the run's migrated template (test/support/template-database.ts): migrated, with no data.
  */
 export async function freshDatabase(prefix: string): Promise<FreshDatabase> {
+  const template = inject('databaseTemplate');
   const base = process.env.DATABASE_URL;
   if (base) {
     const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-    const admin = async (sql: string) => {
-      const client = new Client({ connectionString: base });
-      await client.connect();
-      try {
-        await client.query(sql);
-      } finally {
-        await client.end();
-      }
-    };
-    await admin(`CREATE DATABASE ${name}`);
+    await onServer(base, template.kind === 'postgres' ? `CREATE DATABASE ${name} TEMPLATE ${template.name}` : `CREATE DATABASE ${name}`);
     const url = new URL(base);
     url.pathname = `/${name}`;
-    return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+    return { url: url.toString(), drop: () => onServer(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  if (template.kind === 'embedded') copyEmbeddedTemplate(template.dir, dir);
   const embedded = await startEmbeddedDatabase(dir, 40);
   return {
     url: embedded.url,

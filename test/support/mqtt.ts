@@ -3,6 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { Aedes } from 'aedes';
 import mqtt, { MqttClient } from 'mqtt';
 import { freePort } from './free-port';
+import { PATIENCE_MS, eventually as waitFor } from './timing';
 
 /**
  * An MQTT 5 broker of a test's own (Aedes, in this process, on a free loopback port, anonymous), which the test may
@@ -88,11 +89,10 @@ export async function subscribe(url: string, topics: string[], session?: string)
   return { client, received, close: () => client.endAsync(true) };
 }
 
-/** Waits until `done()` holds, or fails after `ms` with `describe()`. */
+/**
+ * Waits until `done()` holds, or fails with `describe()`. `ms` is how long it may take on a quiet machine; the wait is
+ * patient (at least `PATIENCE_MS`), as a loaded machine delays deliveries (test/support/timing.ts).
+ */
 export async function eventually(done: () => boolean, ms: number, describe: () => string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(done, describe, Math.max(ms, PATIENCE_MS));
 }

@@ -1,6 +1,7 @@
 import { ChildProcess, SpawnOptions, spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './free-port';
+import { PATIENCE_MS } from './timing';
 
 /** The repository root, where `src/main.ts` is. */
 export const ROOT = path.resolve(__dirname, '../..');
@@ -52,10 +53,10 @@ export async function spawnServer(dataDir: string, { env: moreEnv, port: given, 
   return { child, url: `http://127.0.0.1:${port}`, output: () => out, lines };
 }
 
-/** Spawns the server and waits until it is ready; fails with its output when it exits or takes over a minute. */
+/** Spawns the server and waits until it is ready; fails with its output when it exits or is not ready in `PATIENCE_MS`. */
 export async function startServerProcess(dataDir: string, options: SpawnServerOptions = {}): Promise<ServerProcess> {
   const proc = await spawnServer(dataDir, options);
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + PATIENCE_MS;
   for (;;) {
     if (proc.child.exitCode !== null) throw new Error(`server exited with ${proc.child.exitCode}:\n${proc.output()}`);
     if (Date.now() > deadline) throw new Error(`server did not become ready:\n${proc.output()}`);

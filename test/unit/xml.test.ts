@@ -9,6 +9,7 @@ import { XmlReadError, readXmlEnvironment, readXmlEnvironmentStream, readXmlOf, 
 import { XmlWriteError, writeXmlEnvironment, writeXmlEnvironmentChunks, writeXmlOf } from '../../src/aas/xml/writer';
 import { emptyListKinds, emptyListsEnvironment, listKinds } from '../support/empty-lists';
 import { corpusDir } from '../support/testdata';
+import { medianMs, timed } from '../support/timing';
 import { xsdProblems } from '../support/xsd';
 
 /**
@@ -241,10 +242,12 @@ describe('hostile and malformed input', () => {
     const parameter = `<!DOCTYPE environment [<!ENTITY % remote SYSTEM "http://127.0.0.1:1/evil.dtd"> %remote;]>${env('')}`;
     const external = `<!DOCTYPE environment SYSTEM "http://127.0.0.1:1/aas.dtd">${env('')}`;
     const large = `<!DOCTYPE environment [${'<!-- padding -->'.repeat(100_000)}<!ENTITY a "b">]>${env('')}`;
+    // At once: within 100 ms, or half of what reading the large DTD's padding takes where it is allowed (in the
+    // document), measured here, when the machine is slower than that.
+    const padding = await medianMs(() => readXmlEnvironment(env('<!-- padding -->'.repeat(100_000))), 3);
     for (const xml of [laughs, xxe, parameter, external, large]) {
-      const started = performance.now();
       const error = reject(() => readXmlEnvironment(xml));
-      expect(performance.now() - started).toBeLessThan(100);
+      expect(await medianMs(() => reject(() => readXmlEnvironment(xml)), 3)).toBeLessThan(Math.max(100, padding / 2));
       expect(error.code).toBe('FORBIDDEN');
       expect(error.message).toMatch(/DOCTYPE/);
     }
@@ -316,12 +319,15 @@ describe('hostile and malformed input', () => {
     expect(reject(() => readXmlEnvironment(long, { limits: { maxChars: 1000 } })).code).toBe('LIMIT');
   });
 
-  it('reads a 20 MB Blob value quickly and exactly', () => {
+  it('reads a 20 MB Blob value quickly and exactly', async () => {
     const value = Buffer.alloc(15 * 1024 * 1024, 7).toString('base64');
     const blob = `<blob><idShort>b</idShort><value>${value}</value><contentType>application/octet-stream</contentType></blob>`;
-    const started = performance.now();
-    const json = readXmlEnvironment(submodels(`<submodelElements>${blob}</submodelElements>`));
-    expect(performance.now() - started).toBeLessThan(5000);
+    // Quickly: within 5 s, or ten times what reading 2 MB of small elements takes, measured here, when the machine
+    // is slower than that.
+    const small = `<submodelElements>${'<property><idShort>p</idShort><valueType>xs:string</valueType></property>'.repeat(Math.round((20 * 1024 * 1024) / 75 / 10))}</submodelElements>`;
+    const smallMs = (await timed(() => readXmlEnvironment(submodels(small)))).ms;
+    const { ms, value: json } = await timed(() => readXmlEnvironment(submodels(`<submodelElements>${blob}</submodelElements>`)));
+    expect(ms).toBeLessThan(Math.max(5_000, 10 * smallMs));
     expect(((json.submodels as JsonObject[])[0].submodelElements as JsonObject[])[0].value === value).toBe(true);
   });
 });
