@@ -185,30 +185,6 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     );
   }
 
-  // Every replica listens for the events others deliver (its subscribers get them too); those with EVENTS_PUBLISH deliver.
-  const publisher = new OutboxPublisher(dataSource, changes, {
-    deliver: config.events.publish,
-    transport: config.events.publish && config.events.mqttUrl
-      ? new MqttTransport({ url: config.events.mqttUrl, username: config.events.mqttUsername, password: config.events.mqttPassword }, log)
-      : undefined,
-    hooks: [services.pushTargets.enqueue],
-    tenantUrl: (name) => services.tenants.urlOf(name),
-    pollMs: config.events.pollMs,
-    batchSize: config.events.batchSize,
-    retentionMs: config.events.retentionSeconds * 1_000,
-    // Other replicas announce what they delivered by NOTIFY; the embedded database has no other replicas.
-    listenUrl: embedded ? undefined : databaseUrl,
-    listenBounds,
-    log,
-  });
-  await publisher.start();
-  // Pushes to push targets, queued by the publisher's hook above (here or on another replica): delivery work too,
-  // done by the replicas that deliver (EVENTS_PUBLISH), looking for due pushes as often as for events.
-  const pushWorker = config.events.publish
-    ? new PushWorker(dataSource, services.pushTargets, services, log, { ...PUSH_WORKER_DEFAULTS, pollMs: config.events.pollMs, privateNetworks: config.pushPrivateNetworks })
-    : undefined;
-  pushWorker?.start();
-
   const schema = await buildAppSchema();
   let draining = false;
   const app = await createApp({ config, schema, services, dataSource, log, clients, draining: () => draining });
@@ -237,6 +213,33 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const listen = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   // Where clients reach it is PUBLIC_URL (the address it listens on may be any interface, or behind a proxy).
   log.info({ listen, publicUrl: config.publicUrl, ...Object.fromEntries(app.entryPoints.map((e) => [e.key, e.url])) }, 'listening');
+  // Background work begins once the server listens: the start-up above holds the event loop for seconds (schema,
+  // documents, routes), and a first round begun before would see its database connection or the MQTT broker's
+  // answer time out for that, and warn about a fault that is not there.
+  // Every replica listens for the events others deliver (its subscribers get them too); those with EVENTS_PUBLISH deliver.
+  const publisher = new OutboxPublisher(dataSource, changes, {
+    deliver: config.events.publish,
+    transport: config.events.publish && config.events.mqttUrl
+      ? new MqttTransport({ url: config.events.mqttUrl, username: config.events.mqttUsername, password: config.events.mqttPassword }, log)
+      : undefined,
+    hooks: [services.pushTargets.enqueue],
+    tenantUrl: (name) => services.tenants.urlOf(name),
+    pollMs: config.events.pollMs,
+    batchSize: config.events.batchSize,
+    retentionMs: config.events.retentionSeconds * 1_000,
+    // Other replicas announce what they delivered by NOTIFY; the embedded database has no other replicas.
+    listenUrl: embedded ? undefined : databaseUrl,
+    listenBounds,
+    log,
+  });
+  await publisher.start();
+  // Pushes to push targets, queued by the publisher's hook above (here or on another replica): delivery work too,
+  // done by the replicas that deliver (EVENTS_PUBLISH), looking for due pushes as often as for events.
+  const pushWorker = config.events.publish
+    ? new PushWorker(dataSource, services.pushTargets, services, log, { ...PUSH_WORKER_DEFAULTS, pollMs: config.events.pollMs, privateNetworks: config.pushPrivateNetworks })
+    : undefined;
+  pushWorker?.start();
+
   const summary: StartSummary = {
     name: PACKAGE.name,
     version: PACKAGE.version,
