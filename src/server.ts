@@ -28,6 +28,7 @@ import { IdentityService } from './auth/identity/identity.service';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { STATEMENT_TIMEOUT_MS, createDataSource, runMigrations } from './db/data-source';
+import { DatabaseUnusableError, explainConnectError } from './db/connect-error';
 import { DataDirError } from './db/data-dir-lock';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
 import { scheduleAnalyze } from './db/maintenance';
@@ -99,7 +100,9 @@ export async function start(config: Config, log: Logger = createLogger(config)):
           longestStatementMs: Math.max(STATEMENT_TIMEOUT_MS, config.queryTimeoutMs) + config.dbAnswerTimeoutMs,
         },
   );
-  await dataSource.initialize();
+  await dataSource.initialize().catch((err: unknown) => {
+    throw (embedded ? undefined : explainConnectError(err, databaseUrl)) ?? err;
+  });
   const applied = await runMigrations(dataSource);
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
   const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
@@ -401,8 +404,8 @@ export function runServer(): void {
       process.once('SIGTERM', () => stop('SIGTERM'));
     },
     (err) => {
-      // A data directory that cannot be used is the operator's to fix: say so plainly, without a stack.
-      if (err instanceof DataDirError) {
+      // A data directory or a database that cannot be used is the operator's to fix: say so plainly, without a stack.
+      if (err instanceof DataDirError || err instanceof DatabaseUnusableError) {
         log.fatal(err.message);
         process.stderr.write(`cannot start: ${err.message}\n`);
       } else log.fatal({ err }, 'start failed');
