@@ -107,6 +107,7 @@ export function readBuiltBundle(): AdminBundle | undefined {
 
 // `node dist/rest-facade/admin-bundle.js`: the last step of `npm run build`; skipped when no input has changed.
 if (require.main === module) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a JSON file, read only when the bundle is built
   const esbuildVersion = (require('esbuild/package.json') as { version: string }).version;
   const bundled = bundleUpToDate(BUILT_DIR, esbuildVersion)
     ? Promise.resolve(undefined)
