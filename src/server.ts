@@ -69,8 +69,28 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, base: { service: 'asset-platform' } });
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
+  const options = { level: config.logLevel, base: { service: 'asset-platform' } };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * On a terminal, the log lines of the start wait until the banner has been printed: a person reads the banner first
+ * and the lines after it. Released at once if the start fails.
+ */
+class HeldUntilBanner implements pino.DestinationStream {
+  private held: string[] | undefined = [];
+
+  write(line: string): void {
+    if (this.held) this.held.push(line);
+    else process.stdout.write(line);
+  }
+
+  release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const line of held) process.stdout.write(line);
+  }
 }
 
 /** config -> database -> migrations -> first-start bootstrap -> HTTP server. */
@@ -385,11 +405,15 @@ export function runServer(): void {
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(2);
   }
-  const log = createLogger(config);
+  const held = process.stdout.isTTY ? new HeldUntilBanner() : undefined;
+  const log = createLogger(config, held);
   start(config, log).then(
     (running) => {
-      // A person at a terminal gets the URLs to open; a log collector gets the `listening` line only.
-      if (process.stdout.isTTY) process.stdout.write(renderBanner(running.summary));
+      // A person at a terminal gets the URLs to open, then the log; a log collector gets the `listening` line only.
+      if (held) {
+        process.stdout.write(renderBanner(running.summary));
+        held.release();
+      }
       const stop = (signal: string) => {
         log.info({ signal }, 'signal received');
         running.close().then(
@@ -404,6 +428,7 @@ export function runServer(): void {
       process.once('SIGTERM', () => stop('SIGTERM'));
     },
     (err) => {
+      held?.release();
       // A data directory or a database that cannot be used is the operator's to fix: say so plainly, without a stack.
       if (err instanceof DataDirError || err instanceof DatabaseUnusableError) {
         log.fatal(err.message);

@@ -155,6 +155,8 @@ describe('what the server says once it listens', () => {
       await vi.waitFor(() => expect(out).toContain('Stop with Ctrl+C.'), { timeout: 180_000, interval: 200 });
       const text = out.replace(/\r/g, '');
       expect(text).toContain(`${PACKAGE.name} ${PACKAGE.version} is running`);
+      // The banner first, then the log lines of the start (held until it was printed).
+      expect(text.indexOf('{"level"')).toBeGreaterThan(text.indexOf('Stop with Ctrl+C.'));
       expect(text).toMatch(new RegExp(`Front door +${publicUrl}/\\n`));
       expect(text).toMatch(new RegExp(`Admin console +${publicUrl}/admin\\n`));
       expect(text).toMatch(new RegExp(`REST console +${publicUrl}/console\\n`));
