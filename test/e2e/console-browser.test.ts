@@ -170,6 +170,20 @@ describe.skipIf(!hasTools('chromium'))('REST API console in a browser', () => {
     }
   }, 180_000);
 
+  it('GraphiQL, not logged in, says that showcase tenants answer without a token, and names them', async () => {
+    const tenant = await server.createTenant({ showcase: true });
+    const { context, page, problems } = await openPage();
+    await page.goto(`${server.url}/graphiql`);
+    const status = page.locator('#login-status');
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain('(showcase mode)');
+    const text = (await status.textContent())!;
+    expect(text).toMatch(/^Not logged in: tenants? .* answers? without a token; for the others, log in or paste a bearer token into Headers\.$/);
+    // The front door names the first showcase tenants by name; this one, or more beyond them.
+    expect(text.includes(`"${tenant.name}"`) || / and \d+ more/.test(text)).toBe(true);
+    expect(problems.filter((p) => /Content Security Policy|Refused/i.test(p))).toEqual([]);
+    await context.close();
+  }, 120_000);
+
   it('works opened at a host name PUBLIC_URL does not name: loads its documents and executes GET /shells there', async () => {
     // PUBLIC_URL is http://127.0.0.1:{port}; the page is opened at http://localhost:{port}, another origin.
     const tenant = await server.createTenant({ showcase: true });
