@@ -6,8 +6,10 @@ import { StaticAsset, serveAssets } from './static-assets';
 /**
  * The REST API console at `{manage_url}/console`: Swagger UI from the installed `swagger-ui-dist` (no CDN: factory
  * networks have no internet), showing the Management API's OpenAPI document and, with `?tenant=name`, a tenant's
- * AAS API document (`?tenant=name/instance`: one of its explicit registry instances). Its Authorize dialog takes a pasted bearer token, or logs in with the built-in identity
- * service (authorization code + PKCE, public client `console`, which comes back to `oauth2-redirect.html`).
+ * AAS API document (`?tenant=name/instance`: one of its explicit registry instances); a server with one tenant opens on
+ * that tenant's. Its Authorize dialog takes a pasted bearer token, logs in with the built-in identity service
+ * (authorization code + PKCE, public client `console`, which comes back to `oauth2-redirect.html`), or signs in as a
+ * service account (client credentials).
  */
 const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const ASSETS: Record<string, StaticAsset> = {
@@ -17,7 +19,10 @@ const ASSETS: Record<string, StaticAsset> = {
   'oauth2-redirect.js': { file: path.join(dist, 'oauth2-redirect.js'), type: 'text/javascript' },
 };
 
-const page = (base: string) => `<!doctype html>
+/** A value for an HTML attribute. */
+const attribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+const page = (base: string, soleTenant: string | undefined) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -33,12 +38,12 @@ const page = (base: string) => `<!doctype html>
     #tenant-bar .hint { margin-left: auto; color: #6b7684; }
   </style>
 </head>
-<body>
+<body${soleTenant ? ` data-sole-tenant="${attribute(soleTenant)}"` : ''}>
   <form id="tenant-bar" method="get" action="${base}/console">
     <label for="tenant">AAS API of tenant</label>
     <input id="tenant" name="tenant" placeholder="tenant name" autocomplete="off">
     <button type="submit">Load</button>
-    <span class="hint">Authorize: paste a bearer token, or log in (oauth2, authorization code).</span>
+    <span class="hint">Authorize: paste a bearer token, log in (oauth2, authorization code), or sign in as a service account with its client id and secret (oauth2, client credentials).</span>
   </form>
   <div id="swagger-ui">Loading the REST API console…</div>
   <script src="${base}/console/assets/swagger-ui-bundle.js"></script>
@@ -66,12 +71,15 @@ const BOOT = `const config = __CONFIG__;
 const here = new URL('.', location.href).href;
 const sameOrigin = (url) => {
   for (const base of config.canonicalBases) {
-    if (url.startsWith(base + '/') && !url.startsWith(base + '/oidc/')) return here + url.slice(base.length + 1);
+    // The token endpoint is called by the page itself (client credentials): this origin too, where no cookie matters.
+    if (url.startsWith(base + '/') && (!url.startsWith(base + '/oidc/') || url === base + '/oidc/token')) return here + url.slice(base.length + 1);
   }
   return url;
 };
 const params = new URLSearchParams(location.search);
 const tenants = (params.get('tenant') || '').split(',').map((t) => t.trim()).filter(Boolean);
+// Without a choice, a server with one tenant opens on that tenant's AAS API (the Management API stays in the list).
+if (!tenants.length && document.body.dataset.soleTenant) tenants.push(document.body.dataset.soleTenant);
 // 'tenant' is the tenant's AAS API; 'tenant/instance' one of its explicit registry instances ({tenant_url}/{instance}/api/v3.0).
 const urls = tenants.map((entry) => {
   const [tenant, instance] = entry.split('/');
@@ -97,6 +105,15 @@ window.ui = SwaggerUIBundle({
   persistAuthorization: true,
   requestInterceptor: (request) => {
     request.url = sameOrigin(request.url);
+    // Swagger UI asks every flow for the scopes initOAuth names; a service account's token (client credentials)
+    // has no OpenID Connect sign-in, and the identity service refuses the 'openid' scope there.
+    if (typeof request.body === 'string' && request.url.endsWith('/oidc/token')) {
+      const form = new URLSearchParams(request.body);
+      if (form.get('grant_type') === 'client_credentials' && form.has('scope')) {
+        form.set('scope', form.get('scope').split(' ').filter((scope) => scope && scope !== 'openid').join(' '));
+        request.body = form.toString();
+      }
+    }
     return request;
   },
 });
@@ -116,12 +133,14 @@ export interface ApiConsoleOptions {
   login?: { clientId: string; redirectUri: string };
   /** Where the page may send requests besides its own origin: the tenant APIs (`https://*.suffix`, say). */
   connectSources: string[];
+  /** The server's only tenant, if it has exactly one: the console opens on its AAS API. */
+  soleTenant?: () => Promise<string | undefined>;
 }
 
 export function createApiConsoleRouter(options: ApiConsoleOptions): Router {
   // A proxy may serve MANAGE_URL below a path prefix that it strips: the page's own links carry it.
   const base = new URL(options.manageUrl).pathname.replace(/\/$/, '');
-  const html = page(base);
+
   const redirectHtml = REDIRECT_PAGE(base);
   const boot = BOOT.replace(
     '__CONFIG__',
@@ -143,7 +162,7 @@ export function createApiConsoleRouter(options: ApiConsoleOptions): Router {
   };
 
   const router = new Router();
-  router.get('/console', (ctx) => sendHtml(ctx, html));
+  router.get('/console', async (ctx) => sendHtml(ctx, page(base, ctx.query.tenant ? undefined : await options.soleTenant?.())));
   router.get('/console/', (ctx) => ctx.redirect(`${base}/console${ctx.querystring ? `?${ctx.querystring}` : ''}`));
   router.get('/console/oauth2-redirect.html', (ctx) => sendHtml(ctx, redirectHtml));
   router.get('/console/console.js', (ctx) => {

@@ -136,6 +136,21 @@ function showStatus(token, problem) {
     button.textContent = 'Log in';
     button.className = '';
     button.onclick = () => { startLogin().catch((err) => showStatus(null, err.message)); };
+    if (!problem) showcaseNote(status);
+  }
+}
+
+/** Not logged in, tenants in showcase mode answer all the same: said, with their names (the front door lists them). */
+async function showcaseNote(status) {
+  try {
+    const res = await fetch(new URL('/', location.href).toString(), { headers: { accept: 'application/json' } });
+    const showcase = res.ok ? (await res.json()).showcase : undefined;
+    if (!showcase || !showcase.total) return;
+    const names = showcase.tenants.map((name) => '"' + name + '"').join(', ') + (showcase.total > showcase.tenants.length ? ' and ' + (showcase.total - showcase.tenants.length) + ' more' : '');
+    status.textContent = 'Not logged in: tenant' + (showcase.total > 1 ? 's ' : ' ') + names + ' (showcase mode) answer' + (showcase.total > 1 ? '' : 's') +
+      ' without a token; for the others, log in or paste a bearer token into Headers.';
+  } catch {
+    // The plain note stays.
   }
 }
 

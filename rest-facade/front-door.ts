@@ -89,5 +89,15 @@ export function createFrontDoorRouter(options: FrontDoorOptions): Router {
       showcase: { tenants: showcase.names, total: showcase.total, ...(showcase.total ? { warning: SHOWCASE_WARNING } : {}) },
     };
   });
+  // What every browser asks for on every page of this origin (the consoles, the front door): an icon, not a 404.
+  router.get('/favicon.ico', (ctx) => {
+    ctx.type = 'image/svg+xml';
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = FAVICON;
+  });
   return router;
 }
+
+/** A shell (the AAS) around a cube (its asset), in the consoles' blue. */
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="1" y="1" width="30" height="30" rx="7" fill="#2f6fde"/><path d="M16 7l8 4.5v9L16 25l-8-4.5v-9z" fill="none" stroke="#fff" stroke-width="2.4" stroke-linejoin="round"/><path d="M8 11.5l8 4.5 8-4.5M16 16v9" fill="none" stroke="#fff" stroke-width="2.4" stroke-linejoin="round"/></svg>
+`;

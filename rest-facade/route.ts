@@ -50,6 +50,7 @@ export interface RouteSpec {
 }
 
 /** The AAS paged result: `paging_metadata.cursor` is present only when there is a next page. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each route maps the items of its own GraphQL answer
 export function pagedResult(page: { result: unknown[]; pagingMetadata: { cursor?: string | null } }, map: (item: any) => unknown) {
   return { paging_metadata: pagingMetadata(page), result: page.result.map(map) };
 }

@@ -92,6 +92,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
   const elementUrl = (req: Req, idShortPath: string) =>
     `${req.apiUrl()}${base.replace(':aasIdentifier', req.params.aasIdentifier ?? '').replace(':submodelIdentifier', encodeBase64Url(smId(req)))}/submodel-elements/${encodeURIComponent(idShortPath)}`;
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- picks from the GraphQL answer of its own document
   const getSubmodel = (suffix: string, fields: string, pick: (s: any) => unknown, allowed: RouteSpec['modifiers']): RouteSpec => ({
     method: 'GET',
     path: `${base}${suffix}`,
@@ -115,6 +116,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
   const ELEMENTS = `query Elements($tenant: String!, $id: String!${shellVar}, $limit: Int, $cursor: String, $level: Level, $extent: Extent) {
     submodelElements(tenant: $tenant, submodelId: $id${shellArg}, limit: $limit, cursor: $cursor, level: $level, extent: $extent) {
       result { idShortPath FIELDS } pagingMetadata { cursor } } }`;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- picks from the GraphQL answer of its own document
   const listElements = (suffix: string, fields: string, body: (page: { result: any[]; pagingMetadata: { cursor?: string } }) => unknown, allowed: RouteSpec['modifiers']): RouteSpec => ({
     method: 'GET',
     path: `${base}/submodel-elements${suffix}`,
@@ -123,6 +125,7 @@ function submodelRoutes(base: string, scoped: boolean): RouteSpec[] {
     variables: (req) => vars(req, { ...paging(req), ...modifiers(req) }),
     respond: (data) => ({ status: 200, body: body(data.submodelElements) }),
   });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- picks from the GraphQL answer of its own document
   const getElement = (suffix: string, fields: string, pick: (e: any) => unknown, allowed: RouteSpec['modifiers']): RouteSpec => ({
     method: 'GET',
     path: `${base}/submodel-elements/:idShortPath${suffix}`,

@@ -461,6 +461,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       tenantApiPathTemplate: `tenants/__TENANT__/api/${API_VERSION}`,
       login: services.identity.loginFor(CONSOLE_CLIENT_ID),
       connectSources: consoleConnectSources(config),
+      soleTenant: () => services.tenants.soleName(),
     }).routes(),
   );
 

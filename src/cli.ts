@@ -14,12 +14,13 @@ Every setting comes from the environment; the main ones:
 
   PORT, HOST            where it listens (default 8080 on 0.0.0.0)
   PUBLIC_URL            the base URL clients use (default http://localhost:{PORT})
-  DATABASE_URL          a PostgreSQL server; unset: the embedded PostgreSQL with its data in DATA_DIR (default ./data)
+  DATABASE_URL          a PostgreSQL server's database (create it first); unset: the embedded PostgreSQL with
+                        its data in DATA_DIR (default ./data)
   LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent
   FILE_STORE, S3_*      where file contents live (postgres, the default, or s3)
   MQTT_URL              the MQTT broker change events are published to
 
-The full list is in the README, section "Configuration". Once started, GET / names the consoles and APIs.
+The full list is in docs/configuration.md. Once started, GET / names the consoles and APIs.
 
 Options:
   -h, --help            print this and exit

@@ -29,6 +29,7 @@ import { IdentityService } from './auth/identity/identity.service';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { STATEMENT_TIMEOUT_MS, createDataSource, runMigrations } from './db/data-source';
+import { DatabaseUnusableError, explainConnectError } from './db/connect-error';
 import { DataDirError } from './db/data-dir-lock';
 import { serverSecret } from './db/server-secrets';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
@@ -70,8 +71,28 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, base: { service: 'asset-platform' } });
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
+  const options = { level: config.logLevel, base: { service: 'asset-platform' } };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * On a terminal, the log lines of the start wait until the banner has been printed: a person reads the banner first
+ * and the lines after it. Released at once if the start fails.
+ */
+class HeldUntilBanner implements pino.DestinationStream {
+  private held: string[] | undefined = [];
+
+  write(line: string): void {
+    if (this.held) this.held.push(line);
+    else process.stdout.write(line);
+  }
+
+  release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const line of held) process.stdout.write(line);
+  }
 }
 
 /** config -> database -> migrations -> first-start bootstrap -> HTTP server. */
@@ -102,7 +123,9 @@ export async function start(config: Config, log: Logger = createLogger(config)):
         },
     config.dbLockTimeoutMs,
   );
-  await dataSource.initialize();
+  await dataSource.initialize().catch((err: unknown) => {
+    throw (embedded ? undefined : explainConnectError(err, databaseUrl)) ?? err;
+  });
   const applied = await runMigrations(dataSource);
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
   // Cursors are sealed with a key every replica shares, so any replica continues a list another one began.
@@ -190,30 +213,6 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     );
   }
 
-  // Every replica listens for the events others deliver (its subscribers get them too); those with EVENTS_PUBLISH deliver.
-  const publisher = new OutboxPublisher(dataSource, changes, {
-    deliver: config.events.publish,
-    transport: config.events.publish && config.events.mqttUrl
-      ? new MqttTransport({ url: config.events.mqttUrl, username: config.events.mqttUsername, password: config.events.mqttPassword }, log)
-      : undefined,
-    hooks: [services.pushTargets.enqueue],
-    tenantUrl: (name) => services.tenants.urlOf(name),
-    pollMs: config.events.pollMs,
-    batchSize: config.events.batchSize,
-    retentionMs: config.events.retentionSeconds * 1_000,
-    // Other replicas announce what they delivered by NOTIFY; the embedded database has no other replicas.
-    listenUrl: embedded ? undefined : databaseUrl,
-    listenBounds,
-    log,
-  });
-  await publisher.start();
-  // Pushes to push targets, queued by the publisher's hook above (here or on another replica): delivery work too,
-  // done by the replicas that deliver (EVENTS_PUBLISH), looking for due pushes as often as for events.
-  const pushWorker = config.events.publish
-    ? new PushWorker(dataSource, services.pushTargets, services, log, { ...PUSH_WORKER_DEFAULTS, pollMs: config.events.pollMs, privateNetworks: config.pushPrivateNetworks })
-    : undefined;
-  pushWorker?.start();
-
   const schema = await buildAppSchema();
   let draining = false;
   const app = await createApp({ config, schema, services, dataSource, log, clients, draining: () => draining });
@@ -242,6 +241,33 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   const listen = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   // Where clients reach it is PUBLIC_URL (the address it listens on may be any interface, or behind a proxy).
   log.info({ listen, publicUrl: config.publicUrl, ...Object.fromEntries(app.entryPoints.map((e) => [e.key, e.url])) }, 'listening');
+  // Background work begins once the server listens: the start-up above holds the event loop for seconds (schema,
+  // documents, routes), and a first round begun before would see its database connection or the MQTT broker's
+  // answer time out for that, and warn about a fault that is not there.
+  // Every replica listens for the events others deliver (its subscribers get them too); those with EVENTS_PUBLISH deliver.
+  const publisher = new OutboxPublisher(dataSource, changes, {
+    deliver: config.events.publish,
+    transport: config.events.publish && config.events.mqttUrl
+      ? new MqttTransport({ url: config.events.mqttUrl, username: config.events.mqttUsername, password: config.events.mqttPassword }, log)
+      : undefined,
+    hooks: [services.pushTargets.enqueue],
+    tenantUrl: (name) => services.tenants.urlOf(name),
+    pollMs: config.events.pollMs,
+    batchSize: config.events.batchSize,
+    retentionMs: config.events.retentionSeconds * 1_000,
+    // Other replicas announce what they delivered by NOTIFY; the embedded database has no other replicas.
+    listenUrl: embedded ? undefined : databaseUrl,
+    listenBounds,
+    log,
+  });
+  await publisher.start();
+  // Pushes to push targets, queued by the publisher's hook above (here or on another replica): delivery work too,
+  // done by the replicas that deliver (EVENTS_PUBLISH), looking for due pushes as often as for events.
+  const pushWorker = config.events.publish
+    ? new PushWorker(dataSource, services.pushTargets, services, log, { ...PUSH_WORKER_DEFAULTS, pollMs: config.events.pollMs, privateNetworks: config.pushPrivateNetworks })
+    : undefined;
+  pushWorker?.start();
+
   const summary: StartSummary = {
     name: PACKAGE.name,
     version: PACKAGE.version,
@@ -384,11 +410,15 @@ export function runServer(): void {
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(2);
   }
-  const log = createLogger(config);
+  const held = process.stdout.isTTY ? new HeldUntilBanner() : undefined;
+  const log = createLogger(config, held);
   start(config, log).then(
     (running) => {
-      // A person at a terminal gets the URLs to open; a log collector gets the `listening` line only.
-      if (process.stdout.isTTY) process.stdout.write(renderBanner(running.summary));
+      // A person at a terminal gets the URLs to open, then the log; a log collector gets the `listening` line only.
+      if (held) {
+        process.stdout.write(renderBanner(running.summary));
+        held.release();
+      }
       const stop = (signal: string) => {
         log.info({ signal }, 'signal received');
         running.close().then(
@@ -403,8 +433,9 @@ export function runServer(): void {
       process.once('SIGTERM', () => stop('SIGTERM'));
     },
     (err) => {
-      // A data directory that cannot be used is the operator's to fix: say so plainly, without a stack.
-      if (err instanceof DataDirError) {
+      held?.release();
+      // A data directory or a database that cannot be used is the operator's to fix: say so plainly, without a stack.
+      if (err instanceof DataDirError || err instanceof DatabaseUnusableError) {
         log.fatal(err.message);
         process.stderr.write(`cannot start: ${err.message}\n`);
       } else log.fatal({ err }, 'start failed');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -11,6 +12,33 @@ export function specDir(): string {
   const found = candidates.find((dir) => fs.existsSync(path.join(dir, 'LICENSE.txt')));
   if (!found) throw new Error(`The AAS API OpenAPI files are missing (looked in ${candidates.join(', ')}).`);
   return found;
+}
+
+/**
+ * Parsed YAML kept as JSON, named by the digest of the YAML text, beside the compiled code (`dist/`; a run from source
+ * keeps none): reading the vendored files is most of a second of every start as YAML, milliseconds as JSON. Where
+ * the directory cannot be written (a read-only image), the YAML is parsed as before.
+ */
+const YAML_CACHE = __filename.endsWith('.js') ? path.join(__dirname, 'yaml-cache') : undefined;
+
+function parseYaml(text: string): Json {
+  if (!YAML_CACHE) return parse(text);
+  const cached = path.join(YAML_CACHE, `${createHash('sha256').update(text).digest('base64url')}.json`);
+  try {
+    return JSON.parse(fs.readFileSync(cached, 'utf8'));
+  } catch {
+    // Not cached yet (or unreadable): parsed below.
+  }
+  const doc = parse(text);
+  try {
+    fs.mkdirSync(YAML_CACHE, { recursive: true });
+    // Written whole under another name, then renamed: a reader never sees half a file.
+    fs.writeFileSync(`${cached}.${process.pid}`, JSON.stringify(doc));
+    fs.renameSync(`${cached}.${process.pid}`, cached);
+  } catch {
+    // A read-only directory: the next start parses the YAML again.
+  }
+  return doc;
 }
 
 /** The AAS API's schemas (Part 2): the Result of every error, the error responses, paging parameters. */
@@ -43,7 +71,7 @@ export class Bundler {
   file(relative: string): Json {
     let doc = this.files.get(relative);
     if (!doc) {
-      doc = parse(fs.readFileSync(path.join(this.dir, relative), 'utf8'));
+      doc = parseYaml(fs.readFileSync(path.join(this.dir, relative), 'utf8'));
       this.files.set(relative, doc);
     }
     return doc;

@@ -45,11 +45,12 @@ export function securitySchemes(manageUrl: string): Record<string, Json> {
         'The built-in identity service. Interactive clients use the authorization code flow with PKCE (public client `console` for this console); service accounts use client credentials (client id = the service account id).',
       flows: {
         authorizationCode: { authorizationUrl: `${manageUrl}/oidc/auth`, tokenUrl: `${manageUrl}/oidc/token`, scopes: OAUTH_SCOPES },
-        clientCredentials: { tokenUrl: `${manageUrl}/oidc/token`, scopes: OAUTH_SCOPES },
+        // A service account's token has no OpenID Connect sign-in: its one scope is the API's.
+        clientCredentials: { tokenUrl: `${manageUrl}/oidc/token`, scopes: { api_access: OAUTH_SCOPES.api_access } },
       },
     },
   };
 }
 
-/** Either scheme will do. */
-export const SECURITY = [{ bearer: [] }, { oauth2: ['openid', 'api_access'] }];
+/** Either scheme will do; what the APIs need of an OAuth 2.0 token is the API's scope. */
+export const SECURITY = [{ bearer: [] }, { oauth2: ['api_access'] }];

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { loadConfig } from '../config';
+import { explainConnectError } from './connect-error';
 import { createDataSource, runMigrations } from './data-source';
 import { distributeOnCitus } from './distribution';
 import { startEmbeddedDatabase } from './embedded';
@@ -17,7 +18,9 @@ async function main(command: string | undefined): Promise<void> {
   const embedded = config.databaseUrl ? undefined : await startEmbeddedDatabase(config.dataDir, 2);
   try {
     const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 1);
-    await dataSource.initialize();
+    await dataSource.initialize().catch((err: unknown) => {
+      throw (config.databaseUrl ? explainConnectError(err, config.databaseUrl) : undefined) ?? err;
+    });
     try {
       if (command === 'run') {
         const applied = await runMigrations(dataSource);

@@ -23,6 +23,9 @@ export interface MqttOptions {
   ackTimeoutMs?: number;
 }
 
+/** How long a broker never reached yet may take to answer before it is said to be unreachable: a connect timeout and a retry. */
+const FIRST_CONNECT_GRACE_MS = 6_000;
+
 /**
  * MQTT 5 (the `mqtt` client), QoS 1. Each message carries the MQTT 5 content type `application/cloudevents+json`
  * and the user property `content-encoding: gzip`. While the broker is away, `publish` fails at once (the publisher
@@ -31,6 +34,8 @@ export interface MqttOptions {
 export class MqttTransport implements Transport {
   private readonly client: MqttClient;
   private readonly ackTimeoutMs: number;
+  /** The warning that the broker could not be reached at start, said if it still cannot be once the grace is over. */
+  private firstWarning?: NodeJS.Timeout;
 
   constructor(options: MqttOptions, private readonly log: Logger) {
     this.ackTimeoutMs = options.ackTimeoutMs ?? 10_000;
@@ -45,17 +50,38 @@ export class MqttTransport implements Transport {
       // Messages are never queued while offline: the outbox is the queue.
       queueQoSZero: false,
     });
+    // What stays wrong is said; a broker that answers within its first connection attempts is not called
+    // unreachable (it may still be starting, as this server is). Once it has been reached, a loss is said at once.
     let down = false;
+    let warned = false;
+    let everConnected = false;
+    const warn = (fields: Record<string, unknown>, msg: string) => {
+      if (warned) return;
+      warned = true;
+      this.log.warn(fields, msg);
+    };
+    let lastError: string | undefined;
+    const failed = (fields: Record<string, unknown>, msg: string) => {
+      down = true;
+      if (everConnected) warn(fields, msg);
+      else {
+        this.firstWarning ??= setTimeout(() => {
+          if (!this.client.connected) warn(lastError ? { err: lastError } : {}, 'MQTT broker unreachable; events wait in the outbox');
+        }, FIRST_CONNECT_GRACE_MS).unref();
+      }
+    };
     this.client.on('connect', () => {
-      if (down) this.log.info('MQTT broker reachable again');
-      down = false;
+      if (warned) this.log.info('MQTT broker reachable again');
+      clearTimeout(this.firstWarning);
+      down = warned = false;
+      everConnected = true;
     });
     this.client.on('error', (err) => {
-      if (!down) this.log.warn({ err: err.message }, 'MQTT broker error');
-      down = true;
+      lastError = err.message;
+      if (!down) failed({ err: err.message }, 'MQTT broker error');
     });
     this.client.on('offline', () => {
-      if (!down) this.log.warn('MQTT broker unreachable; events wait in the outbox');
+      if (!down) failed({}, 'MQTT broker unreachable; events wait in the outbox');
       down = true;
     });
   }
@@ -89,6 +115,7 @@ export class MqttTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.firstWarning);
     await this.client.endAsync(true);
   }
 }

@@ -258,13 +258,14 @@ export class OutboxPublisher {
           if (channel.name === 'core' && Date.now() - this.lastPrune > Math.min(this.options.retentionMs, 10_000)) await this.prune();
         } catch (err) {
           failures++;
-          if (failures === 1 || failures % 60 === 0) {
-            if (isLastingRefusal(err)) {
-              this.options.log.error({ err: (err as Error).message, transport: channel.name, failures }, 'change events cannot be delivered: the database refuses the statements of the delivery; retrying');
-            } else {
-              this.options.log.warn({ err: (err as Error).message, transport: channel.name, failures }, 'change events not delivered; retrying');
-            }
-          }
+          // A refusal that lasts (a setting of the database) is an error at once. Else one failed round is retried at
+          // once and said quietly (a connection that timed out while the process was busy); a fault that stays is
+          // warned about on the second round in a row, and every 60th after.
+          const fields = { err: (err as Error).message, transport: channel.name, failures };
+          if (isLastingRefusal(err)) {
+            if (failures === 1 || failures % 60 === 0) this.options.log.error(fields, 'change events cannot be delivered: the database refuses the statements of the delivery; retrying');
+          } else if (failures === 1) this.options.log.info(fields, 'change events not delivered; retrying');
+          else if (failures === 2 || failures % 60 === 0) this.options.log.warn(fields, 'change events not delivered; retrying');
           await this.pause(Math.min(MAX_BACKOFF_MS, this.options.pollMs * 2 ** Math.min(failures, 10)), false);
           continue;
         }

@@ -74,6 +74,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       ...submodelJsonResolvers,
       ...elementJsonResolvers,
       ...conceptDescriptionJsonResolvers,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- the resolver list type-graphql's buildSchema takes
     ] as unknown as [Function, ...Function[]],
     // The element kinds are reached only through the SubmodelElement interface.
     orphanedTypes: ELEMENT_TYPES,

@@ -267,6 +267,7 @@ export class PushTargetService {
       }
       if (value.length > max) problems.push(`'${field}' is longer than ${max} characters.`);
       else if (required && value.trim() === '') problems.push(`'${field}' must not be empty.`);
+      // eslint-disable-next-line no-control-regex -- control characters are what it refuses
       else if (/[\u0000-\u001f\u007f]/.test(value)) problems.push(`'${field}' contains control characters.`);
       else if (pattern && !pattern.test(value)) problems.push(`'${field}' ${rule}.`);
       return value;

@@ -85,13 +85,20 @@ export class PushWorker {
   }
 
   private async loop(): Promise<void> {
+    let failures = 0;
     while (!this.stopped) {
       let pushed = 0;
       try {
         pushed = await this.runOnce();
+        if (failures > 1) this.log.info({ afterFailures: failures }, 'push rounds run again');
+        failures = 0;
       } catch (err) {
-        if (isLastingRefusal(err)) this.log.error({ err }, 'pushes cannot run: the database refuses the statements of a push round; retrying');
-        else this.log.warn({ err }, 'push round failed');
+        // As for change events: a lasting refusal is an error; one failed round is said quietly, a fault that stays is warned about.
+        failures++;
+        if (isLastingRefusal(err)) {
+          if (failures === 1 || failures % 60 === 0) this.log.error({ err, failures }, 'pushes cannot run: the database refuses the statements of a push round; retrying');
+        } else if (failures === 1) this.log.info({ err }, 'push round failed; retrying');
+        else if (failures === 2 || failures % 60 === 0) this.log.warn({ err, failures }, 'push round failed');
       }
       if (pushed === 0 && !this.stopped) {
         await new Promise<void>((resolve) => {

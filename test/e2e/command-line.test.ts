@@ -51,7 +51,9 @@ describe('the command line', () => {
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^Usage: node dist\/src\/main\.js/);
       expect(run.stdout).toContain('PUBLIC_URL');
-      expect(run.stdout).toContain('"Configuration"');
+      // The full list is where it says (the README has no such section).
+      expect(run.stdout).toContain('The full list is in docs/configuration.md.');
+      expect(fs.existsSync(path.join(ROOT, 'docs/configuration.md'))).toBe(true);
       expect(run.stdout).not.toContain('oneTimePassword');
       expect(run.stderr).toBe('');
       // Nothing was created where it ran (the embedded database would have made ./data).
@@ -90,6 +92,23 @@ describe('the command line', () => {
       expect(run.stderr, name).not.toMatch(/\bat .*\.(ts|js):\d+/);
       expect(run.left, name).toEqual([]);
     }
+  }, PROCESS_TIMEOUT_MS);
+
+  it('says in one line that no PostgreSQL server answers at the host of DATABASE_URL, exit code 1', async () => {
+    const port = await freePort();
+    const run = runIn([], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/assets` });
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toBe(`cannot start: no PostgreSQL server answers at 127.0.0.1:${port} (connection refused): start it, or check the host and port of DATABASE_URL\n`);
+  }, PROCESS_TIMEOUT_MS);
+
+  it.skipIf(!process.env.DATABASE_URL)('says in one line that the database of DATABASE_URL does not exist and how to create it, exit code 1', () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = '/asset_platform_missing_db';
+    const run = runIn([], { DATABASE_URL: url.toString() });
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(run.stderr).toMatch(/^cannot start: the database "asset_platform_missing_db" does not exist on the PostgreSQL server at [^ ]+\. Create it \(createdb .*asset_platform_missing_db, or in psql: CREATE DATABASE "asset_platform_missing_db";\)/);
+    expect(run.stderr).not.toMatch(/\bat .*\.(ts|js):\d+/);
   }, PROCESS_TIMEOUT_MS);
 });
 
@@ -136,6 +155,8 @@ describe('what the server says once it listens', () => {
       await vi.waitFor(() => expect(out).toContain('Stop with Ctrl+C.'), { timeout: 180_000, interval: 200 });
       const text = out.replace(/\r/g, '');
       expect(text).toContain(`${PACKAGE.name} ${PACKAGE.version} is running`);
+      // The banner first, then the log lines of the start (held until it was printed).
+      expect(text.indexOf('{"level"')).toBeGreaterThan(text.indexOf('Stop with Ctrl+C.'));
       expect(text).toMatch(new RegExp(`Front door +${publicUrl}/\\n`));
       expect(text).toMatch(new RegExp(`Admin console +${publicUrl}/admin\\n`));
       expect(text).toMatch(new RegExp(`REST console +${publicUrl}/console\\n`));

@@ -1,7 +1,8 @@
 import { Browser, Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RoleAssignmentEntity } from '../../src/management/role-assignments/role-assignment.entity';
-import { newUser } from '../support/identity';
+import { freshDatabase } from '../support/fresh-database';
+import { newServiceAccount, newUser } from '../support/identity';
 import { TestServer, sampleShell, startTestServer } from '../support/server';
 import { CHROMIUM, hasTools } from '../support/system-tools';
 
@@ -105,6 +106,83 @@ describe.skipIf(!hasTools('chromium'))('REST API console in a browser', () => {
     expect(problems.filter((p) => /Content Security Policy|Refused/i.test(p))).toEqual([]);
     await context.close();
   });
+
+  it('signs in with a service account\'s client id and secret (client credentials) and executes GET /shells', async () => {
+    const tenant = await server.createTenant({ showcase: false });
+    const account = await newServiceAccount(server, tenant.organizationId);
+    await server.dataSource.manager.insert(RoleAssignmentEntity, {
+      organizationId: tenant.organizationId,
+      tenantId: tenant.id,
+      role: 'contributor',
+      principalType: 'service-account',
+      principalId: account.id,
+      createdBy: 'test',
+    });
+    const created = await fetch(`${server.api(tenant.name)}/shells`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await account.token()}` },
+      body: JSON.stringify(sampleShell('urn:console:browser:service-account')),
+    });
+    expect(created.status).toBe(201);
+
+    const { context, page, problems } = await openPage();
+    await page.goto(`${server.url}/console?tenant=${tenant.name}`);
+    await page.locator('.swagger-ui .btn.authorize').first().click();
+    const flow = page.locator('.auth-container', { hasText: 'clientCredentials' });
+    await expect.poll(() => flow.count()).toBeGreaterThan(0);
+    // The flow asks for the one scope a service account's token has.
+    expect(await flow.locator('.scopes').textContent()).not.toContain('openid');
+    await flow.locator('input[id^="client_id"]').fill(account.id);
+    await flow.locator('input[id^="client_secret"]').fill(account.secret);
+    await flow.locator('button.authorize').click();
+    await expect.poll(async () => `${await flow.locator('button', { hasText: 'Logout' }).count()} ${await flow.locator('.errors').textContent().catch(() => '')}`, { timeout: 15_000 }).toBe('1 ');
+    await page.locator('.modal-ux .btn-done, .modal-ux button.close-modal').first().click();
+
+    expect(await tryGetShells(page)).toContain('urn:console:browser:service-account');
+    expect(problems.filter((p) => /CORS|Content Security Policy|Refused|Failed to fetch/i.test(p))).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  it('opens on the Management API on a server with several tenants, and on the AAS API of the only tenant of a server with one', async () => {
+    const selected = (page: Page) => page.locator('.download-url-wrapper select').inputValue();
+    await server.createTenant();
+    await server.createTenant();
+    const { context, page } = await openPage();
+    await page.goto(`${server.url}/console`);
+    await expect.poll(() => page.locator('.download-url-wrapper select option').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await selected(page)).toBe('api/v1/openapi.json');
+
+    const database = await freshDatabase('console_one_tenant');
+    const single = await startTestServer(database.url);
+    try {
+      await page.goto(`${single.url}/console`);
+      await expect.poll(() => page.locator('.download-url-wrapper select option').count(), { timeout: 15_000 }).toBe(2);
+      expect(await selected(page)).toBe('tenants/default/api/v3.0/openapi.json');
+      await expect.poll(() => page.locator('.opblock-get [data-path="/shells"]').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+      // A tenant asked for is what it opens on, here as elsewhere.
+      await page.goto(`${single.url}/console?tenant=other`);
+      await expect.poll(() => page.locator('.download-url-wrapper select option').count(), { timeout: 15_000 }).toBe(2);
+      expect(await selected(page)).toBe('tenants/other/api/v3.0/openapi.json');
+    } finally {
+      await context.close();
+      await single.close();
+      await database.drop();
+    }
+  }, 180_000);
+
+  it('GraphiQL, not logged in, says that showcase tenants answer without a token, and names them', async () => {
+    const tenant = await server.createTenant({ showcase: true });
+    const { context, page, problems } = await openPage();
+    await page.goto(`${server.url}/graphiql`);
+    const status = page.locator('#login-status');
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain('(showcase mode)');
+    const text = (await status.textContent())!;
+    expect(text).toMatch(/^Not logged in: tenants? .* answers? without a token; for the others, log in or paste a bearer token into Headers\.$/);
+    // The front door names the first showcase tenants by name; this one, or more beyond them.
+    expect(text.includes(`"${tenant.name}"`) || / and \d+ more/.test(text)).toBe(true);
+    expect(problems.filter((p) => /Content Security Policy|Refused/i.test(p))).toEqual([]);
+    await context.close();
+  }, 120_000);
 
   it('works opened at a host name PUBLIC_URL does not name: loads its documents and executes GET /shells there', async () => {
     // PUBLIC_URL is http://127.0.0.1:{port}; the page is opened at http://localhost:{port}, another origin.

@@ -1,7 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { KEY_SET_MAX_AGE_MS, UNKNOWN_KID_REFRESH_MS } from '../../src/auth/signing-keys';
-import { loadConfig } from '../../src/config';
 import { TestServer, json, sampleShell, startTestServer } from '../support/server';
 import { TestIssuer, startTestIssuer } from '../support/tokens';
 
@@ -13,7 +12,6 @@ let secureName: string;
 
 beforeAll(async () => {
   issuer = await startTestIssuer();
-  const base = loadConfig({});
   server = await startTestServer(inject('databaseUrl'), {});
   secureName = (await server.createTenant({ showcase: false, trust: issuer })).name;
   secure = server.api(secureName);

@@ -79,6 +79,13 @@ describe('the front door (GET /)', () => {
     }
   });
 
+  it('has an icon at /favicon.ico, the one path every browser asks for', async () => {
+    const res = await fetch(`${server.url}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await res.text()).toMatch(/^<svg /);
+  });
+
   it('warns while tenants are in showcase mode, and names them', async () => {
     const created = await server.createTenant({ showcase: true, prefix: 'open' });
     try {

@@ -4,7 +4,6 @@ import net from 'node:net';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashSecret } from '../../src/auth/secret-hash';
-import { loadConfig } from '../../src/config';
 import { AccountEntity } from '../../src/management/accounts/account.entity';
 import { OrganizationEntity } from '../../src/management/organizations/organization.entity';
 import { RoleAssignmentEntity } from '../../src/management/role-assignments/role-assignment.entity';

@@ -290,7 +290,7 @@ describe('element routes on a submodel of 10,000 elements', () => {
   it('GraphQL: submodelElement, createSubmodelElement (top level, collection, list), replace, patch, metadata, value, delete (top level, list middle)', async () => {
     const id = 'urn:large:graphql';
     const session = await largeSubmodelSession(id);
-    const { expected, write, figures } = session;
+    const { write, figures } = session;
 
     await expectSingleReads(id, session, graphqlElement);
 

@@ -135,6 +135,8 @@ describe('OpenAPI documents', () => {
     expect(flows.authorizationCode).toMatchObject({ authorizationUrl: `${server.url}/oidc/auth`, tokenUrl: `${server.url}/oidc/token` });
     expect(flows.clientCredentials.tokenUrl).toBe(`${server.url}/oidc/token`);
     expect(Object.keys(flows.authorizationCode.scopes)).toEqual(['openid', 'api_access']);
+    // Client credentials (service accounts) have the API's scope only: the identity service refuses `openid` there.
+    expect(Object.keys(flows.clientCredentials.scopes)).toEqual(['api_access']);
     expect(doc.components.schemas.Result.properties.messages.items.$ref).toBe('#/components/schemas/Message');
 
     for (const route of documented(doc)) {

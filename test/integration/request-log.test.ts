@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config';
 import { TestServer, sampleShell, startTestServer } from '../support/server';
 import { TestIssuer, startTestIssuer } from '../support/tokens';
 

@@ -5,7 +5,7 @@ import type { ChangeEvent } from '../../src/events/change-event';
 import { ChangeHub, MAX_WAITING_EVENTS, listen } from '../../src/events/hub';
 import { FreshDatabase, freshDatabase } from '../support/fresh-database';
 import { newUser } from '../support/identity';
-import { managementClient, newOrganization } from '../support/management';
+import { newOrganization } from '../support/management';
 import { eventually } from '../support/mqtt';
 import { TestServer, b64, sampleShell, startTestServer, testEvents } from '../support/server';
 

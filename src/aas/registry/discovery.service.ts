@@ -118,4 +118,5 @@ export function parseAssetLinks(json: unknown): AssetIdPair[] {
 }
 
 /** The schema's pattern for AAS strings: the characters XML 1.0 admits (no unpaired surrogates). */
+// eslint-disable-next-line no-control-regex -- the XML schema's pattern names tab, line feed and carriage return
 const XML_CHARACTERS = /^[\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;

@@ -2,6 +2,7 @@ import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm'
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { etagOf, ifMatchAdmits, ifMatchTags } from '../../common/etag';
+import { compactJsonbText } from '../../common/jsonb-text';
 import { onCitus } from '../../db/citus';
 import { readRows, rethrowClientError, writeRows } from '../../db/read';
 import { rowsWritten } from '../../db/statistics';
@@ -314,7 +315,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       (row) => row.usable,
     );
     if (!rows.length) return null;
-    let text = rows[0].doc;
+    let text = rows[0].doc === null ? null : compactJsonbText(rows[0].doc);
     const elementsText = rows[0].elements;
     if (text !== null && elementsText != null) text = `${text.slice(0, text.lastIndexOf('}'))},"${ELEMENTS}":[${elementsText}]}`;
     const etag = etagOf(rows[0].seq, rows[0].version);
@@ -404,7 +405,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const cache = this.sync?.cache;
     if (!cache?.on) {
       const page = await this.pageRows<string>(tenant, conditions, limit, cursor, 'doc::text');
-      return { items: page.items.map((row) => row.doc!), cursor: page.cursor };
+      return { items: page.items.map((row) => compactJsonbText(row.doc!)), cursor: page.cursor };
     }
     const token = cache.token();
     const { where, params, limitParam, list } = this.pageQuery(tenant, conditions, limit, cursor);
@@ -432,8 +433,9 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         [tenant.id, missing],
       );
       for (const row of read) {
-        texts.set(row.seq, row.doc);
-        cache.fill(keys.get(row.seq)!, 'true', token, { etag: etagOf(row.seq, row.version), text: row.doc, docBytes: Number(row.bytes) });
+        const text = compactJsonbText(row.doc);
+        texts.set(row.seq, text);
+        cache.fill(keys.get(row.seq)!, 'true', token, { etag: etagOf(row.seq, row.version), text, docBytes: Number(row.bytes) });
       }
     }
     // A document deleted between the two statements is not in the answer.

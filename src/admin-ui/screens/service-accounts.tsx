@@ -140,6 +140,13 @@ export function ServiceAccountsPage({ organizationId }: { organizationId: string
   );
 }
 
+/** A value quoted for a POSIX shell. */
+const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+
+/** The curl command that gets a token with the new secret (OAuth 2.0 client credentials), ready to paste into a shell. */
+const tokenCommand = (r: Revealed) =>
+  `curl -fsS ${shellQuote(r.tokenUrl)} -d grant_type=client_credentials -d scope=api_access -d client_id=${shellQuote(r.clientId)} --data-urlencode client_secret=${shellQuote(r.value)}`;
+
 /** The secret's value, the one time it exists outside the server's hash: copy it now. */
 function OneTimeSecret({ revealed, onDone }: { revealed: Revealed; onDone: () => void }) {
   const ref = useRef<HTMLHeadingElement>(null);
@@ -168,6 +175,14 @@ function OneTimeSecret({ revealed, onDone }: { revealed: Revealed; onDone: () =>
         <dt>Token URL</dt>
         <dd>
           <Copyable value={revealed.tokenUrl} label="token URL" />
+        </dd>
+        <dt>Token for a script</dt>
+        <dd>
+          <Copyable value={tokenCommand(revealed)} label="token command" />
+          <p className="hint">
+            Answers JSON with an <code>access_token</code> (valid for <code>expires_in</code> seconds): send it as <code>Authorization: Bearer …</code> on
+            each request to the APIs, and get a new one when it expires.
+          </p>
         </dd>
         <dt>Expires</dt>
         <dd>{revealed.secret.expiresAt ? formatTime(revealed.secret.expiresAt) : 'never'}</dd>

@@ -389,8 +389,11 @@ export class IdentityService {
         if (token.kind === 'AccessToken' && token.accountId) return { [PRINCIPAL_TYPE_CLAIM]: 'user' };
         return undefined;
       },
-      clientBasedCORS: (_ctx: unknown, origin: string, client: { redirectUris?: string[] }) =>
-        (client.redirectUris ?? []).some((uri) => new URL(uri).origin === origin),
+      // A browser page may call the token endpoint from the origins of the client's redirect URIs, and from this
+      // server's own origin (a request to the origin it came from is not cross-origin at all): the REST console's
+      // client-credentials sign-in with a service account, which has no redirect URIs.
+      clientBasedCORS: (ctx: Koa.Context, origin: string, client: { redirectUris?: string[] }) =>
+        origin === ctx.origin || (client.redirectUris ?? []).some((uri) => new URL(uri).origin === origin),
       renderError: async (ctx: Koa.Context, out: { error?: string; error_description?: string }) => {
         ctx.type = 'text/html; charset=utf-8';
         // The policy of our login pages (no script, no framing), which this page is one of.

@@ -100,6 +100,12 @@ export class TenantService {
     return { names: tenants.map((t) => t.name), total };
   }
 
+  /** The name of the server's only tenant, or undefined when it has none or several: the REST console opens on it. */
+  async soleName(): Promise<string | undefined> {
+    const tenants = await this.dataSource.manager.find(TenantEntity, { select: { name: true }, order: { name: 'ASC' }, take: 2 });
+    return tenants.length === 1 ? tenants[0].name : undefined;
+  }
+
   /** Forgets a cached tenant: called by every change to it. */
   evict(name: string): void {
     this.cache.delete(name);

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { checkScreen, goTo, launchBrowser, openConsole, signInThroughUi } from '../../support/admin-browser';
@@ -17,7 +19,7 @@ let browser: Browser;
 
 const copied = (page: Page, label: string) => page.locator(`[data-copy="${label}"]`).textContent() as Promise<string>;
 
-describe.skipIf(!hasTools('chromium'))('admin console: a whole provisioning', () => {
+describe.skipIf(!hasTools('chromium', 'curl'))('admin console: a whole provisioning', () => {
   beforeAll(async () => {
     server = await startTestServer(inject('databaseUrl'));
     browser = await launchBrowser();
@@ -50,6 +52,18 @@ describe.skipIf(!hasTools('chromium'))('admin console: a whole provisioning', ()
     await expect.poll(() => page.getByRole('region', { name: 'Copy the new secret of Line gateway now' }).count(), { timeout: 20_000 }).toBe(1);
     const clientId = await copied(page, 'client id');
     const secret = await copied(page, 'client secret');
+    // The panel's command for a script, pasted into a shell as it is, gets a token too.
+    const command = await copied(page, 'token command');
+    expect(command).toContain(clientId);
+    // Run asynchronously: the server answering it runs in this process.
+    const answer = JSON.parse((await promisify(execFile)('sh', ['-c', command], { encoding: 'utf8', timeout: 30_000 })).stdout) as { access_token: string; token_type: string };
+    expect(answer.token_type).toBe('Bearer');
+    const me = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${answer.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { principal { id type } } }' }),
+    });
+    expect(await me.json()).toEqual({ data: { me: { principal: { id: clientId, type: 'service-account' } } } });
     const token = await clientCredentialsToken(server, clientId, secret);
     // Without a role yet, the tenant does not exist for it.
     expect((await fetch(`${server.api(tenant)}/shells`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
