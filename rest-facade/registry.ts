@@ -153,7 +153,7 @@ function discoveryReads(explicit: boolean): RouteSpec[] {
         tenant: req.tenant,
         instance: inst(req),
         assetIds: assetIdsParam(req.query) ?? null,
-        // An instance knows links only: its operation declares no assetKind/assetType, so they never get here.
+        // On an instance they filter by the tenant's shells of the linked ids (DiscoveryService.lookup).
         ...assetFilter(req),
         ...paging(req),
       }),

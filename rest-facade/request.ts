@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { BodyError, readJsonBody } from '../src/common/json-body';
-import { MAX_JSON_DEPTH } from '../src/common/json-depth';
+import { ELEMENT_DEPTH_RULE, MAX_JSON_DEPTH } from '../src/common/json-depth';
 import type { BodyLimits } from './admission';
 import { FacadeError } from './facade-error';
 
@@ -40,7 +40,13 @@ export function jsonBody(limits: BodyLimits, strict: boolean): Middleware {
       throw new FacadeError(415, `JSON bodies must be UTF-8, got charset '${charset}'.`);
     }
     try {
-      ctx.request.body = await readJsonBody(ctx.req, { limit: limits.bytes, maxValues: limits.values, maxDepth: MAX_JSON_DEPTH, shape: strict ? 'object' : 'any' });
+      ctx.request.body = await readJsonBody(ctx.req, {
+        limit: limits.bytes,
+        maxValues: limits.values,
+        maxDepth: MAX_JSON_DEPTH,
+        shape: strict ? 'object' : 'any',
+        tooDeep: `The body nests deeper than ${MAX_JSON_DEPTH} levels (${ELEMENT_DEPTH_RULE}).`,
+      });
     } catch (err) {
       if (err instanceof BodyError) throw new FacadeError(err.status, err.message);
       throw err;

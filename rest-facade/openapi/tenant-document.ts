@@ -86,6 +86,8 @@ const TENANT_EXTRAS: Extras = {
   'GET /submodel-descriptors': ['SemanticId'],
 };
 const INSTANCE_EXTRAS: Extras = {
+  // As on the implicit discovery (platform spec): they filter by the tenant's shells of the linked ids.
+  'GET /lookup/shells': ['AssetKind', 'AssetType'],
   'GET /shell-descriptors': ['AssetIds', SUBMODEL_SEMANTIC_ID],
   'GET /shell-descriptors/{}/submodel-descriptors': ['SemanticId'],
 };

@@ -46,7 +46,7 @@ async function writeBack(tenant: TenantEntity, result: { shells: { id: string }[
 }
 
 describe('tolerant AASX import', () => {
-  it('an embedded data specification without its dataSpecification and two concept descriptions with one id: the rest is stored, each a warning', async () => {
+  it('an embedded data specification without its dataSpecification (repaired) and two concept descriptions with one id: the rest is stored, each a warning', async () => {
     const tenant = await server.createTenant();
     const env = {
       assetAdministrationShells: [sampleShell('urn:tol:a:shell')],
@@ -69,14 +69,15 @@ describe('tolerant AASX import', () => {
     expect(result.submodels).toEqual([{ id: 'urn:tol:a:sm', status: 'created' }]);
     expect(result.conceptDescriptions).toEqual([{ id: 'urn:tol:a:cd', status: 'created' }]);
     expect(result.warnings).toEqual([
-      "/aasx/data.json $.conceptDescriptions[0].embeddedDataSpecifications[0]: dropped: the embedded data specification (The required property 'dataSpecification' is missing)",
+      '/aasx/data.json $.conceptDescriptions[0].embeddedDataSpecifications[0]: the dataSpecification reference is missing; repaired with https://admin-shell.io/DataSpecificationTemplates/DataSpecificationIEC61360/3/0, which its IEC 61360 content implies',
       "/aasx/data.json $.conceptDescriptions[1]: dropped: the concept description 'urn:tol:a:cd' (its id is the id of $.conceptDescriptions[0], which is kept)",
     ]);
-    expect(result.counts).toEqual({ shells: 1, submodels: 1, conceptDescriptions: 1, elements: 1, files: 0, warnings: { package: 0, version: 0, dropped: 2, constraint: 0, file: 0 } });
+    expect(result.counts).toEqual({ shells: 1, submodels: 1, conceptDescriptions: 1, elements: 1, files: 0, warnings: { package: 0, version: 1, dropped: 1, constraint: 0, file: 0 } });
 
     const cd = await json(fetch(`${server.api(tenant.name)}/concept-descriptions/${b64('urn:tol:a:cd')}`));
     expect(cd.idShort).toBe('Speed'); // the first is kept
-    expect(cd.embeddedDataSpecifications).toHaveLength(1);
+    expect(cd.embeddedDataSpecifications).toHaveLength(2);
+    expect(cd.embeddedDataSpecifications[0].dataSpecification).toEqual(cd.embeddedDataSpecifications[1].dataSpecification);
     await writeBack(tenant, result);
   });
 

@@ -23,9 +23,13 @@ function upload(tenant: TenantEntity, bytes: Buffer, name = 'package.aasx', path
   return fetch(url, { method: 'POST', body: form, headers });
 }
 
-/** The tenant's shells and submodels, with every File value and thumbnail replaced by the bytes it names. */
+/**
+ * The tenant's shells and submodels, with every File value and thumbnail replaced by the bytes it names; a value
+ * that names a path in a package but no file of the tenant is left out, as an AASX export leaves it out.
+ */
 async function contents(tenant: TenantEntity): Promise<unknown> {
   const api = server.api(tenant.name);
+  const inPackage = (value: unknown) => typeof value === 'string' && value !== '' && !value.startsWith('//') && !value.split('/')[0].includes(':');
   const resolve = async (value: unknown) => {
     if (typeof value !== 'string' || !value.startsWith('file:/sphere/')) return value;
     const res = await fetch(`${server.url}/tenants/${tenant.name}/sphere/api/v1.0/files/${encodeURIComponent(value)}`);
@@ -34,10 +38,16 @@ async function contents(tenant: TenantEntity): Promise<unknown> {
   const shells = (await json(fetch(`${api}/shells`))).result;
   for (const shell of shells) {
     const thumb = shell.assetInformation.defaultThumbnail;
-    if (thumb) thumb.path = await resolve(thumb.path);
+    if (thumb && inPackage(thumb.path)) delete shell.assetInformation.defaultThumbnail;
+    else if (thumb) thumb.path = await resolve(thumb.path);
   }
   const submodels = (await json(fetch(`${api}/submodels`))).result;
-  for (const sm of submodels) for (const file of fileElements(sm)) file.value = await resolve(file.value);
+  for (const sm of submodels) {
+    for (const file of fileElements(sm)) {
+      if (inPackage(file.value)) delete file.value;
+      else if (file.value !== undefined) file.value = await resolve(file.value);
+    }
+  }
   const cds = (await json(fetch(`${api}/concept-descriptions`))).result;
   return { shells, submodels, cds };
 }

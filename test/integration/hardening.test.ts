@@ -199,9 +199,9 @@ describe('large and long input', () => {
     const bomb = (prefix: string) => gzipSync(Buffer.concat([Buffer.from(prefix), Buffer.alloc(60 * MB, '[')]), { level: 9 });
     const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
     const graphql = await fetch(`${server.url}/graphql`, { method: 'POST', headers, body: bomb('{"query":"query($v: JSON) { __typename }","variables":{"v":') });
-    await expectResult(graphql, 400, /nests deeper than 128 levels/);
-    await expectResult(await fetch(`${api}/submodels`, { method: 'POST', headers, body: bomb('{"modelType":"Submodel","id":"urn:bomb","submodelElements":') }), 400, /deeper than 128/);
-    await expectResult(await fetch(`${server.url}/api/v1/accounts`, { method: 'POST', headers, body: bomb('{"email":"bomb@example.com","displayName":') }), 400, /deeper than 128/);
+    await expectResult(graphql, 400, /nests deeper than 232 levels/);
+    await expectResult(await fetch(`${api}/submodels`, { method: 'POST', headers, body: bomb('{"modelType":"Submodel","id":"urn:bomb","submodelElements":') }), 400, /deeper than 232/);
+    await expectResult(await fetch(`${server.url}/api/v1/accounts`, { method: 'POST', headers, body: bomb('{"email":"bomb@example.com","displayName":') }), 400, /deeper than 232/);
     // A JSON array is no GraphQL request (batches are off): refused at its first byte.
     await expectResult(await gql(`[${'{},'.repeat(100_000)}{}]`), 400, /must be a JSON object/);
   });
@@ -242,7 +242,7 @@ describe('large and long input', () => {
     const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
     expect((await post('/submodels', { modelType: 'Submodel', id: 'urn:deep', submodelElements: [{ modelType: 'Property', idShort: 'P', valueType: 'xs:string' }] })).status).toBe(201);
     const patch = await fetch(`${api}/submodels/${b64('urn:deep')}/submodel-elements/P/$value`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: deep });
-    await expectResult(patch, 400, /deeper than 128/);
+    await expectResult(patch, 400, /deeper than 232/);
     const variables = `{"query":"mutation($v: JSON) { patchSubmodelElementValue(tenant: \\"${tenant}\\", submodelId: \\"urn:deep\\", idShortPath: \\"P\\", value: $v) { etag } }","variables":{"v":${deep}}}`;
     const res = await gql(variables);
     expect(res.status).toBe(400);

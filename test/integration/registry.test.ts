@@ -507,6 +507,24 @@ describe('explicit discovery instances', () => {
     expect(await ids(fetch(`${disco}/lookup/shells?assetIds=${assetId('globalAssetId', 'urn:asset:A')}`))).toEqual([]);
   });
 
+  it("filters by assetKind and assetType as the implicit discovery does: by the tenant's shells of the linked ids", async () => {
+    await server.services.registryInstances.create(tenant, { name: 'disco-kind', kind: 'discovery' });
+    const at = instanceApi('disco-kind');
+    for (const [aas, value] of [[S1, 'k-1'], [S2, 'k-2'], [S3, 'k-3'], ['urn:reg:not-in-tenant', 'k-4']]) {
+      expect((await send(`${at}/lookup/shells/${b64(aas)}`, 'POST', [{ name: 'line', value }])).status).toBe(201);
+    }
+    expect(await ids(fetch(`${at}/lookup/shells`))).toEqual([S1, S2, S3, 'urn:reg:not-in-tenant']);
+    expect(await ids(fetch(`${at}/lookup/shells?assetKind=Instance`))).toEqual([S1, S3]);
+    expect(await ids(fetch(`${at}/lookup/shells?assetKind=Type`))).toEqual([S2]);
+    expect(await ids(fetch(`${at}/lookup/shells?assetKind=NotApplicable`))).toEqual([]);
+    expect(await ids(fetch(`${at}/lookup/shells?assetType=${b64('urn:type:pump')}`))).toEqual([S1]);
+    expect(await ids(fetch(`${at}/lookup/shells?assetKind=Instance&assetIds=${assetId('line', 'k-3')}`))).toEqual([S3]);
+    expect(await ids(fetch(`${at}/lookup/shells?assetKind=Type&assetIds=${assetId('line', 'k-3')}`))).toEqual([]);
+    const page = await json(fetch(`${at}/lookup/shells?assetKind=Instance&limit=1`));
+    expect(page.result).toEqual([S1]);
+    expect(await ids(fetch(`${at}/lookup/shells?assetKind=Instance&cursor=${page.paging_metadata.cursor}`))).toEqual([S3]);
+  });
+
   it('answers bad input with 400', async () => {
     const url = `${disco}/lookup/shells/${b64('urn:reg:bad')}`;
     for (const body of [{ name: 'a', value: 'b' }, [], [{ name: 'a' }], [{ value: 'b' }], ['a'], [{ name: 'a', value: 'b', bogus: 1 }]]) {
@@ -514,10 +532,10 @@ describe('explicit discovery instances', () => {
     }
     expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[{"name":' })).status).toBe(400);
     expect((await fetch(`${disco}/lookup/shells?assetIds=A-1`)).status).toBe(400);
-    // An instance knows asset links only: its operation has no kind or type filter.
-    const kind = await fetch(`${disco}/lookup/shells?assetKind=Instance`);
+    const kind = await fetch(`${disco}/lookup/shells?assetKind=instance`);
     expect(kind.status).toBe(400);
-    expect(await messageOf(kind)).toMatch(/^Unknown query parameter 'assetKind': GET \/lookup\/shells accepts assetIds, limit, cursor\.$/);
+    expect((await fetch(`${disco}/lookup/shells?assetType=%%%`)).status).toBe(400);
+    expect(await messageOf(await fetch(`${disco}/lookup/shells?assetClass=Instance`))).toMatch(/^Unknown query parameter 'assetClass': GET \/lookup\/shells accepts assetIds, limit, cursor, assetKind, assetType\.$/);
     expect((await send(`${disco}/lookup/shells/${b64(`urn:${'y'.repeat(2045)}`)}`, 'POST', [{ name: 'a', value: 'b' }])).status).toBe(400);
     expect((await send(`${disco}/lookup/shellsByAssetLink`, 'POST', [{ name: 'a' }])).status).toBe(400);
     expect((await send(`${disco}/shell-descriptors`, 'POST', { id: 'urn:x' })).status).toBe(404);

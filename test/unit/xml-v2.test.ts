@@ -415,9 +415,9 @@ describe('convertV2Xml: what cannot be converted is a V2XmlError', () => {
   it('refuses documents beyond the size, depth and element limits', () => {
     const limits = { maxChars: 10_000, maxDepth: 20, maxElements: 100 };
     fails(env(' '.repeat(10_000)), /larger than 10000 characters/, limits);
-    fails(env(`${'<aas:x>'.repeat(30)}${'</aas:x>'.repeat(30)}`), /nests deeper than 20 elements/, limits);
+    fails(env(`${'<aas:x>'.repeat(30)}${'</aas:x>'.repeat(30)}`), /Submodel elements nest at most 100 levels deep \(20 XML elements\)/, limits);
     fails(env('<aas:x/>'.repeat(200)), /more than 100 elements/, limits);
     const deep = env(`${'<aas:x>'.repeat(100_000)}${'</aas:x>'.repeat(100_000)}`);
-    fails(deep, /nests deeper than 200 elements/);
+    fails(deep, /Submodel elements nest at most 100 levels deep \(332 XML elements\)/);
   });
 });

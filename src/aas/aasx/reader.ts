@@ -66,6 +66,7 @@ export interface AasxSpecPart extends AasxPart {
 export interface AasxPackage {
   /** The aasx-origin part. */
   origin: string;
+  /** The spec parts the aasx-origin names: none in an empty package, several where a tool wrote several. */
   specs: AasxSpecPart[];
   /** Targets of the spec parts' aas-suppl relationships that exist in the package, once each. */
   files: AasxPart[];
@@ -73,6 +74,12 @@ export interface AasxPackage {
   thumbnail?: AasxPart;
   /** Anything odd that did not stop the reading: a dangling supplementary relationship, a missing content type. */
   warnings: string[];
+  /**
+   * Overrides of [Content_Types].xml whose part name matches a part only when case is ignored (`/AASX/Data.json`
+   * for `/aasx/data.json`): OPC compares case-insensitively and their content types are used, but AASX paths are
+   * case-sensitive (platform spec, Import 6). Each is also in `warnings`; a strict caller refuses the package.
+   */
+  contentTypeCaseMismatches: string[];
   /**
    * Any data part by exact part name (an AAS File value such as "/aasx/files/x.pdf", percent-escaped or not),
    * whether or not a relationship points at it. Undefined when absent.
@@ -121,6 +128,15 @@ class PackageReader {
     const contentTypes = this.find(CONTENT_TYPES_PART);
     if (!contentTypes) throw new AasxError(this.missing('The package has no', CONTENT_TYPES_PART, 'part'));
     this.types = parseContentTypes(await this.xmlText(contentTypes));
+    const caseMismatches: string[] = [];
+    for (const name of this.types.overrides.keys()) {
+      const variant = this.find(name) ? undefined : this.caseVariant(name);
+      if (variant === undefined) continue;
+      caseMismatches.push(
+        `[Content_Types].xml names ${quoteName(name)}, which differs in case from the part ${quoteName(variant)}; its paths are case-sensitive and must match the package's (its content type was used all the same)`,
+      );
+    }
+    this.warnings.push(...caseMismatches);
 
     const packageRels = await this.relationships('/');
     if (!packageRels) throw new AasxError(this.missing('The package has no package relationships part', '/_rels/.rels'));
@@ -140,12 +156,14 @@ class PackageReader {
 
     const originRels = await this.relationships(origin);
     const specTargets = originRels ? this.targets(origin, originRels, RELATIONSHIP_TYPES.spec) : { found: [], ignored: [] };
-    if (specTargets.found.length === 0) {
+    if (specTargets.found.length === 0 && specTargets.ignored.length) {
       throw new AasxError(
-        specTargets.ignored.length
-          ? `The aas-spec relationship of the aasx-origin part ${quoteName(origin)} names no part of the package, so the package has no spec part: ${specTargets.ignored.join('; ')}`
-          : `The aasx-origin part ${quoteName(origin)} has no aas-spec relationship (in ${quoteName(relsPartOf(origin))}), so the package has no spec part`,
+        `The aas-spec relationship of the aasx-origin part ${quoteName(origin)} names no part of the package, so the package has no spec part: ${specTargets.ignored.join('; ')}`,
       );
+    }
+    // No aas-spec relationship at all: an empty package (as the BaSyx Python SDK writes and reads one), no error.
+    if (specTargets.found.length === 0) {
+      this.warnings.push(`The aasx-origin part ${quoteName(origin)} has no aas-spec relationship (in ${quoteName(relsPartOf(origin))}): the package holds no AAS content`);
     }
     this.warnings.push(...specTargets.ignored);
     const specs = [...new Set(specTargets.found)].map((path) => this.specPart(path));
@@ -175,6 +193,7 @@ class PackageReader {
       files: [...files.values()],
       thumbnail,
       warnings: this.warnings,
+      contentTypeCaseMismatches: caseMismatches,
       part: (path) => {
         const name = path.startsWith('/') ? path : `/${path}`;
         for (const candidate of [name, percentDecode(name)]) {

@@ -4,7 +4,32 @@ import { LEGACY_XML } from '../xml/legacy';
 import { type V31MappingOptions, mapV31Environment } from '../model/v31-mapping';
 import { XmlReadError, readXmlEnvironment } from '../xml/reader';
 import { V2XmlError, convertV2Xml } from '../xml/v2';
-import { AAS_V31_NAMESPACE, AAS_V31_XML } from '../xml/v31';
+import { repairDataSpecifications } from '../model/data-specification-repair';
+import { AAS_NAMESPACE } from '../xml/schema-table';
+import { AAS_V1_NAMESPACE } from '../xml/v1';
+import { AAS_V31_NAMESPACE, AAS_V31_XML, AAS_V32_NAMESPACE, AAS_V32_XML } from '../xml/v31';
+import { AAS_V3RC_NAMESPACE } from '../xml/v3rc';
+import type { XmlDialect } from '../xml/reader';
+
+/**
+ * What the import relaxes in every V3 XML dialect: an embedded data specification without its `dataSpecification`
+ * (real packages of two tools write it so) is read, and `repairDataSpecifications` gives it the reference its
+ * content implies, with a warning.
+ */
+const tolerant = (dialect: XmlDialect): XmlDialect => ({ ...dialect, optional: { ...dialect.optional, embeddedDataSpecification: ['dataSpecification'] } });
+const V30_IMPORT_XML = tolerant({ namespace: AAS_NAMESPACE, optional: {}, literals: {} });
+const V31_IMPORT_XML = tolerant(AAS_V31_XML);
+const V32_IMPORT_XML = tolerant(AAS_V32_XML);
+
+/** Every XML namespace the import reads, as a refusal of another one names them. */
+export const ACCEPTED_XML_NAMESPACES = [
+  `${AAS_NAMESPACE} (V3.0)`,
+  `${AAS_V31_NAMESPACE} (V3.1)`,
+  `${AAS_V32_NAMESPACE} (V3.2 drafts, read as V3.1)`,
+  `${AAS_V2_NAMESPACE} (V2.0)`,
+  `${AAS_V1_NAMESPACE} (V1.0)`,
+  `${AAS_V3RC_NAMESPACE} (V3.0 release candidate)`,
+];
 
 /** An environment read from a document, and what reading it found. */
 export interface EnvironmentDocument {
@@ -14,8 +39,9 @@ export interface EnvironmentDocument {
 
 /**
  * Reads an environment document, the spec part of a package or an uploaded `.json`/`.xml` file: JSON (V3.0 or
- * V3.1), V3.0 XML, V3.1 XML, or V2.0, V1.0 or V3.0 release candidate XML (converted, with a warning for what did
- * not map). V3.1 content is mapped onto V3.0 (`mapV31Environment`, with a warning for each thing mapped); JSON has
+ * V3.1), V3.0 XML, V3.1 XML, V3.2 XML (read as V3.1), or V2.0, V1.0 or V3.0 release candidate XML (converted, with
+ * a warning for what did not map); any other namespace is refused naming those it could be. Embedded data
+ * specifications without their reference are repaired (`repairDataSpecifications`, with a warning). V3.1 content is mapped onto V3.0 (`mapV31Environment`, with a warning for each thing mapped); JSON has
  * no namespace that says its version, so every JSON environment goes through that mapping. No XML with a DTD is
  * read. Every problem is a 400 whose message starts with `name` (the part name, the file name). `v31` tells the
  * mapping the package's parts.
@@ -30,6 +56,7 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
       } catch (err) {
         throw badRequest(`${name} is not valid JSON: ${(err as Error).message}`);
       }
+      repairDataSpecifications(environment, warnings, name);
       mapV31Environment(environment, warnings, v31);
       return { environment, warnings };
     }
@@ -44,9 +71,11 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
       warnings.push(`${name} is an AAS V2.0 environment: converted to V3.0`, ...converted.warnings);
       return { environment: converted.environment, warnings };
     }
-    if (namespace === AAS_V31_NAMESPACE) {
-      const environment = readXmlEnvironment(text, { dialect: AAS_V31_XML });
-      warnings.push(`${name} is an AAS V3.1 environment: read as V3.0`);
+    if (namespace === AAS_V31_NAMESPACE || namespace === AAS_V32_NAMESPACE) {
+      const v32 = namespace === AAS_V32_NAMESPACE;
+      const environment = readXmlEnvironment(text, { dialect: v32 ? V32_IMPORT_XML : V31_IMPORT_XML });
+      warnings.push(v32 ? `${name} is an AAS V3.2 environment (${namespace}): read as V3.1, then as V3.0` : `${name} is an AAS V3.1 environment: read as V3.0`);
+      repairDataSpecifications(environment, warnings, name);
       mapV31Environment(environment, warnings, v31);
       return { environment, warnings };
     }
@@ -56,7 +85,13 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
       warnings.push(`${name} is an AAS ${legacy.version} environment (${namespace}): converted to V3.0`, ...converted.warnings);
       return { environment: converted.environment, warnings };
     }
-    return { environment: readXmlEnvironment(text), warnings };
+    // Without a namespace read here (no root element before a DOCTYPE, not well-formed) the reader says what is wrong.
+    if (namespace !== undefined && namespace !== AAS_NAMESPACE) {
+      throw badRequest(`${name}: the root element's namespace is '${namespace}'; accepted are ${ACCEPTED_XML_NAMESPACES.join(', ')}.`);
+    }
+    const environment = readXmlEnvironment(text, { dialect: V30_IMPORT_XML });
+    repairDataSpecifications(environment, warnings, name);
+    return { environment, warnings };
   } catch (err) {
     if (err instanceof V2XmlError || err instanceof XmlReadError) throw badRequest(`${name}: ${err.message}`);
     throw err;

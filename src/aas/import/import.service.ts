@@ -118,7 +118,8 @@ export class ImportService {
   async importPackage(tenant: TenantEntity, packagePath: string, options: PackageImportOptions = {}): Promise<ImportResult> {
     const progress = new ImportProgress(options.log, options.progressMs);
     progress.phase('reading the package', { tenant: tenant.name, bytes: (await fs.promises.stat(packagePath)).size });
-    const { pkg, environment, warnings, specPath } = await readPackageEnvironment(packagePath);
+    // The platform's own route (exactly one shell) holds a package to its rule: [Content_Types].xml paths match in case.
+    const { pkg, environment, warnings, specPath } = await readPackageEnvironment(packagePath, { exactContentTypes: options.exactlyOneShell ?? true });
     const files = {
       get: (path: string): PackageFile | undefined => {
         const part = pkg.part(path);

@@ -1,5 +1,5 @@
 import { common, jsonization, types, verification } from '@aas-core-works/aas-core3.0-typescript';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../common/json-depth';
+import { ELEMENT_DEPTH_RULE, MAX_JSON_DEPTH, elementsNestDeeperThan, nestsDeeperThan } from '../../common/json-depth';
 import { badRequest } from '../../graphql/errors';
 
 export type JsonObject = Record<string, unknown>;
@@ -34,7 +34,9 @@ function readModel<T extends types.Class>(
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw badRequest(`The body must be a JSON object (${what}).`);
   }
-  if (nestsDeeperThan(json)) throw badRequest(`The ${what} nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  if (nestsDeeperThan(json)) throw badRequest(`The ${what} nests deeper than ${MAX_JSON_DEPTH} levels (${ELEMENT_DEPTH_RULE}).`);
+  const tooDeep = elementsNestDeeperThan(json);
+  if (tooDeep) throw badRequest(`${ELEMENT_DEPTH_RULE}; the ${what} nests them deeper (at ${tooDeep}).`);
   let parsed: common.Either<T, jsonization.DeserializationError>;
   try {
     parsed = parse(json as jsonization.JsonValue);

@@ -1,5 +1,5 @@
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
-import { nestsDeeperThan } from '../../common/json-depth';
+import { elementsNestDeeperThan, nestsDeeperThan } from '../../common/json-depth';
 import { DOCUMENT_PARSERS, type DocumentKind, type JsonObject } from './parse';
 
 /**
@@ -279,13 +279,13 @@ export function dropUnreadableParts(kind: DocumentKind, json: JsonObject): Dropp
  * `parseVerified` of `kind`, lenient (`warnings`), and tolerant: when the document cannot be read, the parts that
  * make it unreadable are dropped (`dropUnreadableParts`, which changes `json`) and it is read again. The verified
  * document and what was dropped; `UnreadableDocument` when it cannot be read even so, the parser's 400 when the
- * problem is not one of reading (a document nested too deep).
+ * problem is not one of reading (a document nested too deep, JSON or submodel elements).
  */
 export function readTolerantly(kind: DocumentKind, json: unknown, warnings: string[]): { doc: JsonObject; dropped: DroppedPart[] } {
   try {
     return { doc: DOCUMENT_PARSERS[kind](json, warnings), dropped: [] };
   } catch (err) {
-    if (json === null || typeof json !== 'object' || Array.isArray(json) || nestsDeeperThan(json)) throw err;
+    if (json === null || typeof json !== 'object' || Array.isArray(json) || nestsDeeperThan(json) || elementsNestDeeperThan(json)) throw err;
     const dropped = dropUnreadableParts(kind, json as JsonObject);
     if (!dropped.length) throw err;
     return { doc: DOCUMENT_PARSERS[kind](json, warnings), dropped };

@@ -19,12 +19,33 @@ export const MAX_ASSET_LINKS = 1_000;
  * shell are stored as posted; a lookup finds the shells linked to all the given name/value pairs with one GIN
  * index lookup (`asset_ids @> ...`).
  */
+/**
+ * `assetKind` and `assetType` on an instance: the links of shells whose asset, in the tenant's repository, is of
+ * that kind and type (the shell of that id's assetInformation). An instance holds links, not shells; a link to a
+ * shell the tenant does not hold matches no such filter.
+ */
+const SHELL_OF_ASSET = `EXISTS (SELECT 1 FROM shells s, (SELECT ?::jsonb AS f) p
+  WHERE s.tenant_id = (p.f->>'tenant')::uuid AND md5(s.id) = md5(asset_links.aas_id) AND s.id = asset_links.aas_id
+    AND (p.f->>'kind' IS NULL OR s.asset_kind = p.f->>'kind') AND (p.f->>'type' IS NULL OR s.asset_type = p.f->>'type'))`;
+
 export class DiscoveryService {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The ids of the shells linked to every one of `assetIds` (all shells when none), in the order they were linked. */
-  async lookup(tenant: TenantEntity, instance: RegistryInstanceEntity, assetIds: readonly AssetIdPair[], limit: number, cursor?: string | null): Promise<Page<string>> {
+  async lookup(
+    tenant: TenantEntity,
+    instance: RegistryInstanceEntity,
+    assetIds: readonly AssetIdPair[],
+    limit: number,
+    cursor?: string | null,
+    asset: { assetKind?: string | null; assetType?: string | null } = {},
+  ): Promise<Page<string>> {
     const conditions: Condition[] = assetIds.length ? [['asset_ids @> ?::jsonb', JSON.stringify(assetIdPairs(assetIds))]] : [];
+    if (asset.assetKind != null || asset.assetType != null) {
+      // One parameter (a condition binds one): the tenant as the subquery's own parameter, not the outer row's column.
+      const filter = JSON.stringify({ tenant: tenant.id, kind: asset.assetKind ?? null, type: asset.assetType ?? null });
+      conditions.push([SHELL_OF_ASSET, filter]);
+    }
     const page = await instancePage<{ seq: string; aas_id: string }>(this.dataSource, LIST, 'asset_links', 'seq, aas_id', { tenant, instance }, conditions, limit, cursor);
     return { items: page.items.map((row) => row.aas_id), cursor: page.cursor };
   }

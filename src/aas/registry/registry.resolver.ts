@@ -369,8 +369,5 @@ async function lookup(
 ): Promise<Page<string>> {
   const [t, discovery] = await target(ctx, tenant, instance, 'discovery');
   if (!discovery) return ctx.services.implicitRegistry.lookup(t, { assetIds, ...asset }, limit, cursor);
-  if (asset.assetKind != null || asset.assetType != null) {
-    throw badRequest('A discovery instance knows asset links only: assetKind and assetType filter the implicit discovery (no instance).');
-  }
-  return ctx.services.discovery.lookup(t, discovery, assetIds, limit, cursor);
+  return ctx.services.discovery.lookup(t, discovery, assetIds, limit, cursor, asset);
 }

@@ -16,7 +16,10 @@ export type SpecWriter = (parts: EnvironmentParts) => AsyncIterable<string>;
 /**
  * An environment as an AASX package, streamed: every file that a File element or an asset thumbnail names by a
  * tfp that resolves is packed under `/aasx/files/` and the value rewritten to its part name; values that do not
- * resolve (links, tfps of deleted files) stay as they are. The first shell's thumbnail, if it resolves, is also
+ * resolve and are URIs (links, tfps of deleted files) stay as they are. A value that names a path in a package
+ * (`/TestFile.pdf`, `files/a.pdf`: no scheme, RFC 3986 4.2) but no stored file is left out (a File's value, a
+ * shell's default thumbnail), so that the package is consistent: readers resolve such a value to a part of the
+ * package, and refuse the package when that part is missing. The first shell's thumbnail, if it resolves, is also
  * the package thumbnail; a shell without one is no error.
  *
  * `parts` is called twice: once to find the files (a first pass over the documents, so that a whole tenant is
@@ -60,12 +63,14 @@ export async function aasxPackage(
         const thumb = thumbnailOf(shell);
         const part = typeof thumb?.path === 'string' ? partOf.get(thumb.path) : undefined;
         if (part) thumb!.path = part;
+        else if (typeof thumb?.path === 'string' && isPackagePath(thumb.path)) delete (shell.assetInformation as JsonObject).defaultThumbnail;
         return shell;
       }),
       submodels: mapped(again.submodels, (submodel) => {
         for (const element of fileElements(submodel)) {
           const part = typeof element.value === 'string' ? partOf.get(element.value) : undefined;
           if (part) element.value = part;
+          else if (typeof element.value === 'string' && isPackagePath(element.value)) delete element.value;
         }
         return submodel;
       }),
@@ -77,6 +82,14 @@ export async function aasxPackage(
     files: inputs,
     ...(thumbnail ? { thumbnail: inputs[values.indexOf(thumbnail)] } : {}),
   });
+}
+
+/**
+ * Whether a File value or thumbnail path names a part of the package it is in: a relative reference without a
+ * scheme and not a network path (RFC 3986, 4.2), as AASX readers take it (`/aasx/files/a.pdf`, `a.pdf`).
+ */
+export function isPackagePath(value: string): boolean {
+  return value !== '' && !value.startsWith('//') && !value.split('/')[0].includes(':');
 }
 
 const thumbnailOf = (shell: JsonObject) => (shell.assetInformation as JsonObject | undefined)?.defaultThumbnail as JsonObject | undefined;

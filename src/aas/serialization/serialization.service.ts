@@ -10,6 +10,7 @@ import type { SubmodelService } from '../submodels/submodel.service';
 import { writeXmlEnvironmentChunks } from '../xml/writer';
 import type { EnvironmentParts } from './environment-parts';
 import { FileSource, SpecWriter, aasxPackage } from './package';
+import { withoutEmpties } from './without-empties';
 
 export interface SerializationRequest {
   /** Shell ids; with `submodelIds` both empty, the whole tenant. */
@@ -137,8 +138,24 @@ const partsOf = (lists: Lists): EnvironmentParts => ({
   conceptDescriptions: iterate(lists.conceptDescriptions),
 });
 
-/** The spec part writers, by format. */
-const SPEC_WRITERS: Record<'json' | 'xml', SpecWriter> = { json: (parts) => environmentJson(parts), xml: (parts) => writeXmlEnvironmentChunks(parts) };
+/** The spec part writers, by format: each writes the documents without the empty values the schemas forbid. */
+const SPEC_WRITERS: Record<'json' | 'xml', SpecWriter> = {
+  json: (parts) => environmentJson(schemaConforming(parts)),
+  xml: (parts) => writeXmlEnvironmentChunks(schemaConforming(parts)),
+};
+
+/** The parts with every document as `withoutEmpties` writes it. */
+function schemaConforming(parts: EnvironmentParts): EnvironmentParts {
+  return {
+    assetAdministrationShells: mapItems(parts.assetAdministrationShells, (shell) => withoutEmpties('assetAdministrationShell', shell)),
+    submodels: mapItems(parts.submodels, (submodel) => withoutEmpties('submodel', submodel)),
+    conceptDescriptions: mapItems(parts.conceptDescriptions, (cd) => withoutEmpties('conceptDescription', cd)),
+  };
+}
+
+async function* mapItems(items: AsyncIterable<JsonObject>, map: (item: JsonObject) => JsonObject): AsyncIterable<JsonObject> {
+  for await (const item of items) yield map(item);
+}
 
 const isWholeTenant = (request: SerializationRequest) => request.aasIds.length === 0 && request.submodelIds.length === 0;
 

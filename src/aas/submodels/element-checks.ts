@@ -1,4 +1,5 @@
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
+import { ELEMENT_DEPTH_RULE, MAX_ELEMENT_DEPTH, elementsNestDeeperThan } from '../../common/json-depth';
 import { badRequest } from '../../graphql/errors';
 import { JsonObject, Violation, introduced, readInstance, readSubmodelElement, refuseViolations, violationsOf } from '../model/parse';
 import type { ElementEdit, ElementNode } from '../store/element-edit';
@@ -8,6 +9,7 @@ import { childrenOf } from './element-tree';
  * Verification of an element write by what it changes. The element written is read and verified whole by the
  * metamodel library; what reaches beyond it is checked in its place, against its parent and its siblings only:
  *
+ * - the depth rule (`MAX_ELEMENT_DEPTH`), counted from the submodel: the parent's level plus the element's own;
  * - the parent's invariants on its children, as the library checks them on the parent's own JSON with the element
  *   as its only child: idShort required outside a list (AASd-117), none inside one (AASd-120), a list's
  *   semanticIdListElement (AASd-107), typeValueListElement (AASd-108) and valueTypeListElement (AASd-109), no
@@ -69,6 +71,9 @@ export async function refuseIntroduced(
   after: { doc: JsonObject; violations: Violation[] },
   before: { element: JsonObject; node: ElementNode } | null,
 ): Promise<void> {
+  // The element rule counts from the submodel: the element's own depth starts at its parent's.
+  const tooDeep = elementsNestDeeperThan(after.doc, MAX_ELEMENT_DEPTH, parent.ord.length);
+  if (tooDeep) throw badRequest(`${ELEMENT_DEPTH_RULE}; in its place the element nests them deeper (at ${tooDeep}).`);
   const own = after.violations.length && before ? introduced(after.violations, readSubmodelElement(before.element).violations) : after.violations;
   const placed = placeViolations(parent, after.doc);
   const place = placed.length ? introduced(placed, placeViolations(parent, before?.element ?? null)) : [];

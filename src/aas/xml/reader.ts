@@ -1,5 +1,6 @@
 import { TextDecoder } from 'node:util';
 import sax from 'sax';
+import { ELEMENT_DEPTH_RULE, MAX_XML_DEPTH } from '../../common/json-depth';
 import type { JsonObject } from '../model/parse';
 import { AAS_NAMESPACE, CHOICES, CLASSES, ENUMS, type XmlClass, type XmlProperty } from './schema-table';
 import { AAS_V2_NAMESPACE } from './v2';
@@ -66,7 +67,7 @@ export interface XmlReadLimits {
 }
 
 export const DEFAULT_XML_READ_LIMITS: XmlReadLimits = {
-  maxDepth: 64,
+  maxDepth: MAX_XML_DEPTH,
   maxTextChars: 64 * 1024 * 1024,
   maxChars: 256 * 1024 * 1024,
 };
@@ -254,7 +255,9 @@ export class AasXmlReader {
     const parent = this.stack[this.stack.length - 1];
     if (!parent) return this.openRoot(tag);
     if (this.stack.length >= this.limits.maxDepth) {
-      this.fail('LIMIT', `The XML document nests deeper than ${this.limits.maxDepth} elements`, this.pathOf(name));
+      // The rule first and the path's last steps: the whole path of the deepest element is longer than a message.
+      const steps = [...this.stack.map((f) => f.step), name];
+      this.fail('LIMIT', `${ELEMENT_DEPTH_RULE} (${this.limits.maxDepth} XML elements); the document nests deeper (at …/${steps.slice(-6).join('/')})`);
     }
     if (tag.uri !== this.namespace) {
       this.fail('NAMESPACE', `The element is not in the namespace ${this.namespace} (but in '${tag.uri}')`, this.pathOf(tag.name));

@@ -1,4 +1,5 @@
 import sax from 'sax';
+import { ELEMENT_DEPTH_RULE, MAX_LEGACY_XML_DEPTH } from '../../common/json-depth';
 
 /**
  * Reads an XML document into a small element tree for the V2.0 converter (src/aas/xml/v2.ts). sax runs in
@@ -28,8 +29,8 @@ export interface XmlLimits {
 export const DEFAULT_XML_LIMITS: XmlLimits = {
   maxChars: 64 * 1024 * 1024,
   // A V2 submodel element collection costs three element levels (submodelElement, the kind, value) against two
-  // JSON levels; 200 keeps the converted document inside the JSON depth limit the importer checks.
-  maxDepth: 200,
+  // JSON levels: the converted document of any depth this takes meets the element rule or is refused by it.
+  maxDepth: MAX_LEGACY_XML_DEPTH,
   maxElements: 2_000_000,
 };
 
@@ -99,7 +100,7 @@ export function readXmlTree(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS
   parser.onopentag = (tag) => {
     const qualified = tag as sax.QualifiedTag;
     if (++elements > limits.maxElements) refuse(`The XML document has more than ${limits.maxElements} elements`);
-    if (open.length + 1 > limits.maxDepth) refuse(`The XML document nests deeper than ${limits.maxDepth} elements`);
+    if (open.length + 1 > limits.maxDepth) refuse(`${ELEMENT_DEPTH_RULE} (${limits.maxDepth} XML elements); the document nests deeper`);
     const attributes: Record<string, string> = {};
     for (const attribute of Object.values(qualified.attributes)) {
       if (attribute.uri === '' && attribute.prefix !== 'xmlns' && attribute.name !== 'xmlns') {

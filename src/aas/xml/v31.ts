@@ -25,3 +25,13 @@ export const AAS_V31_XML: XmlDialect = {
   },
   literals: { assetKind: ['Role'] },
 };
+
+/**
+ * The namespace of AAS V3.2 XML as tools write it from the drafts of the next release. Read with the V3.1 table:
+ * the drafts change the metamodel little against V3.1, an element V3.1 does not know is refused by name (nothing
+ * is silently lost), and what is read is mapped onto V3.0 as V3.1 is, with a warning that says so.
+ */
+export const AAS_V32_NAMESPACE = 'https://admin-shell.io/aas/3/2';
+
+/** V3.2 XML: the V3.1 dialect under the V3.2 namespace. */
+export const AAS_V32_XML: XmlDialect = { ...AAS_V31_XML, namespace: AAS_V32_NAMESPACE };
