@@ -2,6 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseAssetInformation, parseReference } from '../model/parse';
+import { asSubmodelModelReference, withSubmodelModelReferences } from '../model/submodel-references';
 import { judgeReplacement, readDocument, verifyDocument, verifyReplacement } from '../model/verify-document';
 import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
 import { CacheSync } from '../store/cache-sync';
@@ -175,7 +176,7 @@ export class ShellService {
   }
 
   async create(tenant: TenantEntity, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const doc = await verifyDocument('AssetAdministrationShell', json);
+    const doc = await verifyDocument('AssetAdministrationShell', withSubmodelModelReferences(json));
     const stored = await this.store.write(
       tenant,
       doc.id as string,
@@ -189,7 +190,7 @@ export class ShellService {
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const read = await readDocument('AssetAdministrationShell', json);
+    const read = await readDocument('AssetAdministrationShell', withSubmodelModelReferences(json));
     if (read.doc.id !== id) throw badRequest(`The shell's id '${String(read.doc.id)}' differs from the id in the path '${id}'.`);
     return this.update(tenant, id, (current) => judgeReplacement('AssetAdministrationShell', read, current), options);
   }
@@ -230,7 +231,7 @@ export class ShellService {
   }
 
   async addSubmodelRef(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const ref = parseReference(json);
+    const ref = parseReference(asSubmodelModelReference(json));
     if (!isSubmodelReference(ref)) {
       throw badRequest('A submodel reference is a ModelReference with exactly one key, of type Submodel.');
     }
