@@ -30,20 +30,26 @@ function booleanParam(query: Query, name: string, fallback: boolean): boolean {
 }
 
 /**
- * `GET {tenant_url}/api/v3.0/serialization?aasIds=&submodelIds=&includeConceptDescriptions=`: the environment
- * of those shells and submodels (or, with no ids, of the whole tenant, streamed), as the `Accept` header asks.
+ * `GET {tenant_url}/api/v3.0/serialization?aasIds=&submodelIds=&includeConceptDescriptions=&allConceptDescriptions=`:
+ * the environment of those shells and submodels (or, with no ids, of the whole tenant, streamed), as the `Accept`
+ * header asks; with ids, the concept descriptions they reference, or with `allConceptDescriptions=true` (this
+ * server's addition) every one of the tenant.
  */
 export function serializationHandler(access: TenantAccess, contextOf: (ctx: KoaContext) => Context): Middleware {
   return async (ctx) => {
     const query = ctx.query as Query;
     for (const name of Object.keys(query)) {
-      if (!['aasIds', 'submodelIds', 'includeConceptDescriptions'].includes(name)) throw badParam(`Unknown query parameter '${name}'.`);
+      if (!['aasIds', 'submodelIds', 'includeConceptDescriptions', 'allConceptDescriptions'].includes(name)) throw badParam(`Unknown query parameter '${name}'.`);
     }
     const request = {
       aasIds: idsParam(query, 'aasIds'),
       submodelIds: idsParam(query, 'submodelIds'),
       includeConceptDescriptions: booleanParam(query, 'includeConceptDescriptions', true),
+      allConceptDescriptions: booleanParam(query, 'allConceptDescriptions', false),
     };
+    if (request.allConceptDescriptions && !request.includeConceptDescriptions) {
+      throw badParam('allConceptDescriptions=true asks for every concept description, includeConceptDescriptions=false for none: give one of them.');
+    }
     const type = ctx.get('accept') ? ctx.accepts(...SERIALIZATION_TYPES) : SERIALIZATION_TYPES[0];
     if (!type) throw new FacadeError(406, `This route answers ${SERIALIZATION_TYPES.join(', ')}; the Accept header allows none of them.`);
     const context = contextOf(ctx);

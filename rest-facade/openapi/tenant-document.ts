@@ -81,6 +81,17 @@ const TENANT_EXTRAS: Extras = {
   'GET /shells/{}/submodels/{}/submodel-elements/$value': ['Extent'],
   'PUT /shells/{}/submodels/{}/submodel-elements/{}': ['Level'],
   'GET /lookup/shells': ['AssetKind', 'AssetType'],
+  'GET /serialization': [
+    {
+      name: 'allConceptDescriptions',
+      in: 'query',
+      required: false,
+      description:
+        'With aasIds or submodelIds: every concept description of the tenant, not only those the shells and submodels reference (default false; ' +
+        'contradicts includeConceptDescriptions=false, 400). Without ids every one is included anyway. An addition of this server (see its README).',
+      schema: { type: 'boolean', default: false },
+    },
+  ],
   'GET /shell-descriptors': ['AssetIds'],
   'GET /shell-descriptors/{}/submodel-descriptors': ['SemanticId'],
   'GET /submodel-descriptors': ['SemanticId'],

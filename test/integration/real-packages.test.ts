@@ -162,11 +162,20 @@ async function withFileBytes(tenant: TenantEntity, contents: Contents): Promise<
     }
     return digests.get(value);
   };
+  // A value naming a path in a package but no file of the tenant: an AASX export leaves it out (it would have no part).
+  const inPackage = (value: unknown) => typeof value === 'string' && value !== '' && !value.startsWith('//') && !value.split('/')[0].includes(':');
   for (const shell of Object.values(copy.shells) as Json[]) {
-    const thumbnail = (shell.assetInformation as Json | undefined)?.defaultThumbnail as Json | undefined;
-    if (thumbnail) thumbnail.path = await resolve(thumbnail.path);
+    const info = shell.assetInformation as Json | undefined;
+    const thumbnail = info?.defaultThumbnail as Json | undefined;
+    if (thumbnail && inPackage(thumbnail.path)) delete info!.defaultThumbnail;
+    else if (thumbnail) thumbnail.path = await resolve(thumbnail.path);
   }
-  for (const submodel of Object.values(copy.submodels)) for (const file of fileElements(submodel)) file.value = await resolve(file.value);
+  for (const submodel of Object.values(copy.submodels)) {
+    for (const file of fileElements(submodel)) {
+      if (inPackage(file.value)) delete file.value;
+      else if (file.value !== undefined) file.value = await resolve(file.value);
+    }
+  }
   return copy;
 }
 

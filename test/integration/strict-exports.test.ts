@@ -160,3 +160,31 @@ describe('an AASX export is consistent: every File value that names a path in th
     }
   });
 });
+
+describe('concept descriptions on export: the referenced ones by default, all with allConceptDescriptions=true', () => {
+  it('IDTA Digital Nameplate 3.0.1 and a concept description nothing references: exported by ids, all of them only when asked', async () => {
+    const tenant = await server.createTenant();
+    const imported = await upload(tenant, fs.readFileSync(path.join(AASX_DIR, 'IDTA_02006-3-0-1_Template_Digital_Nameplate.aasx')), 'application/asset-administration-shell-package', 'nameplate.aasx');
+    const extra = { modelType: 'ConceptDescription', id: 'urn:interop:unreferenced', idShort: 'Unreferenced' };
+    const posted = await fetch(`${server.api(tenant.name)}/concept-descriptions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(extra) });
+    expect(posted.status).toBe(201);
+    const body = imported as { shells: { id: string }[]; submodels: { id: string }[]; conceptDescriptions: { id: string }[] };
+    const all = [...body.conceptDescriptions.map((cd) => cd.id), extra.id].sort();
+    const ids = [...body.shells.map((s) => `aasIds=${b64(s.id)}`), ...body.submodels.map((s) => `submodelIds=${b64(s.id)}`)].join('&');
+    const cdsOf = (env: { conceptDescriptions?: { id: string }[] }) => (env.conceptDescriptions ?? []).map((cd) => cd.id).sort();
+
+    const referenced = cdsOf(JSON.parse((await exported(tenant, FORMATS.json, `?${ids}`)).toString()));
+    expect(referenced.length).toBeGreaterThan(0);
+    expect(referenced).not.toContain(extra.id);
+    expect(cdsOf(JSON.parse((await exported(tenant, FORMATS.json, `?${ids}&allConceptDescriptions=true`)).toString()))).toEqual(all);
+    const packaged = await packageProblems(await exported(tenant, FORMATS.aasxJson, `?${ids}&allConceptDescriptions=true`));
+    expect(cdsOf(JSON.parse(packaged.spec))).toEqual(all);
+    expect(cdsOf(JSON.parse((await exported(tenant, FORMATS.json, `?${ids}&allConceptDescriptions=false`)).toString()))).toEqual(referenced);
+
+    for (const bad of ['allConceptDescriptions=maybe', 'allConceptDescriptions=true&includeConceptDescriptions=false']) {
+      const res = await fetch(`${server.api(tenant.name)}/serialization?${ids}&${bad}`, { headers: { accept: FORMATS.json } });
+      expect(res.status, bad).toBe(400);
+      expect((await json(res)).messages[0].text, bad).toMatch(/allConceptDescriptions/);
+    }
+  });
+});

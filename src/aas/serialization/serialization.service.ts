@@ -17,6 +17,11 @@ export interface SerializationRequest {
   aasIds: string[];
   submodelIds: string[];
   includeConceptDescriptions: boolean;
+  /**
+   * With ids: every concept description of the tenant, not only those the shells and submodels reference (moving
+   * a tenant's content whole). Without ids every one is included anyway.
+   */
+  allConceptDescriptions?: boolean;
 }
 
 /** Rows fetched per read when the whole tenant is streamed; each read has a read budget of its own. */
@@ -29,9 +34,10 @@ const MAX_CD_DEPTH = 8;
 /**
  * What `GET /serialization` puts into an environment (AAS Part 2, "Serialization"):
  * - with ids: exactly those shells and submodels (404 naming the ids that are not there), and the concept
- *   descriptions the included submodels reference (any reference key that names a concept description of the
- *   tenant: semanticIds, supplemental semanticIds, qualifiers, ...), followed further through the value lists
- *   (IEC 61360 `valueReferencePairs[].valueId`) of the concept descriptions found;
+ *   descriptions the included shells and submodels reference (any reference key that names a concept description
+ *   of the tenant: semanticIds, supplemental semanticIds, qualifiers, ...), followed further through the value
+ *   lists (IEC 61360 `valueReferencePairs[].valueId`) of the concept descriptions found; with
+ *   `allConceptDescriptions`, every concept description of the tenant instead;
  * - without ids: the whole tenant, every concept description included, read page by page as it is written.
  */
 export class SerializationService {
@@ -52,7 +58,7 @@ export class SerializationService {
 
   /** The environment as an AASX package (streamed), the spec part written by `writeSpec` (see package.ts). */
   async package(tenant: TenantEntity, request: SerializationRequest, format: 'json' | 'xml', writeSpec: SpecWriter): Promise<Readable> {
-    if (isWholeTenant(request)) return aasxPackage(tenant, () => this.parts(tenant, request), this.files, format, writeSpec);
+    if (isWholeTenant(request) || request.allConceptDescriptions) return aasxPackage(tenant, () => this.parts(tenant, request), this.files, format, writeSpec);
     // Read once (404 for missing ids before anything is written); the package passes over the lists twice.
     const lists = await this.lists(tenant, request);
     return aasxPackage(tenant, async () => partsOf(lists), this.files, format, writeSpec);
@@ -60,6 +66,10 @@ export class SerializationService {
 
   async parts(tenant: TenantEntity, request: SerializationRequest): Promise<EnvironmentParts> {
     const empty = (async function* () {})();
+    if (!isWholeTenant(request) && request.includeConceptDescriptions && request.allConceptDescriptions) {
+      const lists = await this.lists(tenant, { ...request, includeConceptDescriptions: false });
+      return { ...partsOf(lists), conceptDescriptions: this.all((cursor) => this.conceptDescriptions.list(tenant, {}, PAGE, cursor)) };
+    }
     if (isWholeTenant(request)) {
       return {
         assetAdministrationShells: this.all((cursor) => this.shells.list(tenant, {}, PAGE, cursor)),
@@ -74,7 +84,7 @@ export class SerializationService {
   private async lists(tenant: TenantEntity, request: SerializationRequest): Promise<Lists> {
     const shells = await this.exactly(tenant, 'shell', request.aasIds, (ids) => this.shells.findMany(tenant, ids));
     const submodels = await this.exactly(tenant, 'submodel', request.submodelIds, (ids) => this.submodels.findMany(tenant, ids));
-    const conceptDescriptions = request.includeConceptDescriptions ? await this.referencedConceptDescriptions(tenant, submodels) : [];
+    const conceptDescriptions = request.includeConceptDescriptions ? await this.referencedConceptDescriptions(tenant, [...shells, ...submodels]) : [];
     return { shells, submodels, conceptDescriptions };
   }
 
@@ -103,10 +113,10 @@ export class SerializationService {
     return unique.map((id) => found.get(id)!);
   }
 
-  private async referencedConceptDescriptions(tenant: TenantEntity, submodels: JsonObject[]): Promise<JsonObject[]> {
+  private async referencedConceptDescriptions(tenant: TenantEntity, documents: JsonObject[]): Promise<JsonObject[]> {
     const found = new Map<string, JsonObject>();
     let wanted = new Set<string>();
-    for (const submodel of submodels) referenceKeyValues(submodel, wanted);
+    for (const document of documents) referenceKeyValues(document, wanted);
     for (let depth = 0; depth < MAX_CD_DEPTH && wanted.size > 0; depth++) {
       const ids = [...wanted].filter((id) => !found.has(id));
       const next = new Set<string>();

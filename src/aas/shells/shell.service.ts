@@ -3,6 +3,7 @@ import { cursorList } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, parseAssetInformation, parseReference } from '../model/parse';
+import { asSubmodelModelReference, withSubmodelModelReferences } from '../model/submodel-references';
 import { judgeReplacement, readDocument, verifyDocument, verifyReplacement } from '../model/verify-document';
 import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
 import { CacheSync } from '../store/cache-sync';
@@ -176,12 +177,12 @@ export class ShellService {
   }
 
   async create(tenant: TenantEntity, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const doc = await verifyDocument('AssetAdministrationShell', json);
+    const doc = await verifyDocument('AssetAdministrationShell', withSubmodelModelReferences(json));
     return this.store.create(tenant, doc, () => conflict(`Shell '${doc.id as string}' already exists.`), options);
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const read = await readDocument('AssetAdministrationShell', json);
+    const read = await readDocument('AssetAdministrationShell', withSubmodelModelReferences(json));
     if (read.doc.id !== id) throw badRequest(`The shell's id '${String(read.doc.id)}' differs from the id in the path '${id}'.`);
     // Judged against the stored shell only where the new one has violations (only new ones count).
     const next = read.violations.length ? (current: JsonObject) => judgeReplacement('AssetAdministrationShell', read, current) : read.doc;
@@ -216,7 +217,7 @@ export class ShellService {
   }
 
   async addSubmodelRef(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const ref = parseReference(json);
+    const ref = parseReference(asSubmodelModelReference(json));
     if (!isSubmodelReference(ref)) {
       throw badRequest('A submodel reference is a ModelReference with exactly one key, of type Submodel.');
     }

@@ -1,0 +1,26 @@
+/**
+ * A shell's reference to a submodel written as an ExternalReference whose one key is of type Submodel (the
+ * Eclipse BaSyx AAS Web UI's "Create Submodel" links the new submodel so): the metamodel wants a ModelReference
+ * there (a shell's submodels are model references to submodels), but the meaning is one, the submodel of that id. It is
+ * taken as that ModelReference instead of refusing the write, which would leave the new submodel unlinked. Any other
+ * reference is left as it is, for the verification to judge. Returns the value with such references rewritten (a
+ * copy where anything changes).
+ */
+export function asSubmodelModelReference(reference: unknown): unknown {
+  if (reference === null || typeof reference !== 'object' || Array.isArray(reference)) return reference;
+  const ref = reference as Record<string, unknown>;
+  const keys = ref.keys;
+  if (ref.type !== 'ExternalReference' || !Array.isArray(keys) || keys.length !== 1) return reference;
+  const key = keys[0] as Record<string, unknown> | null;
+  if (key === null || typeof key !== 'object' || key.type !== 'Submodel' || ref.referredSemanticId !== undefined) return reference;
+  return { ...ref, type: 'ModelReference' };
+}
+
+/** A shell document with every submodel reference as `asSubmodelModelReference` takes it. */
+export function withSubmodelModelReferences(shell: unknown): unknown {
+  if (shell === null || typeof shell !== 'object' || Array.isArray(shell)) return shell;
+  const submodels = (shell as Record<string, unknown>).submodels;
+  if (!Array.isArray(submodels)) return shell;
+  const mapped = submodels.map(asSubmodelModelReference);
+  return mapped.some((ref, i) => ref !== submodels[i]) ? { ...(shell as Record<string, unknown>), submodels: mapped } : shell;
+}
