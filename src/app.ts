@@ -153,11 +153,22 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   });
 
-  // A request refused before its body was all read (admission refuses before reading; a limit stops reading) closes
-  // its connection when what is still to come is large: dropping it unread would cost the server reading it all.
+  // A request refused before its body was all read (admission refuses before reading; a limit stops reading): Node
+  // reads what the client still sends and drops it, so the client gets the answer on a connection that stays usable.
+  // Past `LINGER_BYTES` of it the connection is closed: by then the client has had its answer for a while (closing at
+  // once would reset the connection under a client still sending, and the reset can lose the answer with it).
   koa.use(async (ctx, next) => {
     await next();
-    if (ctx.status >= 400 && !ctx.req.complete && largeBodyToCome(ctx.req)) ctx.set('Connection', 'close');
+    if (ctx.status >= 400 && !ctx.req.complete && largeBodyToCome(ctx.req)) {
+      const req = ctx.req;
+      ctx.res.once('finish', () => {
+        let dropped = 0;
+        req.on('data', (chunk: Buffer) => {
+          dropped += chunk.length;
+          if (dropped > LINGER_BYTES) req.socket.destroy();
+        });
+      });
+    }
   });
 
   // The built-in identity service at /oidc, before the AAS error handling and body parsers: oidc-provider is a
@@ -557,8 +568,10 @@ function consoleConnectSources(config: Config): string[] {
   return sources;
 }
 
-/** More than this of a refused request's body still to come: its connection is closed rather than the rest read. */
+/** More than this of a refused request's body still to come: what is dropped of it is counted, up to `LINGER_BYTES`. */
 const DRAIN_AT_MOST_BYTES = 64 * 1024;
+/** What is read and dropped of a refused request's body after the answer, before its connection is closed. */
+const LINGER_BYTES = 16 * 1024 * 1024;
 
 /** Whether a request declares a body larger than `DRAIN_AT_MOST_BYTES`, or one of unknown length (chunked). */
 function largeBodyToCome(req: Koa.Context['req']): boolean {

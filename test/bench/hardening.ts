@@ -318,7 +318,8 @@ export async function benchAdmission(ctx: HardeningContext, run: string): Promis
     `  ${QUERIES_AT_ONCE} clients sent expensive queries back to back: statuses ${JSON.stringify(Object.fromEntries(queryStatuses))}; ` +
       `GET by id ${(starved.reqPerSec / ctx.byId.row.reqPerSec).toFixed(3)} x without them`,
   );
-  const queryFailures = [...queryStatuses.keys()].filter((s) => s !== '200' && s !== '429');
+  // 400: a query stopped by QUERY_TIMEOUT_MS, as documented; 429: over its share.
+  const queryFailures = [...queryStatuses.keys()].filter((s) => s !== '200' && s !== '400' && s !== '429');
   const starveOk = starved.p99 < 50 && starved.failures === 0 && !queryFailures.length;
   console.log(
     `goal GET /shells/{id} of another tenant p99 < 50 ms and 0 errors while ${QUERIES_AT_ONCE} expensive queries run: p99 ${starved.p99.toFixed(1)} ms, ` +
