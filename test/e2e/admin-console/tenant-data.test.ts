@@ -128,6 +128,14 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenant data (shells, shel
     await page.getByRole('region', { name: 'Shells stored' }).getByRole('link', { name: 'urn:e2e:data:imported' }).click();
     await waitForHeading(page, 'Shell Imported');
     expect(problems).toEqual([]);
+    // A File's value is a link to its content, fetched with the console's token (the tenant is not in showcase mode).
+    await page.getByRole('button', { name: 'Documents' }).click();
+    // (The import stored the file in the repository: the value is its tfp now.)
+    const manual = page.locator('ul.tree.root a[href$="/submodel-elements/Manual/attachment"]');
+    await expect.poll(() => manual.count(), { timeout: 15_000 }).toBe(1);
+    const got = await downloadOf(page, () => manual.click());
+    expect(got.bytes.toString()).toBe('%PDF-1.4 the manual');
+    expect(problems).toEqual([]);
   });
 
   it('shows why a package is refused (no zip; more than one shell), and stores nothing', async () => {
@@ -252,6 +260,8 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenant data (shells, shel
     await expect.poll(() => tree.textContent()).not.toContain('Speed');
     await page.getByRole('button', { name: 'Expand all' }).click();
     const text = (await tree.textContent())!;
+    // A File naming an outside address links there.
+    expect(await tree.getByRole('link', { name: 'https://example.com/manual.pdf' }).getAttribute('href')).toBe('https://example.com/manual.pdf');
     for (const expected of [
       'SpeedPropertyxs:int10',
       'TitleMultiLanguageProperty',
