@@ -71,15 +71,14 @@ const BOOT = `const config = __CONFIG__;
 const here = new URL('.', location.href).href;
 const sameOrigin = (url) => {
   for (const base of config.canonicalBases) {
-    // The token endpoint is called by the page itself (client credentials): this origin too, where no cookie matters.
-    if (url.startsWith(base + '/') && (!url.startsWith(base + '/oidc/') || url === base + '/oidc/token')) return here + url.slice(base.length + 1);
+    if (url.startsWith(base + '/') && !url.startsWith(base + '/oidc/')) return here + url.slice(base.length + 1);
   }
   return url;
 };
 const params = new URLSearchParams(location.search);
 const tenants = (params.get('tenant') || '').split(',').map((t) => t.trim()).filter(Boolean);
 // Without a choice, a server with one tenant opens on that tenant's AAS API (the Management API stays in the list).
-if (!tenants.length && document.body.dataset.soleTenant) tenants.push(document.body.dataset.soleTenant);
+if (!tenants.length && document.body && document.body.dataset.soleTenant) tenants.push(document.body.dataset.soleTenant);
 // 'tenant' is the tenant's AAS API; 'tenant/instance' one of its explicit registry instances ({tenant_url}/{instance}/api/v3.0).
 const urls = tenants.map((entry) => {
   const [tenant, instance] = entry.split('/');

@@ -455,6 +455,18 @@ describe('browser clients', () => {
     expect(foreign.status).toBe(400);
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it("lets a page of the server's own origin (the REST console) get a service account's token, and no other origin", async () => {
+    const tenant = await server.createTenant();
+    const account = await newServiceAccount(server, tenant.organizationId);
+    const form = { grant_type: 'client_credentials', scope: 'api_access', client_id: account.id, client_secret: account.secret };
+    const own = await tokenRequest(server, form, { origin: server.url });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('access-control-allow-origin')).toBe(server.url);
+    const foreign = await tokenRequest(server, form, { origin: 'https://evil.example.com' });
+    expect(foreign.status).toBe(400);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
 });
 
 describe('accounts', () => {

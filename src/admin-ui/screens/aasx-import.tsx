@@ -1,4 +1,4 @@
-import { FormEvent, useId, useRef, useState } from 'react';
+import { FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, b64url } from '../api';
 import { currentSession } from '../auth';
 import { useAccess } from '../me';
@@ -58,6 +58,14 @@ function uploadPackage(tenant: string, file: File, onProgress: (p: Progress) => 
   });
 }
 
+/** `m:ss`, or `h:mm:ss` past an hour. */
+function formatElapsed(ms: number): string {
+  const seconds = Math.floor(ms / 1_000);
+  const [h, m, s] = [Math.floor(seconds / 3_600), Math.floor((seconds % 3_600) / 60), seconds % 60];
+  const two = (n: number) => String(n).padStart(2, '0');
+  return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
+}
+
 /** Imports an AASX package into the tenant, with upload progress; shows what was stored and the import's warnings. */
 export function AasxImportPage({ organizationId, tenant }: { organizationId: string; tenant: string }) {
   const writes = useAccess().writes(tenant);
@@ -67,6 +75,16 @@ export function AasxImportPage({ organizationId, tenant }: { organizationId: str
   const [result, setResult] = useState<{ name: string; result: ImportResult } | null>(null);
   const [error, setError] = useState<unknown>();
   const progressId = useId();
+  // The time since Import was pressed, counted every second while the import runs: a long one shows it moves on.
+  const [startedAt, setStartedAt] = useState(0);
+  const [now, setNow] = useState(0);
+  const running = progress !== null;
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [running]);
+  const elapsed = `${formatElapsed(Math.max(0, now - startedAt))} elapsed`;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -74,6 +92,8 @@ export function AasxImportPage({ organizationId, tenant }: { organizationId: str
     setError(undefined);
     setResult(null);
     setProgress({ phase: 'uploading', loaded: 0, total: file.size });
+    setStartedAt(Date.now());
+    setNow(Date.now());
     try {
       setResult({ name: file.name, result: await uploadPackage(tenant, file, setProgress) });
       setFile(null);
@@ -122,8 +142,8 @@ export function AasxImportPage({ organizationId, tenant }: { organizationId: str
         <div className="upload-progress">
           <label htmlFor={progressId}>
             {progress.phase === 'uploading'
-              ? `Uploading: ${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`
-              : 'Uploaded; the server is importing the package…'}
+              ? `Step 1 of 2, uploading: ${formatBytes(progress.loaded)} of ${formatBytes(progress.total)} (${elapsed})`
+              : `Step 2 of 2, the server imports the package: reading, verifying and storing it in one go (${elapsed})`}
           </label>
           {progress.phase === 'uploading' ? <progress id={progressId} max={progress.total || 1} value={progress.loaded} /> : <progress id={progressId} />}
         </div>

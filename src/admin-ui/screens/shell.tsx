@@ -1,5 +1,5 @@
-import { ReactNode, useState } from 'react';
-import { ApiError, gql } from '../api';
+import { MouseEvent, ReactNode, useState } from 'react';
+import { ApiError, b64url, download, gql, rest, tenantApi } from '../api';
 import { fromB64url } from '../base64url';
 import { useAccess } from '../me';
 import { Link, seg } from '../router';
@@ -113,7 +113,14 @@ function ShellView({ tenant, shell, reload }: { tenant: string; shell: ShellData
           <>
             <dt>Thumbnail</dt>
             <dd>
-              <code>{a.defaultThumbnail.path}</code> {a.defaultThumbnail.contentType && <span className="element-type">({a.defaultThumbnail.contentType})</span>}
+              {/^https?:\/\//i.test(a.defaultThumbnail.path) ? (
+                <FileValue value={a.defaultThumbnail.path} />
+              ) : (
+                <ContentLink url={tenantApi(tenant, `/shells/${b64url(shell.id)}/asset-information/thumbnail`)} name={a.defaultThumbnail.path.split('/').pop() || 'thumbnail'}>
+                  <code>{a.defaultThumbnail.path}</code>
+                </ContentLink>
+              )}{' '}
+              {a.defaultThumbnail.contentType && <span className="element-type">({a.defaultThumbnail.contentType})</span>}
             </dd>
           </>
         )}
@@ -270,7 +277,7 @@ function ElementNode({ ctx, element, path, nodeKey, label }: { ctx: TreeContext;
         )}
         <span className="element-type">{element.modelType}</span>
         <span className="element-value">
-          <ValueOf element={element} />
+          <ValueOf element={element} attachment={path !== null ? tenantApi(ctx.tenant, `/submodels/${b64url(ctx.submodel.id)}/submodel-elements/${encodeURIComponent(path)}/attachment`) : undefined} />
         </span>
         {editable && !editing && (
           <button type="button" className="secondary small" onClick={() => setEditing(true)} aria-label={`Edit the value of ${path}`}>
@@ -288,8 +295,50 @@ function ElementNode({ ctx, element, path, nodeKey, label }: { ctx: TreeContext;
 
 const refText = (ref?: Json | null) => (ref?.keys?.length ? (ref.keys as Json[]).map((k) => `${k.type} ${k.value}`).join(' / ') : '');
 
-/** An element's value, typed as its kind has it. */
-function ValueOf({ element: e }: { element: Json }): ReactNode {
+/**
+ * A link to content of the tenant's API: a click downloads it with the console's token (a tenant not in showcase
+ * mode needs one, which a plain link would not carry); the address stays a link to copy or open elsewhere.
+ */
+function ContentLink({ url, name, children }: { url: string; name: string; children: ReactNode }) {
+  const [problem, setProblem] = useState<string | null>(null);
+  const open = async (event: MouseEvent) => {
+    event.preventDefault();
+    setProblem(null);
+    try {
+      await download(await rest(url), name);
+    } catch (err) {
+      setProblem(err instanceof ApiError ? err.message : 'The content could not be fetched.');
+    }
+  };
+  return (
+    <>
+      <a href={url} onClick={open}>
+        {children}
+      </a>
+      {problem && <span role="alert" className="badge bad"> {problem}</span>}
+    </>
+  );
+}
+
+/** A File's value: a link to its content (its attachment), or to the address it names outside. */
+function FileValue({ value, attachment }: { value: string; attachment?: string }): ReactNode {
+  if (/^https?:\/\//i.test(value)) {
+    return (
+      <a href={value} target="_blank" rel="noopener noreferrer">
+        <code>{value}</code>
+      </a>
+    );
+  }
+  if (!attachment) return <code>{value}</code>;
+  return (
+    <ContentLink url={attachment} name={value.split('/').pop() || 'attachment'}>
+      <code>{value}</code>
+    </ContentLink>
+  );
+}
+
+/** An element's value, typed as its kind has it; `attachment`: where a File's content is. */
+function ValueOf({ element: e, attachment }: { element: Json; attachment?: string }): ReactNode {
   const typed = (type: string | undefined, value: ReactNode) => (
     <>
       {type && <span className="value-type">{type}</span>}
@@ -320,7 +369,7 @@ function ValueOf({ element: e }: { element: Json }): ReactNode {
         </>
       ));
     case 'File':
-      return typed(e.contentType, text(e.value));
+      return typed(e.contentType, e.value ? <FileValue value={String(e.value)} attachment={attachment} /> : text(e.value));
     case 'Blob':
       return typed(e.contentType, e.value ? <code>{`${String(e.value).length > 60 ? `${String(e.value).slice(0, 60)}…` : e.value} (base64)`}</code> : <em>no value</em>);
     case 'ReferenceElement':

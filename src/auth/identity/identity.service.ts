@@ -312,6 +312,7 @@ export class IdentityService {
     };
     const { errors } = this.module!;
     const firstParty = new Set(this.clients.map((c) => c.client_id));
+    const ownOrigins = new Set([new URL(config.manageUrl).origin, new URL(config.publicUrl).origin]);
     return {
       adapter: postgresAdapter(this.dataSource),
       jwks: this.keys.providerJwks(),
@@ -390,10 +391,10 @@ export class IdentityService {
         return undefined;
       },
       // A browser page may call the token endpoint from the origins of the client's redirect URIs, and from this
-      // server's own origin (a request to the origin it came from is not cross-origin at all): the REST console's
-      // client-credentials sign-in with a service account, which has no redirect URIs.
-      clientBasedCORS: (ctx: Koa.Context, origin: string, client: { redirectUris?: string[] }) =>
-        origin === ctx.origin || (client.redirectUris ?? []).some((uri) => new URL(uri).origin === origin),
+      // server's own origins (MANAGE_URL's and PUBLIC_URL's): the REST console's client-credentials sign-in with a
+      // service account, which has no redirect URIs.
+      clientBasedCORS: (_ctx: unknown, origin: string, client: { redirectUris?: string[] }) =>
+        ownOrigins.has(origin) || (client.redirectUris ?? []).some((uri) => new URL(uri).origin === origin),
       renderError: async (ctx: Koa.Context, out: { error?: string; error_description?: string }) => {
         ctx.type = 'text/html; charset=utf-8';
         // The policy of our login pages (no script, no framing), which this page is one of.

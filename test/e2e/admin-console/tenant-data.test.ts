@@ -108,8 +108,18 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenant data (shells, shel
     const file = await packages.write({ format: 'json', content: JSON.stringify(env) }, [{ path: '/aasx/files/manual.pdf', text: '%PDF-1.4 the manual' }]);
     await goTo(page, server.url, `${base()}/import`, `Import AASX into ${tenant.name}`);
     await page.getByLabel('AASX package').setInputFiles({ name: 'pump.aasx', mimeType: 'application/asset-administration-shell-package', buffer: fs.readFileSync(file) });
+    // The server's answer held back for a few seconds, as a large package's would take: the page says which step
+    // runs and how long it has taken so far.
+    const held = '**/sphere/api/v1.0/import';
+    await page.route(held, async (route) => {
+      const answer = await route.fetch();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await route.fulfill({ response: answer });
+    });
     await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await expect.poll(() => page.locator('.upload-progress label').textContent().catch(() => ''), { timeout: 20_000 }).toMatch(/^Step [12] of 2, .*\(0:0[1-9] elapsed\)$/);
     await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 }).toContain('Imported pump.aasx');
+    await page.unroute(held);
     const warnings = page.getByRole('list', { name: 'Import warnings' });
     expect(await warnings.textContent()).toContain("$.conceptDescriptions[0].embeddedDataSpecifications[0]: dropped: the embedded data specification (The required property 'dataSpecification' is missing)");
     expect(await page.getByRole('heading', { name: 'Warnings (1)' }).count()).toBe(1);
@@ -127,6 +137,14 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenant data (shells, shel
     // The link leads to the shell's page.
     await page.getByRole('region', { name: 'Shells stored' }).getByRole('link', { name: 'urn:e2e:data:imported' }).click();
     await waitForHeading(page, 'Shell Imported');
+    expect(problems).toEqual([]);
+    // A File's value is a link to its content, fetched with the console's token (the tenant is not in showcase mode).
+    await page.getByRole('button', { name: 'Documents' }).click();
+    // (The import stored the file in the repository: the value is its tfp now.)
+    const manual = page.locator('ul.tree.root a[href$="/submodel-elements/Manual/attachment"]');
+    await expect.poll(() => manual.count(), { timeout: 15_000 }).toBe(1);
+    const got = await downloadOf(page, () => manual.click());
+    expect(got.bytes.toString()).toBe('%PDF-1.4 the manual');
     expect(problems).toEqual([]);
   });
 
@@ -252,6 +270,8 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenant data (shells, shel
     await expect.poll(() => tree.textContent()).not.toContain('Speed');
     await page.getByRole('button', { name: 'Expand all' }).click();
     const text = (await tree.textContent())!;
+    // A File naming an outside address links there.
+    expect(await tree.getByRole('link', { name: 'https://example.com/manual.pdf' }).getAttribute('href')).toBe('https://example.com/manual.pdf');
     for (const expected of [
       'SpeedPropertyxs:int10',
       'TitleMultiLanguageProperty',
