@@ -22,15 +22,16 @@ export class StatementRecorder {
   private readonly originalEmit = http.Server.prototype.emit;
 
   start(): void {
-    const recorder = this;
+    const { requestOf, statements } = this;
+    const recording = () => this.recording;
     const query = this.originalQuery as (...a: unknown[]) => unknown;
     // The driver's one entry for every statement: text, config object, or submittable (cursor, stream).
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const request = recorder.requestOf.getStore();
-      if (recorder.recording && request) {
+      const request = requestOf.getStore();
+      if (recording() && request) {
         const first = args[0] as string | { text?: string } | undefined;
         const text = typeof first === 'string' ? first : first?.text;
-        if (text) recorder.statements.push({ request, text });
+        if (text) statements.push({ request, text });
       }
       return query.apply(this, args);
     } as typeof pg.Client.prototype.query;
@@ -39,7 +40,7 @@ export class StatementRecorder {
     http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
       if (event === 'request') {
         const req = args[0] as http.IncomingMessage;
-        return recorder.requestOf.run(`${req.method} ${req.url}`, () => emit.apply(this, [event, ...args]));
+        return requestOf.run(`${req.method} ${req.url}`, () => emit.apply(this, [event, ...args]));
       }
       return emit.apply(this, [event, ...args]);
     } as typeof http.Server.prototype.emit;
