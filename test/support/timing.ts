@@ -18,9 +18,6 @@ export const PATIENCE_MS = 120_000;
 /** What a test adds to a bound the server promises, for the stalls of a loaded machine (scheduling, collection). */
 export const LOAD_SLACK_MS = 5_000;
 
-/** Idle durations measured on a quiet machine, scaled to what a machine at load 10 may take. */
-export const underLoad = (idleMs: number) => idleMs * 10;
-
 /** Waits until `check` holds (polled every `everyMs`), or fails after `ms` with `what` (a text, or a function giving one). */
 export async function eventually(
   check: () => boolean | Promise<boolean>,
