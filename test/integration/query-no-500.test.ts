@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { QueryTarget } from '../../src/aas/query/ast';
-import { parseQuery } from '../../src/aas/query/parse';
+import { QUERY_LIMITS, parseQuery } from '../../src/aas/query/parse';
 import { toSql } from '../../src/aas/query/sql';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/common/json-depth';
 import { AppError, statusOfCode } from '../../src/graphql/errors';
@@ -382,12 +382,15 @@ const describeOutcome = (o: Outcome) =>
   `#${o.i} (seed ${SEED + o.i}) ${o.target}: ${o.error ? `${o.error.constructor.name}: ${o.error.message}` : o.problem}; ${show(o.query)}`;
 
 /** What the request layers let through: REST bodies and GraphQL variables nest at most MAX_JSON_DEPTH deep. */
+/** The deepest a query may nest: a request body may nest deeper (MAX_JSON_DEPTH), a query not (QUERY_LIMITS). */
+const QUERY_DEPTH = Math.min(MAX_JSON_DEPTH, QUERY_LIMITS.maxDepth);
+
 function deepButAccepted(kind: '$not' | '$and' | 'cast'): Json {
   let c: Json = { $eq: [{ $field: '$cd#idShort' }, { $strVal: 'Width' }] };
   let query: Json = { $condition: c };
   for (;;) {
     const deeper = kind === '$not' ? { $not: c } : kind === '$and' ? { $and: [c, { $boolean: true }] } : { $eq: [{ $strCast: c.$eq ? (c.$eq as Json[])[0] : c }, { $strVal: 'Width' }] };
-    if (nestsDeeperThan({ $condition: deeper }, MAX_JSON_DEPTH)) return query;
+    if (nestsDeeperThan({ $condition: deeper }, QUERY_DEPTH)) return query;
     c = deeper;
     query = { $condition: c };
   }
@@ -409,12 +412,16 @@ describe(`query language: no 500 (seed ${SEED}; QUERY_SEED=<n> to change)`, () =
   it('the deepest queries a request may carry run without error; a deep chain of casts is a 400', async () => {
     for (const kind of ['$not', '$and'] as const) {
       const query = deepButAccepted(kind);
-      expect(nestsDeeperThan(query, MAX_JSON_DEPTH - 3), kind).toBe(true);
+      expect(nestsDeeperThan(query, QUERY_DEPTH - 3), kind).toBe(true);
       const ids = await runQuery(server.dataSource, tenant.id, 'conceptDescriptions', query);
       expect(ids.every((id) => ALL.conceptDescriptions.has(id)), kind).toBe(true);
+      // One level more is a 400 naming the limit, never an error of the database or a stack overflow.
+      const deeper = { $condition: { $not: (query as { $condition: Json }).$condition } };
+      expect(nestsDeeperThan(deeper, QUERY_DEPTH), kind).toBe(true);
+      expect(() => parseQuery(deeper), kind).toThrow(/nests at most/);
     }
     const casts = deepButAccepted('cast');
-    expect(nestsDeeperThan(casts, MAX_JSON_DEPTH - 3)).toBe(true);
+    expect(nestsDeeperThan(casts, QUERY_DEPTH - 3)).toBe(true);
     expect(() => parseQuery(casts)).toThrow(/casts nest at most 4 deep/);
   });
 

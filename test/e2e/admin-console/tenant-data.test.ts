@@ -121,8 +121,11 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenant data (shells, shel
     await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 }).toContain('Imported pump.aasx');
     await page.unroute(held);
     const warnings = page.getByRole('list', { name: 'Import warnings' });
-    expect(await warnings.textContent()).toContain("$.conceptDescriptions[0].embeddedDataSpecifications[0]: dropped: the embedded data specification (The required property 'dataSpecification' is missing)");
-    expect(await page.getByRole('heading', { name: 'Warnings (1)' }).count()).toBe(1);
+    // The missing dataSpecification is repaired from the IEC 61360 content; the repaired specification then lacks the
+    // English definition that content needs (AASc-3a-008), a warning of its own.
+    expect(await warnings.textContent()).toContain('$.conceptDescriptions[0].embeddedDataSpecifications[0]: the dataSpecification reference is missing; repaired with');
+    expect(await warnings.textContent()).toContain('AASc-3a-008');
+    expect(await page.getByRole('heading', { name: 'Warnings (2)' }).count()).toBe(1);
     expect(await page.getByRole('region', { name: 'Shells stored' }).textContent()).toContain('urn:e2e:data:imported');
     expect(await page.getByRole('region', { name: 'Files stored' }).textContent()).toContain('/aasx/files/manual.pdf');
     await checkScreen(page, 'aasx-import-warnings');
@@ -132,7 +135,12 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenant data (shells, shel
     expect(stored.body.idShort).toBe('Imported');
     const cd = await api('GET', `/concept-descriptions/${b64('urn:e2e:data:imported:cd')}`);
     expect(cd.status).toBe(200);
-    expect(cd.body.embeddedDataSpecifications ?? []).toEqual([]);
+    expect(cd.body.embeddedDataSpecifications).toEqual([
+      {
+        dataSpecification: { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'https://admin-shell.io/DataSpecificationTemplates/DataSpecificationIEC61360/3/0' }] },
+        dataSpecificationContent: { modelType: 'DataSpecificationIec61360', preferredName: [{ language: 'en', text: 'Speed' }] },
+      },
+    ]);
 
     // The link leads to the shell's page.
     await page.getByRole('region', { name: 'Shells stored' }).getByRole('link', { name: 'urn:e2e:data:imported' }).click();
