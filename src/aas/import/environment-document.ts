@@ -5,6 +5,7 @@ import { type V31MappingOptions, mapV31Environment } from '../model/v31-mapping'
 import { XmlReadError, readXmlEnvironment } from '../xml/reader';
 import { V2XmlError, convertV2Xml } from '../xml/v2';
 import { repairDataSpecifications } from '../model/data-specification-repair';
+import { repairSubmodelReferences } from '../model/submodel-references';
 import { AAS_NAMESPACE } from '../xml/schema-table';
 import { AAS_V1_NAMESPACE } from '../xml/v1';
 import { AAS_V31_NAMESPACE, AAS_V31_XML, AAS_V32_NAMESPACE, AAS_V32_XML } from '../xml/v31';
@@ -41,7 +42,8 @@ export interface EnvironmentDocument {
  * Reads an environment document, the spec part of a package or an uploaded `.json`/`.xml` file: JSON (V3.0 or
  * V3.1), V3.0 XML, V3.1 XML, V3.2 XML (read as V3.1), or V2.0, V1.0 or V3.0 release candidate XML (converted, with
  * a warning for what did not map); any other namespace is refused naming those it could be. Embedded data
- * specifications without their reference are repaired (`repairDataSpecifications`, with a warning). V3.1 content is mapped onto V3.0 (`mapV31Environment`, with a warning for each thing mapped); JSON has
+ * specifications without their reference are repaired (`repairDataSpecifications`, with a warning), and so are a shell's
+ * submodel references written as ExternalReferences to a Submodel (`repairSubmodelReferences`). V3.1 content is mapped onto V3.0 (`mapV31Environment`, with a warning for each thing mapped); JSON has
  * no namespace that says its version, so every JSON environment goes through that mapping. No XML with a DTD is
  * read. Every problem is a 400 whose message starts with `name` (the part name, the file name). `v31` tells the
  * mapping the package's parts.
@@ -57,6 +59,7 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
         throw badRequest(`${name} is not valid JSON: ${(err as Error).message}`);
       }
       repairDataSpecifications(environment, warnings, name);
+      repairSubmodelReferences(environment, warnings, name);
       mapV31Environment(environment, warnings, v31);
       return { environment, warnings };
     }
@@ -76,6 +79,7 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
       const environment = readXmlEnvironment(text, { dialect: v32 ? V32_IMPORT_XML : V31_IMPORT_XML });
       warnings.push(v32 ? `${name} is an AAS V3.2 environment (${namespace}): read as V3.1, then as V3.0` : `${name} is an AAS V3.1 environment: read as V3.0`);
       repairDataSpecifications(environment, warnings, name);
+      repairSubmodelReferences(environment, warnings, name);
       mapV31Environment(environment, warnings, v31);
       return { environment, warnings };
     }
@@ -91,6 +95,7 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
     }
     const environment = readXmlEnvironment(text, { dialect: V30_IMPORT_XML });
     repairDataSpecifications(environment, warnings, name);
+    repairSubmodelReferences(environment, warnings, name);
     return { environment, warnings };
   } catch (err) {
     if (err instanceof V2XmlError || err instanceof XmlReadError) throw badRequest(`${name}: ${err.message}`);

@@ -24,3 +24,24 @@ export function withSubmodelModelReferences(shell: unknown): unknown {
   const mapped = submodels.map(asSubmodelModelReference);
   return mapped.some((ref, i) => ref !== submodels[i]) ? { ...(shell as Record<string, unknown>), submodels: mapped } : shell;
 }
+
+/**
+ * Repairs, in place, the shells of an environment read for an import (before it is verified): a submodel reference
+ * written as an ExternalReference to a Submodel becomes the ModelReference it means (`asSubmodelModelReference`),
+ * with a warning naming where (`name` and the JSON path). So an imported shell reads as what a PUT of it stores, and
+ * a GET-then-PUT of it changes nothing.
+ */
+export function repairSubmodelReferences(environment: unknown, warnings: string[], name: string): void {
+  const shells = (environment as { assetAdministrationShells?: unknown } | null)?.assetAdministrationShells;
+  if (!Array.isArray(shells)) return;
+  shells.forEach((shell, i) => {
+    const submodels = (shell as { submodels?: unknown } | null)?.submodels;
+    if (!Array.isArray(submodels)) return;
+    submodels.forEach((reference, k) => {
+      const repaired = asSubmodelModelReference(reference);
+      if (repaired === reference) return;
+      submodels[k] = repaired;
+      warnings.push(`${name} $.assetAdministrationShells[${i}].submodels[${k}]: an ExternalReference to a Submodel; stored as the ModelReference it means`);
+    });
+  });
+}
