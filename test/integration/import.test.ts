@@ -112,7 +112,7 @@ describe('environment import', () => {
 
     // A failure after the documents were written (the last concept description) rolls them back too.
     const failing = new ImportService(server.dataSource, server.services.shells, server.services.submodels, {
-      put: async () => {
+      putMany: async () => {
         throw new Error('injected database failure');
       },
     } as never, new MemorySink());
