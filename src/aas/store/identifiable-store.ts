@@ -842,9 +842,10 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       }
       if (updatedRecords.length) {
         const written: { id: string; version: number }[] = await manager.query(
-          `UPDATE ${table} s SET ${names.map((name) => `${name} = r.${name}`).join(', ')}, version = s.version + 1
+          // In a CTE: TypeORM answers an UPDATE's rows in another shape than a SELECT's.
+          `WITH written AS (UPDATE ${table} s SET ${names.map((name) => `${name} = r.${name}`).join(', ')}, version = s.version + 1
             FROM json_to_recordset($2::json) AS r (seq bigint, ${columnsOfRecord})
-            WHERE s.tenant_id = $1 AND s.seq = r.seq RETURNING s.id, s.version`,
+            WHERE s.tenant_id = $1 AND s.seq = r.seq RETURNING s.id, s.version) SELECT id, version FROM written`,
           [tenant.id, JSON.stringify(updatedRecords)],
         );
         for (const row of written) versions.set(row.id, Number(row.version));
