@@ -153,7 +153,7 @@ describe('batched writes of a large import', () => {
     expect(second.submodels).toEqual([{ id: 'urn:imp:many:sm:1', status: 'updated' }, { id: 'urn:imp:many:sm:3', status: 'created' }]);
 
     const overwritten = await get(tenant.name, `/shells/${b64('urn:imp:many:shell:1050')}`);
-    expect((await overwritten.json()).assetInformation.assetKind).toBe('Type');
+    expect(((await overwritten.json()) as { assetInformation: { assetKind: string } }).assetInformation.assetKind).toBe('Type');
     expect(overwritten.headers.get('etag')).toMatch(/-2"$/);
     const kept = await json(get(tenant.name, `/shells/${b64('urn:imp:many:shell:999')}`));
     expect(kept.assetInformation.assetKind).toBe('Instance');
