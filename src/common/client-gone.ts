@@ -30,6 +30,14 @@ export function whileClientHere<T>(signal: AbortSignal, work: () => T): T {
   return current.run(signal, work);
 }
 
+/**
+ * Runs `work` apart from the request it is started by: work that other requests share (a look-up made once for all,
+ * a refresh others wait for) must not stop because the client of the one that happened to start it went.
+ */
+export function apartFromRequest<T>(work: () => T): T {
+  return current.exit(work);
+}
+
 /** The client-gone signal of the request this code runs for; none outside a request. */
 export function requestSignal(): AbortSignal | undefined {
   return current.getStore();
