@@ -799,18 +799,11 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       }
       const ids = batch.map(({ doc }) => doc.id as string);
       for (const id of ids) this.writing(manager, ReadCache.key(table, tenant.id, id));
-      const locked: { seq: string; id: string }[] = await manager.query(
-        `SELECT s.seq, s.id FROM ${table} s JOIN unnest($2::text[]) AS k (id) ON md5(s.id) = md5(k.id) AND s.id = k.id
-          WHERE s.tenant_id = $1 FOR UPDATE OF s`,
-        [tenant.id, ids],
-      );
-      const seqOf = new Map(locked.map((row) => [row.id, String(row.seq)]));
-      const existed = new Set(seqOf.keys());
-      // The record of a row: its columns by their database names (json_to_recordset reads arrays and jsonb as they are).
+      // The record of a row: its id and columns by their database names (json_to_recordset reads arrays and jsonb as they are).
       const fields: { name: string; type: string }[] = [];
       const recordOf = (entry: (typeof batch)[number]): Record<string, unknown> => {
         const sized = elementRows ? { docBytes: String(bytesOf(entry.doc)) } : {};
-        const record: Record<string, unknown> = {};
+        const record: Record<string, unknown> = { id: entry.doc.id };
         for (const [property, value] of Object.entries({ ...this.spec.columns(entry.doc), ...sized, doc: entry.head })) {
           const column = metadata.findColumnWithPropertyName(property);
           if (!column) throw new Error(`${metadata.name} has no column ${property}`);
@@ -821,35 +814,38 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         }
         return record;
       };
-      const created = batch.filter(({ doc }) => !seqOf.has(doc.id as string));
-      const updated = batch.filter(({ doc }) => seqOf.has(doc.id as string));
-      const createdRecords = created.map((entry) => ({ id: entry.doc.id, ...recordOf(entry) }));
-      const updatedRecords = updated.map((entry) => ({ seq: seqOf.get(entry.doc.id as string), ...recordOf(entry) }));
+      const records = batch.map(recordOf);
       const names = fields.map((field) => field.name);
-      const columnsOfRecord = fields.map((field) => `${field.name} ${field.type}`).join(', ');
-      const versions = new Map<string, number>();
-      if (createdRecords.length) {
-        const inserted: { seq: string; id: string }[] = await manager.query(
-          `INSERT INTO ${table} (tenant_id, id, version, ${names.join(', ')})
-            SELECT $1, r.id, 1, ${names.map((name) => `r.${name}`).join(', ')} FROM json_to_recordset($2::json) AS r (id text, ${columnsOfRecord})
-            RETURNING seq, id`,
-          [tenant.id, JSON.stringify(createdRecords)],
-        );
-        for (const row of inserted) {
-          seqOf.set(row.id, String(row.seq));
-          versions.set(row.id, 1);
-        }
-      }
-      if (updatedRecords.length) {
-        const written: { id: string; version: number }[] = await manager.query(
+      const columnsOfRecord = `id text, ${fields.map((field) => `${field.name} ${field.type}`).join(', ')}`;
+      // New ids are inserted; an id that exists (the unique index on it says so) is left to the update below, which
+      // locks its row. No look-up before: an import into an empty tenant writes each row with one statement.
+      const inserted: { seq: string; id: string }[] = await manager.query(
+        `INSERT INTO ${table} (tenant_id, id, version, ${names.join(', ')})
+          SELECT $1, r.id, 1, ${names.map((name) => `r.${name}`).join(', ')} FROM json_to_recordset($2::json) AS r (${columnsOfRecord})
+          ON CONFLICT DO NOTHING RETURNING seq, id`,
+        [tenant.id, JSON.stringify(records)],
+      );
+      const seqOf = new Map(inserted.map((row) => [row.id, String(row.seq)]));
+      const versions = new Map<string, number>(inserted.map((row) => [row.id, 1]));
+      const rest = records.filter((record) => !seqOf.has(record.id as string));
+      const existed = new Set(rest.map((record) => record.id as string));
+      if (rest.length) {
+        const written: { seq: string; id: string; version: number }[] = await manager.query(
           // In a CTE: TypeORM answers an UPDATE's rows in another shape than a SELECT's.
           `WITH written AS (UPDATE ${table} s SET ${names.map((name) => `${name} = r.${name}`).join(', ')}, version = s.version + 1
-            FROM json_to_recordset($2::json) AS r (seq bigint, ${columnsOfRecord})
-            WHERE s.tenant_id = $1 AND s.seq = r.seq RETURNING s.id, s.version) SELECT id, version FROM written`,
-          [tenant.id, JSON.stringify(updatedRecords)],
+            FROM json_to_recordset($2::json) AS r (${columnsOfRecord})
+            WHERE s.tenant_id = $1 AND md5(s.id) = md5(r.id) AND s.id = r.id RETURNING s.seq, s.id, s.version) SELECT seq, id, version FROM written`,
+          [tenant.id, JSON.stringify(rest)],
         );
-        for (const row of written) versions.set(row.id, Number(row.version));
+        for (const row of written) {
+          seqOf.set(row.id, String(row.seq));
+          versions.set(row.id, Number(row.version));
+        }
+        // Neither inserted nor updated: deleted by another request in between.
+        const lost = rest.find((record) => !seqOf.has(record.id as string));
+        if (lost) throw conflict(`${modelType} '${String(lost.id)}' was deleted while it was being written; import again.`);
       }
+      const updated = batch.filter(({ doc }) => existed.has(doc.id as string));
       await between(0, 0);
       if (elementRows) {
         await deleteRowsOfMany(manager, tenant.id, updated.map(({ doc }) => seqOf.get(doc.id as string)!));
