@@ -41,7 +41,7 @@ import { MAX_TEXT_DEPTH, MAX_TOKENS, costError, nestsTooDeep, operationLimits, s
 import { stringifyWithin } from './graphql/response-size';
 import { withReadBudget } from './db/read-budget';
 import { isDatabaseUnavailable, isLockTimeout } from './db/unavailable';
-import { clientGoneSignal } from './common/client-gone';
+import { ClientGoneError, clientGoneSignal, isClientGone, whileClientHere } from './common/client-gone';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
 import { BodyError, readJsonBody } from './common/json-body';
 import { argumentValue, demandsOf } from './common/operation-demands';
@@ -253,6 +253,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   // Every request reads stored documents under one budget (RESPONSE_LIMIT), GraphQL and REST alike.
   koa.use((ctx, next) => withReadBudget(config.responseLimitBytes, next));
+  // Every request's work, down to its database statements, knows when its client has gone (and stops).
+  koa.use((ctx, next) => whileClientHere(clientGoneSignal(ctx.res), next));
   // Cached GETs by id, past routing and GraphQL execution, admitted by the auth checker itself (hot-reads.ts).
   koa.use(hotReads({ contextOf, admitReader, triedBefore: (ctx) => handedOver.has(ctx.req) }));
   koa.use(health.routes());
@@ -357,7 +359,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
               // Logged with the request's id: what a resolver threw that is not one of our coded GraphQL errors.
               for (const error of errors) {
                 const cause = unwrapResolverError(error);
-                if (cause !== error && !(cause instanceof GraphQLError)) contextValue.log.error({ err: cause, path: error.path }, 'GraphQL operation failed');
+                if (cause !== error && !(cause instanceof GraphQLError) && !isClientGone(cause)) contextValue.log.error({ err: cause, path: error.path }, 'GraphQL operation failed');
               }
             },
           };
@@ -581,6 +583,8 @@ function largeBodyToCome(req: Koa.Context['req']): boolean {
 
 function errorResponse(err: unknown): { status: number; messages: string[] } {
   if (err instanceof FacadeError) return { status: err.status, messages: err.messages };
+  // Work stopped because its client went (a statement cancelled for it): no fault of the server's.
+  if (isClientGone(err)) return { status: 400, messages: [new ClientGoneError().message] };
   if (isDatabaseUnavailable(err) || isLockTimeout(err)) return { status: 503, messages: [unavailableText(err)] };
   const e = err as { status?: number; expose?: boolean; message?: string };
   // Errors from Koa and its middleware carry a client status and a safe message.

@@ -122,6 +122,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
           longestStatementMs: Math.max(STATEMENT_TIMEOUT_MS, config.queryTimeoutMs) + config.dbAnswerTimeoutMs,
         },
     config.dbLockTimeoutMs,
+    !embedded,
   );
   await dataSource.initialize().catch((err: unknown) => {
     throw (embedded ? undefined : explainConnectError(err, databaseUrl)) ?? err;

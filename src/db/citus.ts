@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { apartFromRequest } from '../common/client-gone';
 import { readRows } from './read';
 
 const known = new WeakMap<DataSource, Promise<boolean>>();
@@ -10,7 +11,8 @@ const known = new WeakMap<DataSource, Promise<boolean>>();
 export function onCitus(dataSource: DataSource): Promise<boolean> {
   let answer = known.get(dataSource);
   if (!answer) {
-    answer = readRows(dataSource, `SELECT 1 FROM pg_extension WHERE extname = 'citus'`, []).then((rows) => rows.length > 0);
+    // Asked once for every request that waits for it: not stopped when the client of the first one goes.
+    answer = apartFromRequest(() => readRows(dataSource, `SELECT 1 FROM pg_extension WHERE extname = 'citus'`, [])).then((rows) => rows.length > 0);
     // A failed look-up is asked again next time.
     answer.catch(() => known.delete(dataSource));
     known.set(dataSource, answer);

@@ -3,6 +3,7 @@ import { DataSource, MigrationExecutor } from 'typeorm';
 import { migrations } from '../../migrations';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../config';
 import { AnswerBounds, answerWatchedClient } from './answer-watch';
+import { cancellableClient } from './statement-cancel';
 import { entities } from './entities';
 import { namedStatementsOn, withOwnStatementNames } from './named-statements';
 
@@ -18,11 +19,17 @@ const KEEPALIVE_DELAY_MS = 10_000;
  * can fall silent there, and for the embedded database a slow answer means its one engine is busy, which a
  * liveness check could not tell from silence.
  */
-export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS): DataSource {
+export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS, cancelStatements?: boolean): DataSource {
   const socket = overUnixSocket(url);
+  // A statement of a request whose client has gone is cancelled (statement-cancel.ts), on a PostgreSQL server: by
+  // default one reached over TCP; the caller says so for one on a unix socket (never the embedded database).
+  cancelStatements ??= !socket;
   if (socket) bounds = undefined;
   const named = namedStatementsAllowed(url);
-  const base = bounds ? answerWatchedClient({ connectionString: url, application_name: 'asset-platform' }, bounds) : Client;
+  const watched = bounds ? answerWatchedClient({ connectionString: url, application_name: 'asset-platform' }, bounds) : Client;
+  const base = cancelStatements
+    ? cancellableClient(watched, { connectionString: url, application_name: 'asset-platform', connectionTimeoutMillis: bounds?.connectTimeoutMs })
+    : watched;
   const dataSource = new DataSource({
     type: 'postgres',
     url,

@@ -1,4 +1,5 @@
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
+import { requestSignal } from '../common/client-gone';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { badRequest } from '../graphql/errors';
@@ -34,7 +35,10 @@ export function readRows<T>(dataSource: DataSource, sql: string, params: unknown
  */
 function send<T>(dataSource: DataSource, sql: string, params: unknown[], named: boolean): Promise<T[]> {
   const pool = (dataSource.driver as PostgresDriver).master as Pool;
-  const query = named && namedStatements(dataSource) ? pool.query({ name: statementName(sql), text: sql, values: params }) : pool.query(sql, params);
+  // The request's client-gone signal, named here: the pool may hand the connection over in another request's context.
+  const clientGone = requestSignal() ?? null;
+  const name = named && namedStatements(dataSource) ? statementName(sql) : undefined;
+  const query = pool.query({ ...(name !== undefined && { name }), text: sql, values: params, clientGone } as QueryConfig);
   return query.then((result) => result.rows as T[]);
 }
 

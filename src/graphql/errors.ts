@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { ClientGoneError } from '../common/client-gone';
+import { isClientGone } from '../common/client-gone';
 import { MAX_MESSAGES, clipText } from '../common/result';
 import { isDatabaseUnavailable, isLockTimeout } from '../db/unavailable';
 
@@ -38,7 +38,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  */
 export function errorCodeOf(error: GraphQLError): unknown {
   // Work its client abandoned: no fault of the server's, and nobody reads the answer.
-  if (error.originalError instanceof ClientGoneError) return 'BAD_REQUEST';
+  if (isClientGone(error.originalError)) return 'BAD_REQUEST';
   const code = error.extensions?.code;
   if (code !== undefined && code !== 'INTERNAL_SERVER_ERROR') return code;
   return isDatabaseUnavailable(error.originalError) || isLockTimeout(error.originalError) ? 'SERVICE_UNAVAILABLE' : (code ?? 'INTERNAL_SERVER_ERROR');

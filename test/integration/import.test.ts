@@ -112,12 +112,73 @@ describe('environment import', () => {
 
     // A failure after the documents were written (the last concept description) rolls them back too.
     const failing = new ImportService(server.dataSource, server.services.shells, server.services.submodels, {
-      put: async () => {
+      putMany: async () => {
         throw new Error('injected database failure');
       },
     } as never, new MemorySink());
     await expect(failing.importEnvironment(tenant, environment('e'), { files })).rejects.toThrow('injected database failure');
     expect((await get(tenant.name, `/shells/${b64('urn:imp:e:shell')}`)).status).toBe(404);
     expect((await get(tenant.name, `/submodels/${b64('urn:imp:e:sm')}`)).status).toBe(404);
+  });
+});
+
+describe('batched writes of a large import', () => {
+  const shellDoc = (i: number, kind = 'Instance') => ({ modelType: 'AssetAdministrationShell', id: `urn:imp:many:shell:${i}`, assetInformation: { assetKind: kind, globalAssetId: `urn:imp:many:asset:${i}` } });
+  const submodelDoc = (i: number, elements: number, tag: string) => ({
+    modelType: 'Submodel',
+    id: `urn:imp:many:sm:${i}`,
+    idShort: `Sm${i}`,
+    submodelElements: Array.from({ length: elements }, (_, j) => ({ modelType: 'Property', idShort: `P${j}`, valueType: 'xs:string', value: `${tag}${j}` })),
+  });
+
+  it('creates past a batch, overwrites equal ids (element rows replaced whole, versions counted on), records an outbox row per document, and reads back in order', async () => {
+    const tenant = await server.createTenant({ eventsEnabled: true });
+    // 1,100 shells: three batches of documents; three submodels of 2,400 elements: their rows cross a statement's rows.
+    const first = await importer(new MemorySink()).importEnvironment(tenant, {
+      assetAdministrationShells: Array.from({ length: 1_100 }, (_, i) => shellDoc(i)),
+      submodels: [0, 1, 2].map((i) => submodelDoc(i, 2_400, 'a')),
+    });
+    expect(first.counts).toMatchObject({ shells: 1_100, submodels: 3, elements: 7_200 });
+    expect(first.shells.every((s) => s.status === 'created')).toBe(true);
+    expect(first.shells[1_099]).toEqual({ id: 'urn:imp:many:shell:1099', status: 'created' });
+
+    // Again, overlapping: shells 1,000..1,199 (100 overwritten, 100 new), submodel 1 shorter, submodel 3 new.
+    const second = await importer(new MemorySink()).importEnvironment(tenant, {
+      assetAdministrationShells: Array.from({ length: 200 }, (_, i) => shellDoc(1_000 + i, 'Type')),
+      submodels: [submodelDoc(1, 10, 'b'), submodelDoc(3, 5, 'c')],
+    });
+    expect(second.shells.filter((s) => s.status === 'updated')).toHaveLength(100);
+    expect(second.shells[0]).toEqual({ id: 'urn:imp:many:shell:1000', status: 'updated' });
+    expect(second.shells[199]).toEqual({ id: 'urn:imp:many:shell:1199', status: 'created' });
+    expect(second.submodels).toEqual([{ id: 'urn:imp:many:sm:1', status: 'updated' }, { id: 'urn:imp:many:sm:3', status: 'created' }]);
+
+    const overwritten = await get(tenant.name, `/shells/${b64('urn:imp:many:shell:1050')}`);
+    expect(((await overwritten.json()) as { assetInformation: { assetKind: string } }).assetInformation.assetKind).toBe('Type');
+    expect(overwritten.headers.get('etag')).toMatch(/-2"$/);
+    const kept = await json(get(tenant.name, `/shells/${b64('urn:imp:many:shell:999')}`));
+    expect(kept.assetInformation.assetKind).toBe('Instance');
+    const sm0 = await json(get(tenant.name, `/submodels/${b64('urn:imp:many:sm:0')}`));
+    expect(sm0.submodelElements.map((e: { value: string }) => e.value)).toEqual(Array.from({ length: 2_400 }, (_, j) => `a${j}`));
+    const sm1 = await json(get(tenant.name, `/submodels/${b64('urn:imp:many:sm:1')}`));
+    expect(sm1.submodelElements.map((e: { value: string }) => e.value)).toEqual(Array.from({ length: 10 }, (_, j) => `b${j}`));
+    // The filter columns were written with the rows: the list by assetKind finds the overwritten shells.
+    const types = await json(get(tenant.name, `/shells?assetKind=Type&limit=250`));
+    expect(types.result).toHaveLength(200);
+
+    const rows: { submodels: number; elements: number; outbox: number; updated: number }[] = await server.dataSource.query(
+      `SELECT (SELECT count(*) FROM submodels WHERE tenant_id = $1)::int AS submodels,
+              (SELECT count(*) FROM submodel_elements WHERE tenant_id = $1)::int AS elements,
+              (SELECT count(*) FROM outbox WHERE tenant_id = $1)::int AS outbox,
+              (SELECT count(*) FROM outbox WHERE tenant_id = $1 AND kind = 'updated')::int AS updated`,
+      [tenant.id],
+    );
+    expect(rows[0]).toEqual({ submodels: 4, elements: 2_400 * 2 + 10 + 5, outbox: 1_103 + 202, updated: 101 });
+  });
+
+  it('an id too long for an identifier refuses the import with 400 and stores nothing of it', async () => {
+    const tenant = await server.createTenant();
+    const long = { ...shellDoc(1), id: `urn:${'x'.repeat(3_000)}` };
+    await expect(importer(new MemorySink()).importEnvironment(tenant, { assetAdministrationShells: [shellDoc(0), long] })).rejects.toThrow(/at most/);
+    expect((await get(tenant.name, `/shells/${b64('urn:imp:many:shell:0')}`)).status).toBe(404);
   });
 });

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { JsonObject } from '../model/parse';
@@ -78,6 +78,11 @@ export class ConceptDescriptionService {
   /** Creates or overwrites a concept description the caller verified (imports; `manager`: inside the import's transaction). */
   put(tenant: TenantEntity, doc: JsonObject, options: WriteOptions = {}): Promise<'created' | 'updated'> {
     return this.store.put(tenant, doc, options);
+  }
+
+  /** Creates or overwrites many concept descriptions the caller verified, in batches, in the import's transaction (`putMany` of the store). */
+  putMany(tenant: TenantEntity, docs: JsonObject[], manager: EntityManager, between?: (written: number, elements: number) => Promise<void>): Promise<('created' | 'updated')[]> {
+    return this.store.putMany(tenant, docs, manager, between);
   }
 
   async create(tenant: TenantEntity, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {

@@ -247,16 +247,18 @@ export class ImportService {
         const replaced = await filesReferencedBy(manager, tenant, { shells: idsOf(shells), submodels: idsOf(submodels) });
         let done = 0;
         let elementsDone = 0;
-        const put = async (kind: DocumentKind, service: { put(t: TenantEntity, d: JsonObject, o: { manager: EntityManager }): Promise<'created' | 'updated'> }) => {
-          const out: ImportedItem[] = [];
-          for (const doc of docs.get(kind) ?? []) {
-            await pace.step();
-            out.push({ id: doc.id as string, status: await service.put(tenant, doc, { manager }) });
-            done++;
-            if (kind === 'Submodel') elementsDone += elementCount(doc);
+        // Written in batches (a few statements per few hundred documents or few thousand element rows), with the
+        // import's pace between them: the loop stays free, and a client that has gone stops the import there.
+        const put = async (kind: DocumentKind, service: Pick<ShellService, 'putMany'>) => {
+          const list = docs.get(kind) ?? [];
+          await pace.step();
+          const statuses = await service.putMany(tenant, list, manager, async (written, elementsWritten) => {
+            done += written;
+            elementsDone += elementsWritten;
             progress.tick('storing', () => ({ stored: done, of: shells.length + submodels.length + conceptDescriptions.length, elements: elementsDone, elementsOf: elements }));
-          }
-          return out;
+            await pace.step();
+          });
+          return list.map((doc, i): ImportedItem => ({ id: doc.id as string, status: statuses[i] }));
         };
         const imported = {
           shells: await put('AssetAdministrationShell', this.shells),

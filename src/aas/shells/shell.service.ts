@@ -176,6 +176,11 @@ export class ShellService {
     return this.store.put(tenant, doc, options);
   }
 
+  /** Creates or overwrites many shells the caller verified, in batches, in the import's transaction (`putMany` of the store). */
+  putMany(tenant: TenantEntity, docs: JsonObject[], manager: EntityManager, between?: (written: number, elements: number) => Promise<void>): Promise<('created' | 'updated')[]> {
+    return this.store.putMany(tenant, docs, manager, between);
+  }
+
   async create(tenant: TenantEntity, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
     const doc = await verifyDocument('AssetAdministrationShell', withSubmodelModelReferences(json));
     return this.store.create(tenant, doc, () => conflict(`Shell '${doc.id as string}' already exists.`), options);

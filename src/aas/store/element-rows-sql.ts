@@ -534,3 +534,34 @@ export async function finishElementWrite(
     );
   }
 }
+
+/** An element row of one of several submodels written together: the submodel's row (`seq`) beside it. */
+export interface RowOf {
+  seq: string;
+  row: ElementRow;
+}
+
+const RECORD_OF_MANY = 'r (submodel_seq bigint, ord integer[], path text, id_short text, model_type text, semantic_key text, v_text text, json json)';
+
+/**
+ * Inserts the element rows of several submodels (an import's batch) as one statement: a JSON recordset that names
+ * each row's submodel. The caller keeps the statement's size bounded (`INSERT_BATCH` rows is a good measure).
+ */
+export async function insertRowsOfMany(db: Db, tenantId: string, rows: RowOf[]): Promise<void> {
+  if (!rows.length) return;
+  await db.query(
+    `INSERT INTO submodel_elements (${ROW_COLUMNS})
+      SELECT $1, r.submodel_seq, ${ROW_FIELDS} FROM json_to_recordset($2::json) AS ${RECORD_OF_MANY}`,
+    [tenantId, JSON.stringify(rows.map(({ seq, row }) => ({ submodel_seq: seq, ...recordOf(row) })))],
+  );
+  rowsWritten(db, 'submodel_elements', rows.length);
+}
+
+/** Deletes every element row of the submodels `seqs` (an import overwriting them: their new rows follow). */
+export async function deleteRowsOfMany(db: Db, tenantId: string, seqs: string[]): Promise<void> {
+  if (!seqs.length) return;
+  await db.query('DELETE FROM submodel_elements WHERE tenant_id = $1 AND submodel_seq = ANY ($2::bigint[])', [tenantId, seqs]);
+}
+
+/** Rows of element rows per statement of an import's batch write. */
+export const MANY_ROWS_BATCH = INSERT_BATCH;

@@ -17,6 +17,7 @@ import { ElementRow, RowSignatures, assemble, signaturesOf, splitSubmodel } from
 import { ElementEdit, Step, ordOf, pathText, readElementById } from './element-edit';
 import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
 import { Db, elementRowsCtes, elementsTextSql, lockSubmodel, readRowsOf, replaceRows } from './element-rows-sql';
+import { MANY_ROWS_BATCH, RowOf, deleteRowsOfMany, insertRowsOfMany } from './element-rows-sql';
 import { CachedRead, ReadCache } from './read-cache';
 
 export interface Page<T> {
@@ -90,6 +91,9 @@ const RETRIES = 4;
 
 /** The top-level field of a submodel that element rows hold. */
 const ELEMENTS = 'submodelElements';
+
+/** Documents per batch of `putMany` (an import): a few hundred shells make a statement of a few hundred KB. */
+const PUT_MANY_DOCS = 500;
 
 /** The size of a whole document as the read budget counts it. */
 const bytesOf = (doc: JsonObject) => Buffer.byteLength(JSON.stringify(doc));
@@ -762,6 +766,118 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       options,
     );
     return kind;
+  }
+
+  /**
+   * Creates or overwrites many verified documents (an import), in the transaction of `manager`, a batch of
+   * documents at a time: per batch, one statement locks the rows of the ids that exist, one inserts the new ones,
+   * one updates the others, the element rows (submodels) go in statements of a few thousand rows (an overwritten
+   * submodel's rows are replaced whole), one statement writes the outbox rows and one the notifications to other
+   * replicas' read caches. `between` runs after every statement's batch: the caller's pace (it may throw to stop;
+   * the transaction then rolls back). Says, per document in order, whether it was created or updated.
+   */
+  async putMany(
+    tenant: TenantEntity,
+    docs: JsonObject[],
+    manager: EntityManager,
+    between: (written: number, elements: number) => Promise<void> = async () => undefined,
+  ): Promise<('created' | 'updated')[]> {
+    const { table, modelType, elementRows } = this.spec;
+    for (const doc of docs) checkId(modelType, doc.id as string);
+    const metadata = this.dataSource.getMetadata(this.spec.entity);
+    const out: ('created' | 'updated')[] = [];
+    let start = 0;
+    while (start < docs.length) {
+      // A batch: up to PUT_MANY_DOCS documents, fewer where their element rows are many (at least one document).
+      const batch: { doc: JsonObject; head: JsonObject; rows: ElementRow[] }[] = [];
+      let rowCount = 0;
+      while (start < docs.length && batch.length < PUT_MANY_DOCS && (batch.length === 0 || rowCount < MANY_ROWS_BATCH)) {
+        const doc = docs[start++];
+        const { head, rows } = elementRows ? splitSubmodel(doc) : { head: doc, rows: [] };
+        batch.push({ doc, head, rows });
+        rowCount += rows.length;
+      }
+      const ids = batch.map(({ doc }) => doc.id as string);
+      for (const id of ids) this.writing(manager, ReadCache.key(table, tenant.id, id));
+      // The record of a row: its id and columns by their database names (json_to_recordset reads arrays and jsonb as they are).
+      const fields: { name: string; type: string }[] = [];
+      const recordOf = (entry: (typeof batch)[number]): Record<string, unknown> => {
+        const sized = elementRows ? { docBytes: String(bytesOf(entry.doc)) } : {};
+        const record: Record<string, unknown> = { id: entry.doc.id };
+        for (const [property, value] of Object.entries({ ...this.spec.columns(entry.doc), ...sized, doc: entry.head })) {
+          const column = metadata.findColumnWithPropertyName(property);
+          if (!column) throw new Error(`${metadata.name} has no column ${property}`);
+          if (!fields.some((field) => field.name === column.databaseName)) {
+            fields.push({ name: column.databaseName, type: `${String(column.type)}${column.isArray ? '[]' : ''}` });
+          }
+          record[column.databaseName] = value;
+        }
+        return record;
+      };
+      const records = batch.map(recordOf);
+      const names = fields.map((field) => field.name);
+      const columnsOfRecord = `id text, ${fields.map((field) => `${field.name} ${field.type}`).join(', ')}`;
+      // New ids are inserted; an id that exists (the unique index on it says so) is left to the update below, which
+      // locks its row. No look-up before: an import into an empty tenant writes each row with one statement.
+      const inserted: { seq: string; id: string }[] = await manager.query(
+        `INSERT INTO ${table} (tenant_id, id, version, ${names.join(', ')})
+          SELECT $1, r.id, 1, ${names.map((name) => `r.${name}`).join(', ')} FROM json_to_recordset($2::json) AS r (${columnsOfRecord})
+          ON CONFLICT DO NOTHING RETURNING seq, id`,
+        [tenant.id, JSON.stringify(records)],
+      );
+      const seqOf = new Map(inserted.map((row) => [row.id, String(row.seq)]));
+      const versions = new Map<string, number>(inserted.map((row) => [row.id, 1]));
+      const rest = records.filter((record) => !seqOf.has(record.id as string));
+      const existed = new Set(rest.map((record) => record.id as string));
+      if (rest.length) {
+        const written: { seq: string; id: string; version: number }[] = await manager.query(
+          // In a CTE: TypeORM answers an UPDATE's rows in another shape than a SELECT's.
+          `WITH written AS (UPDATE ${table} s SET ${names.map((name) => `${name} = r.${name}`).join(', ')}, version = s.version + 1
+            FROM json_to_recordset($2::json) AS r (${columnsOfRecord})
+            WHERE s.tenant_id = $1 AND md5(s.id) = md5(r.id) AND s.id = r.id RETURNING s.seq, s.id, s.version) SELECT seq, id, version FROM written`,
+          [tenant.id, JSON.stringify(rest)],
+        );
+        for (const row of written) {
+          seqOf.set(row.id, String(row.seq));
+          versions.set(row.id, Number(row.version));
+        }
+        // Neither inserted nor updated: deleted by another request in between.
+        const lost = rest.find((record) => !seqOf.has(record.id as string));
+        if (lost) throw conflict(`${modelType} '${String(lost.id)}' was deleted while it was being written; import again.`);
+      }
+      const updated = batch.filter(({ doc }) => existed.has(doc.id as string));
+      await between(0, 0);
+      if (elementRows) {
+        await deleteRowsOfMany(manager, tenant.id, updated.map(({ doc }) => seqOf.get(doc.id as string)!));
+        let pending: RowOf[] = [];
+        const flush = async () => {
+          await insertRowsOfMany(manager, tenant.id, pending);
+          const count = pending.length;
+          pending = [];
+          await between(0, count);
+        };
+        for (const { doc, rows } of batch) {
+          const seq = seqOf.get(doc.id as string)!;
+          for (const row of rows) {
+            pending.push({ seq, row });
+            if (pending.length >= MANY_ROWS_BATCH) await flush();
+          }
+        }
+        if (pending.length) await flush();
+      }
+      const changes = ids.map((id, i) => ({ kind: existed.has(id) ? ('updated' as const) : ('created' as const), id, version: versions.get(id), payload: tenant.eventsEnabled ? batch[i].doc : null }));
+      await manager.query(
+        `INSERT INTO outbox (tenant_id, kind, entity_type, entity_id, version, payload, events)
+          SELECT $1, r.kind, $2, r.id, r.version, r.payload, $3 FROM json_to_recordset($4::json) AS r (kind text, id text, version integer, payload json)
+          WHERE $3 OR EXISTS (SELECT 1 FROM push_targets WHERE tenant_id = $1)`,
+        [tenant.id, modelType, tenant.eventsEnabled, JSON.stringify(changes)],
+      );
+      const notifications = ids.map((id) => this.sync?.notification(ReadCache.key(table, tenant.id, id))).filter((p): p is string => p !== undefined);
+      if (notifications.length) await manager.query(`SELECT count(pg_notify('${CHANGED_CHANNEL}', p)) FROM unnest($1::text[]) AS p`, [notifications]);
+      out.push(...changes.map((change) => change.kind));
+      await between(batch.length, 0);
+    }
+    return out;
   }
 
   /** Runs `work` in one transaction, for requests that change more than one identifiable. */

@@ -216,6 +216,11 @@ export class SubmodelService {
     return this.store.put(tenant, doc, options);
   }
 
+  /** Creates or overwrites many submodels the caller verified, in batches, in the import's transaction (`putMany` of the store). */
+  putMany(tenant: TenantEntity, docs: JsonObject[], manager: EntityManager, between?: (written: number, elements: number) => Promise<void>): Promise<('created' | 'updated')[]> {
+    return this.store.putMany(tenant, docs, manager, between);
+  }
+
   async create(tenant: TenantEntity, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
     const doc = await verifyDocument('Submodel', json);
     const id = doc.id as string;

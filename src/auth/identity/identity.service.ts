@@ -19,6 +19,7 @@ import { INTERACTION_PATH, MOUNT_PATH, interactionHandler } from './interactions
 import { SIGNING_ALGORITHM, SigningKeyStore } from './key-store';
 import { OidcProviderModule, loadOidcProvider } from './load-provider';
 import { PAGE_CSP, errorPage } from './login-page';
+import { apartFromRequest } from '../../common/client-gone';
 
 /** How often every replica re-reads the signing keys (another replica may have rotated them). */
 export const KEY_REFRESH_MS = 60_000;
@@ -222,7 +223,8 @@ export class IdentityService {
 
   /** Re-reads the signing keys; a changed set rebuilds the provider. Also deletes expired provider state now and then. */
   private refresh(): Promise<void> {
-    this.refreshing ??= (async () => {
+    // Shared by the requests that wait for it: not stopped when the client of the one that started it goes.
+    this.refreshing ??= apartFromRequest(async () => {
       try {
         if (await this.keys.load()) {
           this.build();
@@ -235,7 +237,7 @@ export class IdentityService {
       } finally {
         this.refreshing = undefined;
       }
-    })();
+    });
     return this.refreshing;
   }
 
