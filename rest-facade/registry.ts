@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { isDeepStrictEqual } from 'node:util';
 import { encodeBase64Url } from '../src/common/base64url';
+import { ifMatchAdmits } from '../src/common/etag';
 import { FacadeError } from './facade-error';
 import { Query, assetIdsParam, base64Param, cursorParam, enumParam, idParam, limitParam } from './params';
 import { RouteRequest, RouteSpec, etagHeader, json, pagedResult } from './route';
@@ -225,11 +226,16 @@ function withoutNulls(value: unknown): unknown {
  * A PUT on the implicit registries, which derive every descriptor from the repository and store none: a body that
  * states what is derived changes nothing and is 204 (a client that keeps a registry in step after writing the
  * shell, as the BaSyx AAS Web UI's "Edit AAS" does, gets what it expects); one that differs is 409, naming the
- * first member that differs and where a descriptor of one's own can live. Members the body leaves out or sets to
+ * first member that differs and where a descriptor of one's own can live; a stale If-Match is 412. Members the body leaves out or sets to
  * `null` are not compared (the registry goes on deriving them); `specificAssetId` is read as `specificAssetIds`
  * (the BaSyx AAS Web UI's spelling).
  */
-export function unchangedDescriptor(body: unknown, derived: unknown, what: 'shell' | 'submodel'): void {
+export function unchangedDescriptor(body: unknown, found: { json: unknown; etag?: string | null }, what: 'shell' | 'submodel', ifMatch: string | null): void {
+  // As on every other write: a stale If-Match is 412, whatever the body.
+  if (ifMatch !== null && !ifMatchAdmits(ifMatch, found.etag ?? null)) {
+    throw new FacadeError(412, `The ${what} descriptor has changed: its entity tag is ${found.etag}, If-Match asked for ${ifMatch}.`);
+  }
+  const derived = found.json;
   const stated = withoutNulls(body) as Record<string, unknown>;
   const current = withoutNulls(derived) as Record<string, unknown>;
   if ('specificAssetId' in stated && what === 'shell' && !('specificAssetIds' in stated)) {
@@ -261,7 +267,7 @@ export const implicitRegistryRoutes: RouteSpec[] = [
     operation: SHELL_DESCRIPTOR,
     variables: (req) => ({ tenant: req.tenant, instance: null, id: aasId(req) }),
     respond: (data, req) => {
-      unchangedDescriptor(req.body, data.shellDescriptor.json, 'shell');
+      unchangedDescriptor(req.body, data.shellDescriptor, 'shell', ifMatch(req));
       return { status: 204, headers: etagHeader(data.shellDescriptor) };
     },
   },
@@ -272,7 +278,7 @@ export const implicitRegistryRoutes: RouteSpec[] = [
     operation: SUBMODEL_DESCRIPTOR,
     variables: (req) => ({ tenant: req.tenant, instance: null, aasId: aasId(req), id: smId(req) }),
     respond: (data, req) => {
-      unchangedDescriptor(req.body, data.submodelDescriptor.json, 'submodel');
+      unchangedDescriptor(req.body, data.submodelDescriptor, 'submodel', ifMatch(req));
       return { status: 204, headers: etagHeader(data.submodelDescriptor) };
     },
   },
@@ -283,7 +289,7 @@ export const implicitRegistryRoutes: RouteSpec[] = [
     operation: SUBMODEL_DESCRIPTOR,
     variables: (req) => ({ tenant: req.tenant, instance: null, aasId: null, id: smId(req) }),
     respond: (data, req) => {
-      unchangedDescriptor(req.body, data.submodelDescriptor.json, 'submodel');
+      unchangedDescriptor(req.body, data.submodelDescriptor, 'submodel', ifMatch(req));
       return { status: 204, headers: etagHeader(data.submodelDescriptor) };
     },
   },

@@ -100,7 +100,7 @@ const TENANT_EXTRAS: Extras = {
 const IMPLICIT_PUT =
   "On the tenant's implicit registry, which derives every descriptor from the repository and stores none: a body that states what is " +
   'derived (members left out or null are not compared) changes nothing and is 204; any other is 409 with a Result naming the member that ' +
-  'differs. Write the shell or submodel in the repository instead, or keep descriptors of your own in an explicit AAS registry instance.';
+  'differs (a stale If-Match is 412). Write the shell or submodel in the repository instead, or keep descriptors of your own in an explicit AAS registry instance.';
 const TENANT_NOTES: Record<string, string> = {
   'PUT /shell-descriptors/{}': IMPLICIT_PUT,
   'PUT /shell-descriptors/{}/submodel-descriptors/{}': IMPLICIT_PUT,

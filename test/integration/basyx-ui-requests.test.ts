@@ -114,8 +114,14 @@ describe('BaSyx AAS Web UI: Edit AAS', () => {
     expect(after.idShort).toBe('Renamed');
     expect(after.submodelDescriptors.map((d: { id: string }) => d.id)).toEqual(['urn:ui:edit:sm']);
 
-    // The descriptor as read, PUT back whole: 204 too; and its submodel descriptors, on both routes.
-    expect((await put(`${api}/shell-descriptors/${b64(shellId)}`, existing)).status).toBe(204);
+    // The descriptor as read, PUT back whole: 204 too (under its If-Match; 412 under a stale one); and its
+    // submodel descriptors, on both routes.
+    const etag = res.headers.get('etag') as string;
+    const guarded = await fetch(`${api}/shell-descriptors/${b64(shellId)}`, { method: 'PUT', headers: { ...headers, 'if-match': etag }, body: JSON.stringify(existing) });
+    expect(guarded.status).toBe(204);
+    const stale = await fetch(`${api}/shell-descriptors/${b64(shellId)}`, { method: 'PUT', headers: { ...headers, 'if-match': '"stale"' }, body: JSON.stringify(existing) });
+    expect(stale.status).toBe(412);
+    expect(await messageOf(stale)).toMatch(/entity tag/);
     const smDescriptor = existing.submodelDescriptors[0];
     expect((await put(`${api}/shell-descriptors/${b64(shellId)}/submodel-descriptors/${b64('urn:ui:edit:sm')}`, smDescriptor)).status).toBe(204);
     expect((await put(`${api}/submodel-descriptors/${b64('urn:ui:edit:sm')}`, smDescriptor)).status).toBe(204);
