@@ -1,5 +1,7 @@
 import type { Middleware } from 'koa';
+import { isDeepStrictEqual } from 'node:util';
 import { encodeBase64Url } from '../src/common/base64url';
+import { ifMatchAdmits } from '../src/common/etag';
 import { FacadeError } from './facade-error';
 import { Query, assetIdsParam, base64Param, cursorParam, enumParam, idParam, limitParam } from './params';
 import { RouteRequest, RouteSpec, etagHeader, json, pagedResult } from './route';
@@ -211,11 +213,86 @@ function registryReads(explicit: boolean): RouteSpec[] {
   ];
 }
 
-/** The tenant's implicit services, at `{tenant_url}/api/v3.0`: read-only. */
+/** A JSON value without its `null` members (clients such as the BaSyx AAS Web UI send `null` for "not set"). */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) if (member !== null && member !== undefined) out[key] = withoutNulls(member);
+  return out;
+}
+
+/**
+ * A PUT on the implicit registries, which derive every descriptor from the repository and store none: a body that
+ * states what is derived changes nothing and is 204 (a client that keeps a registry in step after writing the
+ * shell, as the BaSyx AAS Web UI's "Edit AAS" does, gets what it expects); one that differs is 409, naming the
+ * first member that differs and where a descriptor of one's own can live; a stale If-Match is 412. Members the body leaves out or sets to
+ * `null` are not compared (the registry goes on deriving them); `specificAssetId` is read as `specificAssetIds`
+ * (the BaSyx AAS Web UI's spelling).
+ */
+export function unchangedDescriptor(body: unknown, found: { json: unknown; etag?: string | null }, what: 'shell' | 'submodel', ifMatch: string | null): void {
+  // As on every other write: a stale If-Match is 412, whatever the body.
+  if (ifMatch !== null && !ifMatchAdmits(ifMatch, found.etag ?? null)) {
+    throw new FacadeError(412, `The ${what} descriptor has changed: its entity tag is ${found.etag}, If-Match asked for ${ifMatch}.`);
+  }
+  const derived = found.json;
+  const stated = withoutNulls(body) as Record<string, unknown>;
+  const current = withoutNulls(derived) as Record<string, unknown>;
+  if ('specificAssetId' in stated && what === 'shell' && !('specificAssetIds' in stated)) {
+    stated.specificAssetIds = stated.specificAssetId;
+    delete stated.specificAssetId;
+  }
+  for (const [key, value] of Object.entries(stated)) {
+    if (isDeepStrictEqual(value, current[key])) continue;
+    const now = current[key] === undefined ? 'not part of the derived descriptor' : `derived: ${JSON.stringify(current[key]).slice(0, 120)}`;
+    throw new FacadeError(
+      409,
+      `The tenant's implicit ${what === 'shell' ? 'AAS' : 'submodel'} registry derives this descriptor from the ${what} and stores no other: ` +
+        'keep descriptors of your own in an explicit AAS registry instance at {tenant_url}/{instanceName}/api/v3.0/shell-descriptors, ' +
+        `or change the ${what} (/api/v3.0/${what === 'shell' ? 'shells' : 'submodels'}). '${key}' differs (${now}).`,
+    );
+  }
+}
+
+/** The tenant's implicit services, at `{tenant_url}/api/v3.0`: read-only (a PUT of what is derived is 204). */
 export const implicitRegistryRoutes: RouteSpec[] = [
   ...discoveryReads(false),
   ...registryReads(false),
   ...registryQueries(false),
+  // PUTs of what is derived (unchangedDescriptor): 204, nothing changes; any other write is 405 (registryRefusals).
+  {
+    method: 'PUT',
+    path: '/shell-descriptors/:aasIdentifier',
+    body: true,
+    operation: SHELL_DESCRIPTOR,
+    variables: (req) => ({ tenant: req.tenant, instance: null, id: aasId(req) }),
+    respond: (data, req) => {
+      unchangedDescriptor(req.body, data.shellDescriptor, 'shell', ifMatch(req));
+      return { status: 204, headers: etagHeader(data.shellDescriptor) };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/shell-descriptors/:aasIdentifier/submodel-descriptors/:submodelIdentifier',
+    body: true,
+    operation: SUBMODEL_DESCRIPTOR,
+    variables: (req) => ({ tenant: req.tenant, instance: null, aasId: aasId(req), id: smId(req) }),
+    respond: (data, req) => {
+      unchangedDescriptor(req.body, data.submodelDescriptor, 'submodel', ifMatch(req));
+      return { status: 204, headers: etagHeader(data.submodelDescriptor) };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/submodel-descriptors/:submodelIdentifier',
+    body: true,
+    operation: SUBMODEL_DESCRIPTOR,
+    variables: (req) => ({ tenant: req.tenant, instance: null, aasId: null, id: smId(req) }),
+    respond: (data, req) => {
+      unchangedDescriptor(req.body, data.submodelDescriptor, 'submodel', ifMatch(req));
+      return { status: 204, headers: etagHeader(data.submodelDescriptor) };
+    },
+  },
   {
     method: 'GET',
     path: '/submodel-descriptors',
@@ -339,10 +416,12 @@ export const instanceRoutes: RouteSpec[] = [
 /** The paths of the implicit services below `{tenant_url}/api/v3.0` that a write could aim at. */
 const IMPLICIT_PATH = /^\/(?:lookup\/shells(?:\/[^/]+)?|shell-descriptors(?:\/[^/]+(?:\/submodel-descriptors(?:\/[^/]+)?)?)?|submodel-descriptors(?:\/[^/]+)?)$/;
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const DESCRIPTOR_ITEM = /^\/(?:shell-descriptors\/[^/]+(?:\/submodel-descriptors\/[^/]+)?|submodel-descriptors\/[^/]+)$/;
 
 /**
  * What the routers do not serve but answer with a Result that says why, mounted after the tenant API's router:
- * writes to the implicit services (405: they are read-only, derived from the repository), and any
+ * writes to the implicit services (405: they are read-only, derived from the repository; a PUT of a derived
+ * descriptor is a route and never gets here), and any
  * `/submodel-descriptors` path of an instance (404: there is no explicit submodel registry). Not routes, so the
  * OpenAPI documents (which describe what is served) do not list them.
  */
@@ -354,7 +433,8 @@ export function registryRefusals(apiBase: string, hostBased: boolean): Middlewar
     const rest = implicit.exec(ctx.path)?.[1];
     if (rest !== undefined && WRITES.has(ctx.method) && IMPLICIT_PATH.test(rest)) {
       const discovery = rest.startsWith('/lookup/');
-      ctx.set('Allow', 'GET, HEAD');
+      // The descriptor of one shell or submodel also takes a PUT of what is derived (implicitRegistryRoutes).
+      ctx.set('Allow', DESCRIPTOR_ITEM.test(rest) ? 'GET, HEAD, PUT' : 'GET, HEAD');
       throw new FacadeError(
         405,
         `The tenant's implicit ${discovery ? 'discovery service' : 'registries'} are read-only: derived from the tenant's shells and submodels, they change when those do. ` +

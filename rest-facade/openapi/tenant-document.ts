@@ -96,6 +96,16 @@ const TENANT_EXTRAS: Extras = {
   'GET /shell-descriptors/{}/submodel-descriptors': ['SemanticId'],
   'GET /submodel-descriptors': ['SemanticId'],
 };
+/** What this server does where it answers an official operation otherwise than the specification says. */
+const IMPLICIT_PUT =
+  "On the tenant's implicit registry, which derives every descriptor from the repository and stores none: a body that states what is " +
+  'derived (members left out or null are not compared) changes nothing and is 204; any other is 409 with a Result naming the member that ' +
+  'differs (a stale If-Match is 412). Write the shell or submodel in the repository instead, or keep descriptors of your own in an explicit AAS registry instance.';
+const TENANT_NOTES: Record<string, string> = {
+  'PUT /shell-descriptors/{}': IMPLICIT_PUT,
+  'PUT /shell-descriptors/{}/submodel-descriptors/{}': IMPLICIT_PUT,
+  'PUT /submodel-descriptors/{}': IMPLICIT_PUT,
+};
 const INSTANCE_EXTRAS: Extras = {
   // As on the implicit discovery (platform spec): they filter by the tenant's shells of the linked ids.
   'GET /lookup/shells': ['AssetKind', 'AssetType'],
@@ -125,7 +135,7 @@ export function tenantDocument(served: ServedRoute[], options: TenantDocumentOpt
     'Asset platform | AAS API V3.0.4 (tenant)',
     'The operations of the Asset Administration Shell API (Specification of the Asset Administration Shell, Part 2, V3.0.4) that this ' +
       'tenant serves: the AAS Repository, Submodel Repository and Concept Description Repository (full profiles, SSP-001), and the ' +
-      "tenant's implicit registries and discovery, derived from its shells and submodels and read-only (AAS Registry and Submodel Registry " +
+      "tenant's implicit registries and discovery, derived from its shells and submodels and read-only (a PUT of a descriptor as derived is 204 and changes nothing; AAS Registry and Submodel Registry " +
       'read profiles, SSP-002; the reads of Discovery SSP-001; `POST /lookup/shellsByAssetLink` of V3.1). Descriptions, ' +
       'parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
       '(https://creativecommons.org/licenses/by/4.0/), bundled into this document. Where the specification leaves a choice open, the ' +
@@ -133,7 +143,7 @@ export function tenantDocument(served: ServedRoute[], options: TenantDocumentOpt
       '`{tenant_url}/sphere/api/v1.0/files` (also served, deprecated, at `{tenant_url}/api/v3.0/files`) and the AASX import. Explicit ' +
       'registry instances, at `{tenant_url}/{instanceName}/api/v3.0`, have a document of their own there (`openapi.json`). Tenants in ' +
       'showcase mode need no token.',
-    apiPaths(served, SERVICE_FILES, TENANT_EXTRAS, options),
+    apiPaths(served, SERVICE_FILES, TENANT_EXTRAS, options, TENANT_NOTES),
     options,
   );
 }
@@ -170,14 +180,17 @@ function aasApiDocument(title: string, description: string, { bundler, paths }: 
 }
 
 /** The path items of `served`, each operation from the first of `files` that has it (or this server's own). */
-function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extras, options: TenantDocumentOptions): { bundler: Bundler; paths: Record<string, Json> } {
+function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extras, options: TenantDocumentOptions, notes: Record<string, string> = {}): { bundler: Bundler; paths: Record<string, Json> } {
   const { apiBase } = options;
   const bundler = new Bundler(specDir());
-  // path shape -> [the specification's path text, its path item, its file]
-  const specPaths = new Map<string, [string, Json, string]>();
+  // path shape -> [the specification's path text, its path item, its file], per file in order: an operation comes
+  // from the first file whose path item has its method.
+  const specPaths = new Map<string, [string, Json, string][]>();
   for (const file of files) {
     for (const [path, item] of Object.entries(bundler.file(file).paths as Record<string, Json>)) {
-      if (!specPaths.has(pathShape(path))) specPaths.set(pathShape(path), [path, item, file]);
+      const list = specPaths.get(pathShape(path)) ?? [];
+      list.push([path, item, file]);
+      specPaths.set(pathShape(path), list);
     }
   }
   const paths: Record<string, Json> = {};
@@ -193,7 +206,8 @@ function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extra
     const inApi = route.path.startsWith(`${apiBase}/`);
     const relative = inApi ? route.path.slice(apiBase.length) : route.path;
     const own = platformOperation(bundler, method, openApiPath(route.path), apiBase) ?? searchOperation(bundler, method, openApiPath(route.path), apiBase) ?? repositoryQueryOperation(bundler, method, openApiPath(route.path), apiBase) ?? pushTargetOperation(bundler, method, openApiPath(route.path));
-    const found = own || !inApi ? undefined : specPaths.get(pathShape(relative));
+    const candidates = own || !inApi ? [] : specPaths.get(pathShape(relative)) ?? [];
+    const found = candidates.find(([, item]) => item[method]) ?? candidates[0];
     const specOperation = found?.[1][method];
     const path = specOperation ? found[0] : openApiPath(relative);
     const item = (paths[path] ??= inApi ? {} : { servers: [{ url: options.tenantUrl, description: 'The tenant URL: the platform\'s own services are beside the AAS API.' }] });
@@ -211,6 +225,8 @@ function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extra
       if (shared.length) operation.parameters = [...shared, ...(operation.parameters ?? [])];
       if (more.length) operation.parameters = [...(operation.parameters ?? []), ...more];
       operation.operationId = unique(operation.operationId ?? `${method}${path}`);
+      const note = notes[`${route.method.toUpperCase()} ${pathShape(relative)}`];
+      if (note) operation.description = `${note}\n\n${operation.description ?? operation.summary ?? ''}`.trim();
       item[method] = operation;
     } else {
       const operation = ownOperation(method, path, unique, bundler);

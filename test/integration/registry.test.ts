@@ -247,10 +247,8 @@ describe('implicit AAS and submodel registries', () => {
     const descriptor = { id: 'urn:reg:new' };
     for (const [method, path, body, where] of [
       ['POST', '/shell-descriptors', descriptor, /repository.*explicit AAS registry/],
-      ['PUT', `/shell-descriptors/${b64(S1)}`, descriptor, /read-only/],
       ['DELETE', `/shell-descriptors/${b64(S1)}`, undefined, /read-only/],
       ['POST', `/shell-descriptors/${b64(S1)}/submodel-descriptors`, descriptor, /read-only/],
-      ['PUT', `/shell-descriptors/${b64(S1)}/submodel-descriptors/${b64(SM1)}`, descriptor, /read-only/],
       ['DELETE', `/shell-descriptors/${b64(S1)}/submodel-descriptors/${b64(SM1)}`, undefined, /read-only/],
       ['POST', '/submodel-descriptors', descriptor, /read-only/],
       ['DELETE', `/submodel-descriptors/${b64(SM1)}`, undefined, /read-only/],
@@ -259,8 +257,15 @@ describe('implicit AAS and submodel registries', () => {
     ] as const) {
       const res = await send(`${api}${path}`, method, body);
       expect(res.status, `${method} ${path}`).toBe(405);
-      expect(res.headers.get('allow')).toBe('GET, HEAD');
+      // One descriptor also takes a PUT of what is derived.
+      expect(res.headers.get('allow')).toBe(/descriptors\/[^/]+$/.test(path) ? 'GET, HEAD, PUT' : 'GET, HEAD');
       expect(await messageOf(res)).toMatch(where);
+    }
+    // A PUT of a descriptor other than the derived one: 409, saying where descriptors of one's own live.
+    for (const path of [`/shell-descriptors/${b64(S1)}`, `/shell-descriptors/${b64(S1)}/submodel-descriptors/${b64(SM1)}`, `/submodel-descriptors/${b64(SM1)}`]) {
+      const res = await send(`${api}${path}`, 'PUT', descriptor);
+      expect(res.status, `PUT ${path}`).toBe(409);
+      expect(await messageOf(res)).toMatch(/derives this descriptor.*explicit AAS registry instance/);
     }
     expect((await fetch(`${api}/shell-descriptors/${b64(S1)}`)).status).toBe(200);
   });
