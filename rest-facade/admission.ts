@@ -2,6 +2,7 @@ import type { Context as KoaContext, Middleware } from 'koa';
 import type { FieldDemand } from '../src/common/operation-demands';
 import { WorkShares, workRefusalText } from '../src/common/work-shares';
 import type { Context } from '../src/graphql/context';
+import { AppError } from '../src/graphql/errors';
 import { facadeErrorOf } from './executor';
 import { FacadeError } from './facade-error';
 
@@ -87,17 +88,20 @@ function known(source: FieldDemand['tenant'], name: string, fromPath: unknown): 
 /**
  * Expensive work takes a share for its caller on the request's tenant, held until its response is sent or its
  * connection closes (a streamed answer holds it while it streams); none free: 429 with Retry-After. The caller is
- * verified first (401 for a bad token); an anonymous caller (of a showcase tenant) is its client address.
+ * its verified principal; an anonymous caller (of a showcase tenant, whose token, if any, is not needed) is its client
+ * address.
  */
 export function takeWorkShare(admission: Admission): Middleware {
   return async (ctx, next) => {
     const context = admission.contextOf(ctx);
-    let caller: string;
+    let caller = `client:${ctx.ip}`;
     try {
       const principal = await context.principal();
-      caller = principal ? `${principal.kind}:${principal.issuer}#${principal.subject}` : `client:${ctx.ip}`;
+      if (principal) caller = `${principal.kind}:${principal.issuer}#${principal.subject}`;
     } catch (err) {
-      throw facadeErrorOf(err, context);
+      // Admission has already refused a bad token where the route needs one; a showcase tenant needs none, so there
+      // a token that does not verify is ignored, as on its other routes, and the caller is its client address.
+      if (!(err instanceof AppError && err.extensions.code === 'UNAUTHENTICATED')) throw facadeErrorOf(err, context);
     }
     const tenant = String(ctx.state.tenant ?? '');
     const share = admission.shares.enter(caller, tenant);
