@@ -5,6 +5,7 @@ import type { Context } from '../src/graphql/context';
 import { AppError } from '../src/graphql/errors';
 import { facadeErrorOf } from './executor';
 import { FacadeError } from './facade-error';
+import { admissionSteps } from './query-guard';
 
 /**
  * Request admission, one rule for every route: who the caller is, and its right to the route as far as the path
@@ -42,7 +43,7 @@ export function bodyLimits(bytes: number, maxValues: number): BodyLimits {
  */
 export function admitCaller(demands: FieldDemand[], admission: Admission): Middleware {
   const asked = askedBeforeBody(demands);
-  return async (ctx, next) => {
+  const step: Middleware = async (ctx, next) => {
     if (asked.length) {
       const context = admission.contextOf(ctx);
       const params = (ctx as unknown as { params?: Record<string, string> }).params ?? {};
@@ -59,6 +60,8 @@ export function admitCaller(demands: FieldDemand[], admission: Admission): Middl
     }
     return next();
   };
+  admissionSteps.add(step);
+  return step;
 }
 
 /**

@@ -50,6 +50,12 @@ export function declaredQueries(doc: Json, base = ''): Map<string, DeclaredQuery
   return out;
 }
 
+/**
+ * The steps of a route that admit its caller before a body is read (admission.ts): the query is checked before them,
+ * so an unknown parameter is a 400 whoever asks, before a token is verified or a body read (it costs nothing).
+ */
+export const admissionSteps = new WeakSet<Middleware>();
+
 /** 400 for the first query parameter `declared` does not name. */
 export function checkQuery(declared: DeclaredQuery, given: Iterable<string>): void {
   for (const name of given) {
@@ -65,8 +71,8 @@ export function checkQuery(declared: DeclaredQuery, given: Iterable<string>): vo
 
 /**
  * Puts the check in front of the handler of every route `router` registers (after what a route does first: which
- * tenant a host names, a 404 when none, the deprecation headers of a former location, a JSON body; before the
- * handler runs its operation or reads a streamed body): `declaredOf` gives the declared query of a route by method
+ * tenant a host names, a 404 when none, the deprecation headers of a former location; before the caller is admitted
+ * and a body read, else before the handler runs its operation or reads a streamed body): `declaredOf` gives the declared query of a route by method
  * and router path. A route whose operation is not documented fails the start-up: every route is described, and
  * every route is held to it.
  */
@@ -85,6 +91,7 @@ export function guardQueries(router: Router, declaredOf: (method: string, path: 
       if (declared && ctx.querystring) checkQuery(declared, Object.keys(ctx.query));
       return next();
     };
-    layer.stack.splice(layer.stack.length - 1, 0, guard as (typeof layer.stack)[number]);
+    const admission = layer.stack.findIndex((step) => admissionSteps.has(step as Middleware));
+    layer.stack.splice(admission >= 0 ? admission : layer.stack.length - 1, 0, guard as (typeof layer.stack)[number]);
   }
 }
