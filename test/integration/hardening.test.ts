@@ -259,12 +259,24 @@ describe('large and long input', () => {
       const doc = bigSubmodel('urn:large', 12 * MB);
       const text = JSON.stringify(doc);
       expect(text.length).toBeGreaterThan(10 * MB);
-      const send = () => fetch(`${large.api(name)}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
-      const latencies = await healthDuring(async () => expect((await send()).status).toBe(201), large.url);
+      const send = (body: string) => fetch(`${large.api(name)}/submodels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       const parsed = JSON.parse(text);
-      const verifying = await timed(() => DOCUMENT_PARSERS.Submodel(parsed));
-      console.info(`large document: /health/live at most ${Math.round(Math.max(...latencies))} ms while it was stored; verifying it here took ${Math.round(verifying.ms)} ms`);
-      expect(Math.max(...latencies)).toBeLessThan(Math.max(600, verifying.ms / 2));
+      // A busy machine can stall the loop once for reasons of its own (another process, a collection): a stall over
+      // the bound is measured again, with the same document under another id, and only a second one fails. Verified
+      // in the loop, every attempt would stall for all of the verification.
+      const attempts: string[] = [];
+      let within = false;
+      for (let attempt = 0; attempt < 2 && !within; attempt++) {
+        const body = attempt === 0 ? text : JSON.stringify({ ...doc, id: `urn:large:${attempt}` });
+        const latencies = await healthDuring(async () => expect((await send(body)).status).toBe(201), large.url);
+        const verifying = await timed(() => DOCUMENT_PARSERS.Submodel(parsed));
+        const stall = Math.max(...latencies);
+        const bound = Math.max(600, verifying.ms / 2);
+        attempts.push(`/health/live at most ${Math.round(stall)} ms while it was stored; verifying it here took ${Math.round(verifying.ms)} ms (bound ${Math.round(bound)} ms)`);
+        console.info(`large document: ${attempts.at(-1)}`);
+        within = stall < bound;
+      }
+      expect(within, attempts.join('; ')).toBe(true);
       expect(await json(fetch(`${large.api(name)}/submodels/${b64('urn:large')}`))).toEqual(doc);
     } finally {
       await large.close();
