@@ -55,7 +55,8 @@ export function withOwnStatementNames(Base: typeof Client, deallocateOnEnd: bool
     end(callback?: (err: Error) => void): any {
       const prepared = Object.keys((this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements);
       if (!deallocateOnEnd || !prepared.length) return callback ? super.end(callback) : super.end();
-      const forget = Promise.all(prepared.map((name) => super.query(`DEALLOCATE "${name}"`).catch(() => undefined)));
+      // One after the other: the driver sends one statement at a time, and queueing several is deprecated in pg 9.
+      const forget = prepared.reduce<Promise<unknown>>((previous, name) => previous.then(() => super.query(`DEALLOCATE "${name}"`).catch(() => undefined)), Promise.resolve());
       const ended = forget.then(() => super.end());
       if (!callback) return ended;
       ended.then(() => (callback as (err?: Error) => void)(), callback);
