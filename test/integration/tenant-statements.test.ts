@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import http from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TENANT_TABLES } from '../../src/db/distribution';
@@ -8,6 +6,7 @@ import { enc, sendFile } from '../support/file-suite';
 import { newOrganization, type ManagementClient } from '../support/management';
 import { packageWriter } from '../support/package-writer';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
+import { StatementRecorder } from '../support/statement-recorder';
 
 /**
  * Every statement a tenant's request sends to PostgreSQL names the tenant (`tenant_id`), so that a distributed
@@ -24,44 +23,7 @@ import { TestServer, b64, json, sampleShell, startTestServer } from '../support/
  * schedule; test servers run no event delivery and no push worker, EVENTS_PUBLISH=false).
  */
 
-interface Recorded {
-  request: string;
-  text: string;
-}
-
-const requestOf = new AsyncLocalStorage<string>();
-const recorded: Recorded[] = [];
-let recording = false;
-
-const originalQuery = pg.Client.prototype.query;
-const originalEmit = http.Server.prototype.emit;
-
-function startRecording() {
-  // The driver's one entry for every statement: text, config object, or submittable (cursor, stream).
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const request = requestOf.getStore();
-    if (recording && request) {
-      const first = args[0] as string | { text?: string } | undefined;
-      const text = typeof first === 'string' ? first : first?.text;
-      if (text) recorded.push({ request, text });
-    }
-    return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof pg.Client.prototype.query;
-  // Everything a request does runs in the async context of its 'request' event.
-  const emit = originalEmit as (this: http.Server, ...a: unknown[]) => boolean;
-  http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
-    if (event === 'request') {
-      const req = args[0] as http.IncomingMessage;
-      return requestOf.run(`${req.method} ${req.url}`, () => emit.apply(this, [event, ...args]));
-    }
-    return emit.apply(this, [event, ...args]);
-  } as typeof http.Server.prototype.emit;
-}
-
-function stopRecording() {
-  pg.Client.prototype.query = originalQuery;
-  http.Server.prototype.emit = originalEmit;
-}
+const recorder = new StatementRecorder();
 
 /** Single-quoted literals and comments taken out: a table's name inside a JSON key or a text is no mention. */
 const code = (sql: string) => sql.replace(/'(?:[^']|'')*'/g, "''").replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
@@ -75,7 +37,7 @@ let organizationId: string;
 const packages = packageWriter('tenant-statements-');
 
 beforeAll(async () => {
-  startRecording();
+  recorder.start();
   // Push targets on loopback (nothing is pushed: test servers run no push worker).
   server = await startTestServer(await singleShardOnCitus(inject('databaseUrl')), { pushPrivateNetworks: true });
   const made = await newOrganization(server);
@@ -103,7 +65,7 @@ async function singleShardOnCitus(url: string): Promise<string> {
 }
 
 afterAll(async () => {
-  stopRecording();
+  recorder.stop();
   await server?.close();
 });
 
@@ -148,7 +110,7 @@ describe('statements of tenant requests', () => {
   it('sweeps the tenant API; every statement on a tenant-owned table names tenant_id', async () => {
     const api = server.api(tenant.name);
     const sphere = `${server.url}/tenants/${tenant.name}/sphere/api/v1.0`;
-    recording = true;
+    recorder.recording = true;
 
     // Shells.
     const shellId = 'urn:stmts:shell:1';
@@ -300,10 +262,10 @@ describe('statements of tenant requests', () => {
     await call('DELETE', `${api}/submodels/${b64(smId)}`, undefined, 204);
     await call('DELETE', `${api}/concept-descriptions/${b64(cdId)}`, undefined, 204);
     await call('DELETE', `${api}/shells/${b64(shellId)}`, undefined, 204);
-    recording = false;
+    recorder.recording = false;
 
     // The recording saw the sweep: statements on tenant-owned tables from its requests.
-    const onTenantTables = recorded.filter((r) => code(r.text).match(TABLE));
+    const onTenantTables = recorder.statements.filter((r) => code(r.text).match(TABLE));
     expect(onTenantTables.length).toBeGreaterThan(50);
     // Reads straight on the pool (src/db/read.ts: a shell's document by id) are recorded as TypeORM's statements are.
     const hotRead = `GET /tenants/${tenant.name}/api/v3.0/shells/${b64(shellId)}/asset-information`;
