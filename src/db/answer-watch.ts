@@ -1,4 +1,4 @@
-import { Client, ClientConfig } from 'pg';
+import pg, { Client, ClientConfig } from 'pg';
 
 /**
  * How long the server waits for a PostgreSQL server that does not answer (a network partition: nothing is closed,
@@ -22,8 +22,19 @@ export class DatabaseSilentError extends Error {
   readonly code = 'ETIMEDOUT';
 }
 
-/** How long the outcome of a liveness check stands for every connection that asks (one check at a time). */
+/**
+ * How long the outcome of a liveness check stands for every connection that asks (one check at a time); never
+ * longer than the answer timeout, so that a connection told "up" looks again after its next answer timeout with a
+ * fresh check rather than with the same outcome.
+ */
 const CHECK_REUSE_MS = 1_000;
+
+/** What a liveness check found: whether the database answered, and when it last did (for an outcome "up"). */
+export interface Liveness {
+  up: boolean;
+  /** When the check's `SELECT 1` was answered (performance.now()); -Infinity when it was not. */
+  answeredAt: number;
+}
 
 interface PgInternals {
   readyForQuery: boolean;
@@ -43,38 +54,73 @@ export function dropConnection(client: Client, err?: Error): void {
  * time, its outcome reused for a second, so a thousand silent statements cost one connection attempt a second.
  */
 export class LivenessCheck {
-  private running?: Promise<boolean>;
-  private last = { at: -Infinity, up: true };
+  private running?: Promise<Liveness>;
+  private last: Liveness & { at: number } = { at: -Infinity, up: true, answeredAt: -Infinity };
 
   constructor(
     private readonly config: ClientConfig,
     private readonly timeoutMs: number,
+    private readonly reuseMs = CHECK_REUSE_MS,
   ) {}
 
-  answers(): Promise<boolean> {
-    if (performance.now() - this.last.at < CHECK_REUSE_MS) return Promise.resolve(this.last.up);
-    return (this.running ??= this.check().then((up) => {
-      this.last = { at: performance.now(), up };
+  answers(): Promise<Liveness> {
+    if (performance.now() - this.last.at < this.reuseMs) return Promise.resolve(this.last);
+    return (this.running ??= this.check().then((outcome) => {
+      this.last = { ...outcome, at: performance.now() };
       this.running = undefined;
-      return up;
+      return outcome;
     }));
   }
 
-  private async check(): Promise<boolean> {
+  private async check(): Promise<Liveness> {
     const client = new Client({ ...this.config, connectionTimeoutMillis: this.timeoutMs, keepAlive: false });
     client.on('error', () => undefined);
     const timer = setTimeout(() => dropConnection(client, new DatabaseSilentError('liveness check timed out')), this.timeoutMs);
     try {
       await client.connect();
       await client.query('SELECT 1');
-      return true;
+      return { up: true, answeredAt: performance.now() };
     } catch {
-      return false;
+      return { up: false, answeredAt: -Infinity };
     } finally {
       clearTimeout(timer);
       dropConnection(client);
     }
   }
+}
+
+/** Set by the pool on a connection it hands over: since when its taker has waited for it (performance.now()). */
+const waitingSince = Symbol('waitingSince');
+
+interface HandedOver {
+  [waitingSince]?: number;
+}
+
+/**
+ * `pg` with a pool that notes on each connection it hands over since when the taker waited for it. A request that
+ * waited for a free connection and got one just as the database fell silent has waited for the database since it
+ * asked: its first statement's answer timeout counts from then (answerWatchedClient), so the wait for the pool and
+ * the silence together stay within `answerTimeoutMs + connectTimeoutMs` instead of adding up to a connect timeout
+ * more. (TypeORM's `driver` option: everything else is pg's own.)
+ */
+export function poolTimingDriver(): typeof pg {
+  class TimedPool extends pg.Pool {
+    override connect(...args: unknown[]): never {
+      const asked = performance.now();
+      const callback = args[0] as ((err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void) | undefined;
+      const mark = (client: pg.PoolClient | undefined) => {
+        if (client) (client as unknown as HandedOver)[waitingSince] = asked;
+      };
+      if (typeof callback === 'function') {
+        return super.connect((err, client, done) => {
+          mark(client);
+          callback(err, client, done);
+        }) as never;
+      }
+      return super.connect().then((client) => (mark(client), client)) as never;
+    }
+  }
+  return Object.create(pg, { Pool: { value: TimedPool, enumerable: true } }) as typeof pg;
 }
 
 /**
@@ -84,12 +130,19 @@ export class LivenessCheck {
  * the pool; if it does, the statement is merely long (a large import, a lock wait, a migration) and keeps running,
  * up to `longestStatementMs` of silence. Waiting for an answer costs nothing per row: a clock reading per statement
  * and at most one timer per connection every `answerTimeoutMs`.
+ *
+ * The silence of a statement counts from when it was sent, or, for the first statement on a connection just taken
+ * from the pool (poolTimingDriver), from when its taker asked for the connection; after a check found the database
+ * answering, from that answer. So a statement fails within `answerTimeoutMs + connectTimeoutMs` of the moment its
+ * request began to wait for the database, however the wait was split between the pool, the statement and a check.
  */
 export function answerWatchedClient(config: ClientConfig, bounds: AnswerBounds): typeof Client {
-  const liveness = new LivenessCheck(config, bounds.connectTimeoutMs);
+  const liveness = new LivenessCheck(config, bounds.connectTimeoutMs, Math.min(CHECK_REUSE_MS, bounds.answerTimeoutMs));
   return class AnswerWatchedClient extends Client {
     /** Since when the connection has waited for an answer: its last answer, or the statement sent when it was idle. */
     private since = 0;
+    /** Since when the database is known to have been silent for this connection's statement: `since`, or a later check's answer. */
+    private heardAt = 0;
     private watch?: NodeJS.Timeout;
     /** A liveness check is under way for this connection: it looks again when that ends. */
     private checking = false;
@@ -98,28 +151,30 @@ export function answerWatchedClient(config: ClientConfig, bounds: AnswerBounds):
     constructor(clientConfig?: string | ClientConfig) {
       super(clientConfig);
       // A ReadyForQuery message ends each statement.
-      this.internals.connection.on('readyForQuery', () => (this.since = performance.now()));
+      this.internals.connection.on('readyForQuery', () => (this.since = this.heardAt = performance.now()));
       this.on('end', () => {
         this.ended = true;
         clearTimeout(this.watch);
       });
     }
 
-    private get internals(): PgInternals {
-      return this as unknown as PgInternals;
+    private get internals(): PgInternals & HandedOver {
+      return this as unknown as PgInternals & HandedOver;
     }
 
     // Every form of query() (promise, callback, submittable) comes through here.
     override query(...args: unknown[]): never {
-      if (this.internals.readyForQuery) this.since = performance.now();
+      const asked = this.internals[waitingSince];
+      this.internals[waitingSince] = undefined;
+      if (this.internals.readyForQuery) this.since = this.heardAt = Math.min(asked ?? Infinity, performance.now());
       const result = (super.query as (...a: unknown[]) => never)(...args);
-      if (!this.watch && !this.checking) this.arm(bounds.answerTimeoutMs);
+      if (!this.watch && !this.checking) this.arm(bounds.answerTimeoutMs - (performance.now() - this.heardAt));
       return result;
     }
 
     private arm(ms: number): void {
       if (this.ended) return;
-      this.watch = setTimeout(() => void this.look(), ms);
+      this.watch = setTimeout(() => void this.look(), Math.max(1, ms));
       this.watch.unref();
     }
 
@@ -128,15 +183,19 @@ export function answerWatchedClient(config: ClientConfig, bounds: AnswerBounds):
       this.watch = undefined;
       if (this.internals.readyForQuery) return;
       const since = this.since;
-      const silentMs = performance.now() - since;
-      if (silentMs < bounds.answerTimeoutMs) return this.arm(bounds.answerTimeoutMs - silentMs);
-      if (silentMs >= bounds.longestStatementMs) return this.drop(silentMs);
+      const now = performance.now();
+      if (now - since >= bounds.longestStatementMs) return this.drop(now - since);
+      const quietMs = now - this.heardAt;
+      if (quietMs < bounds.answerTimeoutMs) return this.arm(bounds.answerTimeoutMs - quietMs);
       this.checking = true;
-      const up = await liveness.answers();
+      const { up, answeredAt } = await liveness.answers();
       this.checking = false;
       if (this.since !== since) return this.look(); // answered meanwhile
-      if (up) this.arm(bounds.answerTimeoutMs);
-      else this.drop(performance.now() - since);
+      if (!up) return this.drop(performance.now() - since);
+      // The database answered at `answeredAt`: the next check comes an answer timeout after that, not after now
+      // (an outcome shared by several connections may be up to a second old).
+      this.heardAt = Math.max(this.heardAt, answeredAt);
+      this.arm(this.heardAt + bounds.answerTimeoutMs - performance.now());
     }
 
     private drop(silentMs: number): void {

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { migrations } from '../../migrations';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../config';
-import { AnswerBounds, answerWatchedClient } from './answer-watch';
+import { AnswerBounds, answerWatchedClient, poolTimingDriver } from './answer-watch';
 import { cancellableClient } from './statement-cancel';
 import { entities } from './entities';
 import { namedStatementsOn, withOwnStatementNames } from './named-statements';
@@ -39,6 +39,8 @@ export function createDataSource(url: string, poolSize: number, bounds?: AnswerB
     synchronize: false,
     installExtensions: false,
     poolSize,
+    // With bounds, the pool notes how long each connection's taker waited for it (answer-watch.ts).
+    ...(bounds && { driver: poolTimingDriver() }),
     // Identifiables are large jsonb documents; a statement that runs away is a bug, not a workload.
     extra: {
       statement_timeout: STATEMENT_TIMEOUT_MS,

@@ -69,6 +69,32 @@ describe('the watch on statements without an answer', () => {
     }
   }, 60_000);
 
+  it('fails a statement that waited for the pool and met the silence within the answer and connect timeouts of its start, not a connect timeout later', async () => {
+    // Long enough bounds that the connect timeout the old watch added (the wait for the pool) is larger than the
+    // slack a loaded machine needs: the pool wait, then the answer timeout, then the check would be ~3 x 8 s.
+    const long = { connectTimeoutMs: 8_000, answerTimeoutMs: 8_000, longestStatementMs: 60_000 };
+    const relay = databaseRelay(inject('databaseUrl'));
+    const dataSource = await createDataSource(await relay.start(), 1, long).initialize();
+    try {
+      await dataSource.query('SELECT 1');
+      // The pool's one connection is busy with a statement the database answers 7 s later; the next one waits for it.
+      const busy = dataSource.query('SELECT 1 AS slept FROM pg_sleep(7)');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const waiting = timed(dataSource.query('SELECT 2'));
+      // The partition begins: what the server sends from now on is held, the answer under way still comes back. The
+      // connection goes to the waiting statement just as the database falls silent to it.
+      relay.silenceToDatabase();
+      expect(await busy).toEqual([{ slept: 1 }]);
+      const { ms, error } = await waiting;
+      expect(isDatabaseUnavailable(error)).toBe(true);
+      expect(ms).toBeLessThan(long.answerTimeoutMs + long.connectTimeoutMs + LOAD_SLACK_MS);
+    } finally {
+      relay.resume();
+      await dataSource.destroy();
+      await relay.stop();
+    }
+  }, 90_000);
+
   it('closes its pool (a shutdown) within the bounds while the database is silent under a statement', async () => {
     const relay = databaseRelay(inject('databaseUrl'));
     const dataSource = await createDataSource(await relay.start(), 2, bounds).initialize();

@@ -10,6 +10,11 @@ export interface DatabaseRelay {
    * partition, where the database neither answers nor says it is gone. What was sent waits in the relay.
    */
   silence(): void;
+  /**
+   * Stops forwarding what the server sends (on every connection, old and new), while the database's answers still
+   * come back: a partition that begins one way, with what was under way still answered. What was sent waits.
+   */
+  silenceToDatabase(): void;
   /** Forwards again what waited and what comes: the partition heals. */
   resume(): void;
 }
@@ -29,15 +34,18 @@ export function databaseRelay(target: string): DatabaseRelay {
   const pairs = new Set<[net.Socket, net.Socket]>();
   let listener: net.Server | undefined;
   let port = 0;
-  let silent = false;
+  let silent: 'no' | 'to-database' | 'both' = 'no';
   const forward = ([client, db]: [net.Socket, net.Socket]) => {
     client.pipe(db);
     db.pipe(client);
   };
-  const hold = ([client, db]: [net.Socket, net.Socket]) => {
+  const holdToDatabase = ([client, db]: [net.Socket, net.Socket]) => {
     client.unpipe(db);
-    db.unpipe(client);
     client.pause();
+  };
+  const hold = ([client, db]: [net.Socket, net.Socket]) => {
+    holdToDatabase([client, db]);
+    db.unpipe(client);
     db.pause();
   };
   return {
@@ -47,8 +55,11 @@ export function databaseRelay(target: string): DatabaseRelay {
         const pair: [net.Socket, net.Socket] = [client, db];
         open.add(client).add(db);
         pairs.add(pair);
-        if (silent) hold(pair);
-        else forward(pair);
+        if (silent === 'both') hold(pair);
+        else {
+          forward(pair);
+          if (silent === 'to-database') holdToDatabase(pair);
+        }
         const end = () => {
           client.destroy();
           db.destroy();
@@ -73,12 +84,21 @@ export function databaseRelay(target: string): DatabaseRelay {
       await closed;
     },
     silence() {
-      silent = true;
+      silent = 'both';
       for (const pair of pairs) hold(pair);
     },
+    silenceToDatabase() {
+      silent = 'to-database';
+      for (const pair of pairs) holdToDatabase(pair);
+    },
     resume() {
-      silent = false;
-      for (const pair of pairs) forward(pair);
+      silent = 'no';
+      for (const [client, db] of pairs) {
+        // Piped again only where it was held: a second pipe() would deliver every chunk twice.
+        client.unpipe(db);
+        db.unpipe(client);
+        forward([client, db]);
+      }
     },
   };
 }
