@@ -502,7 +502,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const answerHotRead = async (req: IncomingMessage, res: ServerResponse, read: HotRead): Promise<void> => {
     const begun = begin(req);
     const context = createContext(services, begun.requestId, begun.log, req.headers.authorization || undefined);
-    const answer = await withReadBudget(config.responseLimitBytes, () => answerHot(read, context, admitReader));
+    // Under the request's client-gone signal, as in Koa (the same signal): its statements are the request's, and a
+    // database that failed it here is not asked again by its route (db/answer-watch.ts).
+    const answer = await whileClientHere(clientGoneSignal(res), () => withReadBudget(config.responseLimitBytes, () => answerHot(read, context, admitReader)));
     if (!answer) {
       handedOver.set(req, { ...begun, context });
       return viaKoa(req, res);

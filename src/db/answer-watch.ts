@@ -1,4 +1,6 @@
 import pg, { Client, ClientConfig } from 'pg';
+import { requestSignal } from '../common/client-gone';
+import { isDatabaseUnavailable } from './unavailable';
 
 /**
  * How long the server waits for a PostgreSQL server that does not answer (a network partition: nothing is closed,
@@ -91,33 +93,68 @@ export class LivenessCheck {
 
 /** Set by the pool on a connection it hands over: since when its taker has waited for it (performance.now()). */
 const waitingSince = Symbol('waitingSince');
+/** Set by the pool on a connection it hands over: the request it is handed to (its client-gone signal), if any. */
+const heldFor = Symbol('heldFor');
 
 interface HandedOver {
   [waitingSince]?: number;
+  [heldFor]?: AbortSignal;
 }
 
 /**
- * `pg` with a pool that notes on each connection it hands over since when the taker waited for it. A request that
- * waited for a free connection and got one just as the database fell silent has waited for the database since it
- * asked: its first statement's answer timeout counts from then (answerWatchedClient), so the wait for the pool and
- * the silence together stay within `answerTimeoutMs + connectTimeoutMs` instead of adding up to a connect timeout
- * more. (TypeORM's `driver` option: everything else is pg's own.)
+ * Requests (by their client-gone signal) that have met the database unavailable: no connection within the connect
+ * timeout, or a statement without an answer on a database that answered no liveness check. Such a request is not
+ * made to wait again: every later connection it asks for fails at once, so a request that goes on after the
+ * failure (a hot read that falls back to its route, a second step) answers 503 within the bound of its first wait
+ * instead of waiting the bound once more per step.
+ */
+const unavailableTo = new WeakSet<AbortSignal>();
+
+/** The error of a request's connection refused because the database already failed that request. */
+export class DatabaseFailedBeforeError extends Error {
+  readonly code = 'ETIMEDOUT';
+}
+
+/**
+ * `pg` with a pool that knows the request each connection is asked for (its client-gone signal, `requestSignal`),
+ * and notes on each connection it hands over since when the taker waited for it. A request that waited for a
+ * free connection and got one just as the database fell silent has waited for the database since it asked: its
+ * first statement's answer timeout counts from then (answerWatchedClient), so the wait for the pool and the
+ * silence together stay within `answerTimeoutMs + connectTimeoutMs` instead of adding up to a connect timeout more.
+ * A request that met the database unavailable once gets no connection after (`unavailableTo`).
+ * (TypeORM's `driver` option: everything else is pg's own.)
  */
 export function poolTimingDriver(): typeof pg {
+  type Callback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
   class TimedPool extends pg.Pool {
     override connect(...args: unknown[]): never {
       const asked = performance.now();
-      const callback = args[0] as ((err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void) | undefined;
-      const mark = (client: pg.PoolClient | undefined) => {
-        if (client) (client as unknown as HandedOver)[waitingSince] = asked;
+      // The caller's request, read now: the callback may run in the context of whichever request released a connection.
+      const request = requestSignal();
+      const callback = args[0] as Callback | undefined;
+      if (request && unavailableTo.has(request)) {
+        const err = new DatabaseFailedBeforeError('the database did not answer this request before; it is not asked again');
+        if (typeof callback !== 'function') return Promise.reject(err) as never;
+        process.nextTick(() => callback(err, undefined, () => undefined));
+        return undefined as never;
+      }
+      const handOver = (err: Error | undefined, client: pg.PoolClient | undefined) => {
+        if (client) Object.assign(client, { [waitingSince]: asked, [heldFor]: request });
+        else if (request && isDatabaseUnavailable(err)) unavailableTo.add(request);
       };
       if (typeof callback === 'function') {
         return super.connect((err, client, done) => {
-          mark(client);
+          handOver(err, client);
           callback(err, client, done);
         }) as never;
       }
-      return super.connect().then((client) => (mark(client), client)) as never;
+      return super.connect().then(
+        (client) => (handOver(undefined, client), client),
+        (err: Error) => {
+          handOver(err, undefined);
+          throw err;
+        },
+      ) as never;
     }
   }
   return Object.create(pg, { Pool: { value: TimedPool, enumerable: true } }) as typeof pg;
@@ -200,6 +237,8 @@ export function answerWatchedClient(config: ClientConfig, bounds: AnswerBounds):
 
     private drop(silentMs: number): void {
       this.watch = undefined;
+      const request = this.internals[heldFor];
+      if (request) unavailableTo.add(request);
       dropConnection(this, new DatabaseSilentError(`the database gave no answer for ${Math.round(silentMs)} ms`));
     }
   } as unknown as typeof Client;
