@@ -26,7 +26,7 @@ const FILE_BYTES = 100 * 1024;
 const BIG_FILE = 200 * 1024 * 1024;
 const MiB = 1024 * 1024;
 
-function rssBytes(pid: number): number {
+export function rssBytes(pid: number): number {
   const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
   return line ? Number(line.split(/\s+/)[1]) * 1024 : NaN;
 }
