@@ -137,7 +137,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a read whose client has gone', () =>
     await abandonWhileLocked('submodels', path);
     const res = await fetch(`${api}${path}`, { headers: { accept: 'application/json' } });
     expect(res.status).toBe(200);
-    expect((await res.json()).submodels).toHaveLength(SUBMODELS);
+    expect((await json(res)).submodels).toHaveLength(SUBMODELS);
   }, 120_000);
 
   it('a query of the query language is cancelled, and the same query answers after', async () => {
@@ -145,6 +145,6 @@ describe.skipIf(!process.env.DATABASE_URL)('a read whose client has gone', () =>
     await abandonWhileLocked('submodels', '/query/submodels', 'POST', query);
     const res = await fetch(`${api}/query/submodels?limit=100`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(query) });
     expect(res.status).toBe(200);
-    expect((await res.json()).result).toHaveLength(SUBMODELS);
+    expect((await json(res)).result).toHaveLength(SUBMODELS);
   }, 120_000);
 });
