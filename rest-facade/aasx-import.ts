@@ -1,14 +1,17 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
+import { isUuid } from '../src/common/uuid';
 import { facadeErrorOf } from './executor';
-import { badParam } from './facade-error';
+import { FacadeError, badParam } from './facade-error';
 import { receiveUpload } from './files';
 import { TenantAccess } from './streamed';
 
+type WatchedImport = ReturnType<Context['services']['imports']['watch']>;
 type Tenant = Awaited<ReturnType<TenantAccess['contributor']>>;
 type UploadInfo = { contentType: string; fileName: string };
 
@@ -23,8 +26,15 @@ type UploadInfo = { contentType: string; fileName: string };
  *   an AASX package, a JSON or an XML environment (told as BaSyx does, by the part's content type, else by the
  *   file name, else by the content), with any number of shells; the answer adds `aasIds`, the shells' ids, which
  *   the Web UI reads.
+ *
+ * The platform's import may be watched: its client draws a UUID, sends it as `?progress=`, and while the import
+ * runs `GET {tenant_url}/sphere/api/v1.0/import/progress/{id}` (`progress`) answers its phase, to the same caller.
  */
-export function aasxImportHandlers(access: TenantAccess, contextOf: (ctx: KoaContext) => Context, uploadLimitBytes: number): { platform: Middleware; upload: Middleware } {
+export function aasxImportHandlers(
+  access: TenantAccess,
+  contextOf: (ctx: KoaContext) => Context,
+  uploadLimitBytes: number,
+): { platform: Middleware; upload: Middleware; progress: Middleware } {
   /** Receives the file into a temporary directory, hands it to `importFile`, and removes it. */
   const received = async <T>(ctx: KoaContext, importFile: (context: Context, tenant: Tenant, file: string, info: UploadInfo) => Promise<T>): Promise<T> => {
     const context = contextOf(ctx);
@@ -47,7 +57,37 @@ export function aasxImportHandlers(access: TenantAccess, contextOf: (ctx: KoaCon
   };
   return {
     platform: async (ctx) => {
-      ctx.body = await received(ctx, (context, tenant, file) => context.services.imports.importPackage(tenant, file, { log: context.log, signal: context.signal }));
+      const id = ctx.query.progress;
+      if (id !== undefined && !isUuid(id)) throw badParam(`progress must be a UUID the client draws for this import, got '${String(id)}'.`);
+      // Watched from before the upload is received: a second import under the same id is refused before its upload.
+      let watched: WatchedImport | undefined;
+      if (id !== undefined) {
+        const context = contextOf(ctx);
+        const { key, holder } = watchOf(ctx, id);
+        try {
+          watched = context.services.imports.watch(key, holder, { log: context.log });
+        } catch (err) {
+          throw facadeErrorOf(err, context);
+        }
+      }
+      try {
+        ctx.body = await received(ctx, (context, tenant, file) =>
+          context.services.imports.importPackage(tenant, file, { log: context.log, signal: context.signal, progress: watched?.progress }),
+        );
+      } finally {
+        watched?.stop();
+      }
+      ctx.status = 200;
+    },
+    // Answered from the memory of the import, without the database: an embedded one is busy with the import's
+    // transaction. Who may read it is who started it, the caller of the same token (none on a showcase tenant).
+    progress: async (ctx) => {
+      const id = (ctx as unknown as { params: { importId: string } }).params.importId;
+      if (!isUuid(id)) throw badParam(`The import's progress id must be a UUID, got '${id}'.`);
+      const { key, holder } = watchOf(ctx, id);
+      const status = contextOf(ctx).services.imports.watchedStatus(key, holder);
+      if (!status) throw new FacadeError(404, `No import with progress id ${id} of this caller runs on this tenant (it may have ended).`);
+      ctx.body = status;
       ctx.status = 200;
     },
     upload: async (ctx) => {
@@ -58,5 +98,14 @@ export function aasxImportHandlers(access: TenantAccess, contextOf: (ctx: KoaCon
       ctx.body = { ...result, aasIds: result.shells.map((shell) => shell.id) };
       ctx.status = 200;
     },
+  };
+}
+
+/** The key of a watched import (the tenant and the client's id) and its holder (a digest of the caller's token). */
+function watchOf(ctx: KoaContext, id: string): { key: string; holder: string } {
+  const authorization = ctx.get('authorization');
+  return {
+    key: `${String(ctx.state.tenant)} ${id.toLowerCase()}`,
+    holder: createHash('sha256').update(authorization).digest('base64url'),
   };
 }

@@ -95,7 +95,12 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   }
   // The platform's own import path, beside the file repository's (`{tenant_url}/sphere/api/v1.0`).
   router.post(`/tenants/:tenant${SPHERE_API}/import`, tenantFromPath, ...contributor, imports.platform);
-  if (options.tenantHostSuffix) router.post(`${SPHERE_API}/import`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`), ...contributor, imports.platform);
+  router.get(`/tenants/:tenant${SPHERE_API}/import/progress/:importId`, tenantFromPath, imports.progress);
+  if (options.tenantHostSuffix) {
+    const fromHost = tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`);
+    router.post(`${SPHERE_API}/import`, fromHost, ...contributor, imports.platform);
+    router.get(`${SPHERE_API}/import/progress/:importId`, fromHost, imports.progress);
+  }
   // The sphere service's push targets (push-targets.ts).
   const sphereBases: [string, Middleware][] = [[`/tenants/:tenant${SPHERE_API}`, tenantFromPath]];
   if (options.tenantHostSuffix) sphereBases.push([SPHERE_API, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);

@@ -170,6 +170,27 @@ const COMPONENTS: Record<'schemas' | 'parameters', Record<string, Json>> = {
       required: ['id', 'status'],
       properties: { id: { type: 'string' }, status: { type: 'string', enum: ['created', 'updated'] } },
     },
+    ImportProgress: {
+      type: 'object',
+      description: 'Where a running import is.',
+      required: ['phase', 'elapsedMs'],
+      additionalProperties: false,
+      properties: {
+        phase: {
+          type: 'string',
+          enum: ['reading', 'verifying', 'storing', 'done'],
+          description: '`reading` the package, `verifying` its documents, `storing` them and its files (in one transaction), `done` (the answer is on its way).',
+        },
+        elapsedMs: { type: 'integer', minimum: 0, description: 'Milliseconds since the server began the import (after the upload).' },
+        documents: {
+          type: 'object',
+          description: 'While documents are verified or stored: how many of how many (shells, submodels and concept descriptions).',
+          required: ['done', 'of'],
+          additionalProperties: false,
+          properties: { done: { type: 'integer', minimum: 0 }, of: { type: 'integer', minimum: 0 } },
+        },
+      },
+    },
   },
   parameters: {
     Tfp: {
@@ -232,7 +253,7 @@ const DEPRECATION_HEADERS: Record<string, Json> = {
   },
 };
 
-type Status = '200' | '201' | '204' | '206' | '304' | '400' | '401' | '403' | '404' | '413' | '415' | '416' | 'default';
+type Status = '200' | '201' | '204' | '206' | '304' | '400' | '401' | '403' | '404' | '409' | '413' | '415' | '416' | 'default';
 
 /**
  * One operation, as served at either location. A parameter `{ part2: name }` is that Part 2 parameter. A response
@@ -408,6 +429,17 @@ const IMPORT_OPERATION: PlatformOperation = {
     'values and thumbnails name are stored in the file repository, their references rewritten to the new tfps: all in one transaction, ' +
     'so on any error nothing changes. The package holds exactly one shell (400 otherwise; `POST /api/v3.0/upload` takes any number). ' +
     'Its spec part is read from JSON, V3.0 XML or V2.0 XML; unsafe packages (path tricks, zip bombs, DTDs) are 400.',
+  parameters: [
+    {
+      name: 'progress',
+      in: 'query',
+      required: false,
+      description:
+        'A UUID the client draws for this import, to watch it while it runs with `GET /sphere/api/v1.0/import/progress/{importId}`. ' +
+        'Not a UUID: 400; one an import running on this tenant already has: 409.',
+      schema: { type: 'string', format: 'uuid' },
+    },
+  ],
   requestBody: {
     description: 'The package in the part `file`, nothing else.',
     required: true,
@@ -424,8 +456,33 @@ const IMPORT_OPERATION: PlatformOperation = {
     '401': true,
     '403': true,
     '404': true,
+    '409': 'An import running on this tenant has the `progress` id already.',
     '413': 'The package is larger than the upload limit (FILE_UPLOAD_LIMIT).',
     '415': UPLOAD_ERRORS['415'],
+  },
+};
+
+/** `GET /sphere/api/v1.0/import/progress/{importId}`: where an import that its client watches is. */
+const IMPORT_PROGRESS_OPERATION: PlatformOperation = {
+  summary: 'Returns where a running import is',
+  operationId: 'GetImportProgress',
+  description:
+    'The phase of the import started with `POST /sphere/api/v1.0/import?progress={importId}`, while it runs, answered to the caller that ' +
+    'started it (the same bearer token; none on a showcase tenant) by the server that runs it, from memory: it also answers while the ' +
+    'import holds the database. Any other caller, an id no running import has, one that has ended: 404.',
+  parameters: [
+    {
+      name: 'importId',
+      in: 'path',
+      required: true,
+      description: 'The UUID the client sent as `progress` with the import (not a UUID: 400).',
+      schema: { type: 'string', format: 'uuid' },
+    },
+  ],
+  responses: {
+    '200': { description: 'Where the import is', content: { 'application/json': { schema: schema('ImportProgress') } } },
+    '400': true,
+    '404': true,
   },
 };
 
@@ -523,6 +580,7 @@ export function platformOperation(bundler: Bundler, method: string, path: string
     return { ...operation, tags: [DISCOVERY_TAG] };
   }
   if (key === `POST ${SPHERE_API}/import`) return { ...build(bundler, IMPORT_OPERATION, false), tags: [IMPORT_TAG] };
+  if (key === `GET ${SPHERE_API}/import/progress/{importId}`) return { ...build(bundler, IMPORT_PROGRESS_OPERATION, false), tags: [IMPORT_TAG] };
   if (key === `POST ${apiBase}/upload`) return { ...build(bundler, UPLOAD_OPERATION, false), tags: [IMPORT_TAG] };
   for (const [base, deprecated] of [
     [FILES_API, false],

@@ -1,13 +1,29 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port';
 import { ROOT } from '../support/server-process';
+import { PATIENCE_MS } from '../support/timing';
+
+/** Every file under `dir` with its modification time and size: what a build that writes nothing leaves as it was. */
+function filesOf(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const stat = fs.statSync(file);
+    out[path.relative(dir, file)] = `${stat.mtimeMs} ${stat.size}`;
+  }
+  return out;
+}
 
 /**
  * `npm run build` bundles the admin console (React and the app, from npm packages) into dist/admin-ui, and the
  * compiled server serves that bundle where no build tool is installed (the production image has no devDependencies).
  */
+// One file, one build at a time: both tests build into the repository's dist/.
 describe('the admin console in npm run build', () => {
   it('is bundled into dist/admin-ui and served from there without esbuild', () => {
     const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
@@ -38,5 +54,40 @@ describe('the admin console in npm run build', () => {
     const served = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     expect(served.stderr).toBe('');
     expect(served.stdout).toBe(`200 ${js.length}`);
+  }, 300_000);
+
+  it('a second npm start on an unchanged tree compiles nothing and bundles nothing: dist/ stays as it was, and the server starts', async () => {
+    const first = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+    expect(first.status, first.stderr + first.stdout).toBe(0);
+    const before = filesOf(path.join(ROOT, 'dist'));
+    expect(Object.keys(before)).toEqual(expect.arrayContaining(['src/main.js', 'admin-ui/admin.js', 'admin-ui/admin-inputs.json', 'tsconfig.build.tsbuildinfo']));
+
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'second-start-'));
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+    delete env.DATABASE_URL;
+    // Its own process group: npm starts a shell that starts node, and all of them are stopped together.
+    const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const deadline = Date.now() + PATIENCE_MS;
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
+        if (Date.now() > deadline) throw new Error(`npm start did not become ready:\n${output}`);
+        if (await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.ok, () => false)) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect(output).toContain('admin console bundle up to date');
+    expect(output).not.toContain('admin console bundled:');
+    // tsc -b emitted nothing (no .js, no .d.ts, no build info written again), the bundle was not written again.
+    expect(filesOf(path.join(ROOT, 'dist'))).toEqual(before);
   }, 300_000);
 });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { DataSource, EntityManager } from 'typeorm';
-import { badRequest } from '../../graphql/errors';
+import { badRequest, conflict } from '../../graphql/errors';
 import { AasxError } from '../aasx';
 import { readPackageEnvironment } from './aasx-import';
 import { type UploadedFileInfo, headOf, readEnvironmentFile, uploadFormat } from './upload-format';
@@ -14,7 +14,7 @@ import { type DroppedPart, UnreadableDocument } from '../model/tolerant-read';
 import { verifyTolerantly } from '../model/verify-document';
 import { filesReferencedBy, filesStillReferenced } from '../store/file-references';
 import { childList } from '../submodels/element-tree';
-import { ImportProgress } from './import-progress';
+import { ImportProgress, type ImportStatus, type WatchedImport, WatchedImports } from './import-progress';
 import { type ImportWarning, type WarningKind, countWarnings, warningLines } from './import-warnings';
 import { isExternal, partName } from './part-name';
 import type { ShellService } from '../shells/shell.service';
@@ -53,8 +53,11 @@ export interface ImportOptions {
   signal?: AbortSignal;
 }
 
-/** What `importPackage` takes: the logger, and whether the package must hold exactly one shell (the default). */
-export type PackageImportOptions = Pick<ImportOptions, 'log' | 'progressMs' | 'exactlyOneShell' | 'signal'>;
+/**
+ * What `importPackage` takes: the logger, whether the package must hold exactly one shell (the default), and the
+ * progress of an import its client watches (`watch`).
+ */
+export type PackageImportOptions = Pick<ImportOptions, 'log' | 'progressMs' | 'exactlyOneShell' | 'signal'> & { progress?: ImportProgress };
 
 export interface ImportedItem {
   id: string;
@@ -102,6 +105,9 @@ const LISTS: [string, DocumentKind, string][] = [
  * naming it.
  */
 export class ImportService {
+  /** The imports running here that their client watches. */
+  private readonly watched = new WatchedImports();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly shells: ShellService,
@@ -116,7 +122,7 @@ export class ImportService {
    * declares but the package lacks is a warning: the documents are stored, and a File naming it keeps its value.
    */
   async importPackage(tenant: TenantEntity, packagePath: string, options: PackageImportOptions = {}): Promise<ImportResult> {
-    const progress = new ImportProgress(options.log, options.progressMs);
+    const progress = options.progress ?? new ImportProgress(options.log, options.progressMs);
     progress.phase('reading the package', { tenant: tenant.name, bytes: (await fs.promises.stat(packagePath)).size });
     // The platform's own route (exactly one shell) holds a package to its rule: [Content_Types].xml paths match in case.
     const { pkg, environment, warnings, specPath } = await readPackageEnvironment(packagePath, { exactContentTypes: options.exactlyOneShell ?? true });
@@ -134,6 +140,22 @@ export class ImportService {
       if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
       throw err;
     }
+  }
+
+  /**
+   * Watches an import its client is about to send under `key` (the tenant and an id the client drew), for `holder`
+   * (who started it), from before its upload is received until `stop`: `watchedStatus` tells where it is. 409 when
+   * an import running has the key.
+   */
+  watch(key: string, holder: string, options: Pick<ImportOptions, 'log' | 'progressMs'> = {}): WatchedImport {
+    const watched = this.watched.watch(key, holder, new ImportProgress(options.log, options.progressMs));
+    if (watched === 'taken') throw conflict('An import running on this tenant has this progress id already: draw a new one for each import.');
+    return watched;
+  }
+
+  /** Where the import watched under `key` is, for `holder`, the caller that started it (else undefined). */
+  watchedStatus(key: string, holder: string): ImportStatus | undefined {
+    return this.watched.statusOf(key, holder);
   }
 
   /**

@@ -27,16 +27,56 @@ interface ImportResult {
 
 type Progress = { phase: 'uploading'; loaded: number; total: number } | { phase: 'importing' };
 
+/** Where the server's import is (`GET {tenant}/sphere/api/v1.0/import/progress/{id}`). */
+interface ServerPhase {
+  phase: 'receiving' | 'reading' | 'verifying' | 'storing' | 'done';
+  elapsedMs: number;
+  documents?: { done: number; of: number };
+}
+
+/** The import being sent: the id it is watched under, and the authorization it is sent with (only its sender may watch it). */
+interface Watch {
+  id: string;
+  authorization?: string;
+}
+
+/** A random UUID (v4) to watch an import under; crypto.randomUUID is missing outside secure contexts (plain http). */
+function newProgressId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** What the server is doing, in words, with its counts. */
+function phaseText(status: ServerPhase | null): string {
+  const docs = status?.documents;
+  switch (status?.phase) {
+    case 'receiving':
+      return 'receiving the upload';
+    case 'reading':
+      return 'reading the package';
+    case 'verifying':
+      return `verifying its documents${docs ? ` (${docs.done} of ${docs.of})` : ''}`;
+    case 'storing':
+      return `storing its documents and files in one go${docs ? ` (${docs.done} of ${docs.of} documents)` : ''}`;
+    case 'done':
+      return 'done, sending the answer';
+    default:
+      return 'reading, verifying and storing it in one go';
+  }
+}
+
 /**
- * Sends the package with XMLHttpRequest (fetch reports no upload progress), multipart with the part `file`, and
- * answers the import's result; a refusal's Result messages become an ApiError.
+ * Sends the package with XMLHttpRequest (fetch reports no upload progress), multipart with the part `file`, watched
+ * under `watch.id`, and answers the import's result; a refusal's Result messages become an ApiError.
  */
-function uploadPackage(tenant: string, file: File, onProgress: (p: Progress) => void): Promise<ImportResult> {
+function uploadPackage(tenant: string, file: File, watch: Watch, onProgress: (p: Progress) => void): Promise<ImportResult> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', sphereApi(tenant, '/import'));
-    const session = currentSession();
-    if (session) xhr.setRequestHeader('authorization', `Bearer ${session.accessToken}`);
+    xhr.open('POST', sphereApi(tenant, `/import?progress=${watch.id}`));
+    if (watch.authorization) xhr.setRequestHeader('authorization', watch.authorization);
     xhr.setRequestHeader('accept', 'application/json');
     xhr.upload.onprogress = (e) => onProgress({ phase: 'uploading', loaded: e.loaded, total: e.lengthComputable ? e.total : file.size });
     xhr.upload.onload = () => onProgress({ phase: 'importing' });
@@ -85,6 +125,29 @@ export function AasxImportPage({ organizationId, tenant }: { organizationId: str
     return () => clearInterval(timer);
   }, [running]);
   const elapsed = `${formatElapsed(Math.max(0, now - startedAt))} elapsed`;
+  // Once the package is sent, the server's phase, asked every second; a server that cannot tell (another replica
+  // answers, the import has just ended) leaves the words general.
+  const [watch, setWatch] = useState<Watch | null>(null);
+  const [serverPhase, setServerPhase] = useState<ServerPhase | null>(null);
+  const importing = progress?.phase === 'importing';
+  useEffect(() => {
+    if (!importing || !watch) return;
+    let stopped = false;
+    const ask = async () => {
+      try {
+        const res = await fetch(sphereApi(tenant, `/import/progress/${watch.id}`), { headers: watch.authorization ? { authorization: watch.authorization } : {} });
+        if (!stopped && res.ok) setServerPhase((await res.json()) as ServerPhase);
+      } catch {
+        // not reachable now: asked again in a second
+      }
+    };
+    void ask();
+    const timer = setInterval(ask, 1_000);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [importing, watch, tenant]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -94,14 +157,20 @@ export function AasxImportPage({ organizationId, tenant }: { organizationId: str
     setProgress({ phase: 'uploading', loaded: 0, total: file.size });
     setStartedAt(Date.now());
     setNow(Date.now());
+    setServerPhase(null);
+    const session = currentSession();
+    const sending: Watch = { id: newProgressId(), authorization: session ? `Bearer ${session.accessToken}` : undefined };
+    setWatch(sending);
     try {
-      setResult({ name: file.name, result: await uploadPackage(tenant, file, setProgress) });
+      setResult({ name: file.name, result: await uploadPackage(tenant, file, sending, setProgress) });
       setFile(null);
       if (input.current) input.current.value = '';
     } catch (err) {
       setError(err);
     } finally {
       setProgress(null);
+      setWatch(null);
+      setServerPhase(null);
     }
   };
 
@@ -143,7 +212,7 @@ export function AasxImportPage({ organizationId, tenant }: { organizationId: str
           <label htmlFor={progressId}>
             {progress.phase === 'uploading'
               ? `Step 1 of 2, uploading: ${formatBytes(progress.loaded)} of ${formatBytes(progress.total)} (${elapsed})`
-              : `Step 2 of 2, the server imports the package: reading, verifying and storing it in one go (${elapsed})`}
+              : `Step 2 of 2, the server imports the package: ${phaseText(serverPhase)} (${elapsed})`}
           </label>
           {progress.phase === 'uploading' ? <progress id={progressId} max={progress.total || 1} value={progress.loaded} /> : <progress id={progressId} />}
         </div>

@@ -110,7 +110,7 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenant data (shells, shel
     await page.getByLabel('AASX package').setInputFiles({ name: 'pump.aasx', mimeType: 'application/asset-administration-shell-package', buffer: fs.readFileSync(file) });
     // The server's answer held back for a few seconds, as a large package's would take: the page says which step
     // runs and how long it has taken so far.
-    const held = '**/sphere/api/v1.0/import';
+    const held = (url: URL) => url.pathname.endsWith('/sphere/api/v1.0/import');
     await page.route(held, async (route) => {
       const answer = await route.fetch();
       await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -178,6 +178,51 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenant data (shells, shel
     // Nothing of either was stored: the tenant holds the shell of the first import only.
     const shells = await api('GET', '/shells');
     expect(shells.body.result.map((s: { id: string }) => s.id)).toEqual(['urn:e2e:data:imported']);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows, while the server imports a package, the server's phase with its counts and the time elapsed", async () => {
+    const { page, problems } = await contributorConsole();
+    // A tenant of its own, so the shells of the other tests stay as they are.
+    const slow = await server.createTenant({ showcase: false, prefix: 'slow' });
+    await assignRole(server, slow.organizationId, { type: 'user', id: contributor.id }, 'contributor', slow.id);
+    const file = await packages.write({
+      format: 'json',
+      content: JSON.stringify({
+        assetAdministrationShells: [sampleShell('urn:e2e:data:slow')],
+        submodels: [{ modelType: 'Submodel', id: 'urn:e2e:data:slow:sm', idShort: 'Slow' }],
+      }),
+    });
+    // The server holds the import after its shell is stored, before its submodel, as a large package's storing takes
+    // long, until the test lets it go on.
+    const submodels = server.services.submodels;
+    const putMany = submodels.putMany;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    submodels.putMany = async (...args) => {
+      await released;
+      return putMany.apply(submodels, args);
+    };
+    try {
+      await goTo(page, server.url, `/org/${slow.organizationId}/tenants/${slow.name}/import`, `Import AASX into ${slow.name}`);
+      await page.getByLabel('AASX package').setInputFiles({ name: 'slow.aasx', mimeType: 'application/asset-administration-shell-package', buffer: fs.readFileSync(file) });
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      const label = page.locator('.upload-progress label');
+      await expect
+        .poll(() => label.textContent().catch(() => ''), { timeout: 20_000 })
+        .toMatch(/^Step 2 of 2, the server imports the package: storing its documents and files in one go \(1 of 2 documents\) \(\d+:\d\d elapsed\)$/);
+      // The elapsed time goes on while the server works.
+      const seconds = (text: string | null) => Number(/\((\d+):(\d\d) elapsed\)/.exec(text ?? '')?.slice(1).reduce((m, s) => String(Number(m) * 60 + Number(s))));
+      const first = seconds(await label.textContent());
+      await expect.poll(async () => seconds(await label.textContent().catch(() => '')), { timeout: 20_000 }).toBeGreaterThan(first);
+      await checkScreen(page, 'aasx-import-progress');
+      release();
+      await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 }).toContain('Imported slow.aasx');
+      expect(await page.locator('.upload-progress').count()).toBe(0);
+    } finally {
+      release();
+      submodels.putMany = putMany;
+    }
     expect(problems).toEqual([]);
   });
 
