@@ -150,7 +150,7 @@ describe('DCC conversion of real certificates', () => {
   });
 
   it('maps quantities with the schema names as semantic ids, numbers as xs:double, and expanded uncertainties', () => {
-    const { submodel } = convertDcc(fixture('dcc_gp_temperature_typical_v12.xml'));
+    const submodel = convertDcc(fixture('dcc_gp_temperature_typical_v12.xml')).submodel as Json;
     const quantity = at(submodel, 'measurementResults.measurementResult.results.result.data.list.quantity_1')!;
     expect(at(submodel, 'measurementResults.measurementResult.results.result.data.list.quantity_1.name')).toMatchObject({
       modelType: 'MultiLanguageProperty',

@@ -1,0 +1,138 @@
+import { Readable } from 'node:stream';
+import { DataSource } from 'typeorm';
+import { badRequest } from '../graphql/errors';
+import type { JsonObject } from '../aas/model/parse';
+import { verifyDocument } from '../aas/model/verify-document';
+import type { ShellService } from '../aas/shells/shell.service';
+import type { SubmodelService } from '../aas/submodels/submodel.service';
+import type { FileService } from '../files/file.service';
+import type { TenantEntity } from '../management/tenants/tenant.entity';
+import { type DccConversion, type DccSpecificAssetId, DccError, convertDcc } from './dcc-convert';
+
+export interface DccConvertOptions {
+  /** A shell of the tenant: its asset ids are checked against the calibrated items; a stored submodel is referenced from it. */
+  shellId?: string | null;
+  /** The submodel's id (default `urn:dcc:{uniqueIdentifier}`). */
+  submodelId?: string | null;
+  /** The original's file name (default from the unique identifier). */
+  fileName?: string | null;
+}
+
+/** A conversion as it is answered: what would be (preview) or was (store) stored. */
+export interface DccResult {
+  submodelId: string;
+  schemaVersion: string;
+  uniqueIdentifier: string;
+  submodel: JsonObject;
+  warnings: string[];
+  specificAssetIds: DccSpecificAssetId[];
+  signaturePresent: boolean;
+  /** Whether the submodel was stored (store) or not (preview). */
+  stored: boolean;
+  /** The shell that now references the submodel (store with a shell), else null. */
+  referencedFrom: string | null;
+  files: { role: string; idShortPath: string; fileName: string; contentType: string; size: number; tfp: string | null }[];
+}
+
+/**
+ * DCC conversion (experimental): a Digital Calibration Certificate becomes a submodel of the tenant (dcc-convert.ts).
+ * `preview` answers what `store` would store and stores nothing; `store` keeps the original and the embedded
+ * documents in the file repository, creates the submodel with File elements holding their tfps, and references it
+ * from the shell given: one transaction, nothing of it stays when a part fails.
+ */
+export class DccService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly shells: ShellService,
+    private readonly submodels: SubmodelService,
+    private readonly files: FileService,
+  ) {}
+
+  async preview(tenant: TenantEntity, dcc: Buffer, options: DccConvertOptions = {}): Promise<DccResult> {
+    const conversion = this.convert(dcc, options);
+    const warnings = [...conversion.warnings, ...(await this.shellWarnings(tenant, conversion, options.shellId))];
+    const submodel = await verifyDocument('Submodel', conversion.submodel);
+    return this.result(conversion, submodel, warnings, false, null);
+  }
+
+  async store(tenant: TenantEntity, dcc: Buffer, options: DccConvertOptions = {}): Promise<DccResult> {
+    const conversion = this.convert(dcc, options);
+    const warnings = [...conversion.warnings, ...(await this.shellWarnings(tenant, conversion, options.shellId))];
+    // Verified before any byte is stored: a submodel the metamodel refuses stores no file either.
+    await verifyDocument('Submodel', conversion.submodel);
+    const stored: string[] = [];
+    let submodel: JsonObject;
+    try {
+      submodel = await this.dataSource.transaction(async (manager) => {
+        for (const file of conversion.files) {
+          const record = await this.files.store(tenant, { fileName: file.fileName, contentType: file.contentType, stream: Readable.from([file.content]) }, manager);
+          stored.push(record.tfp);
+          file.element.value = record.tfp;
+        }
+        const created = await this.submodels.create(tenant, conversion.submodel, { manager });
+        if (options.shellId) {
+          await this.shells.addSubmodelRef(tenant, options.shellId, { type: 'ModelReference', keys: [{ type: 'Submodel', value: created.id }] }, { manager });
+        }
+        return created;
+      });
+    } catch (err) {
+      // The database rolled back; a store outside it (S3) drops what this conversion put there.
+      await Promise.all(stored.map((tfp) => this.files.discard(tenant, tfp).catch(() => undefined)));
+      throw err;
+    }
+    return this.result(conversion, submodel, warnings, true, options.shellId ?? null);
+  }
+
+  private convert(dcc: Buffer, options: DccConvertOptions): DccConversion {
+    try {
+      return convertDcc(dcc, options);
+    } catch (err) {
+      if (err instanceof DccError) throw badRequest(err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * The named shell's asset (its globalAssetId and specific asset ids) against the calibrated items'
+   * identifications: a warning when none of them is the shell's, or when the DCC offers none to compare.
+   */
+  private async shellWarnings(tenant: TenantEntity, conversion: DccConversion, shellId: string | null | undefined): Promise<string[]> {
+    if (!shellId) return [];
+    const shell = await this.shells.get(tenant, shellId);
+    const info = (shell.assetInformation ?? {}) as { globalAssetId?: string; specificAssetIds?: { name: string; value: string }[] };
+    const values = new Set([...(info.globalAssetId ? [info.globalAssetId] : []), ...(info.specificAssetIds ?? []).map((id) => id.value)]);
+    if (!conversion.specificAssetIds.length) return [`The DCC names no identification of its calibrated items: whether it belongs to shell '${shellId}' is not checked.`];
+    if (conversion.specificAssetIds.some((id) => values.has(id.value))) return [];
+    const offered = conversion.specificAssetIds.map((id) => `${id.name}=${id.value}`).join(', ');
+    return [`None of the calibrated items' identifications (${offered}) is an asset id of shell '${shellId}': check that the DCC is the certificate of its asset.`];
+  }
+
+  private result(conversion: DccConversion, submodel: JsonObject, warnings: string[], stored: boolean, referencedFrom: string | null): DccResult {
+    return {
+      submodelId: submodel.id as string,
+      schemaVersion: conversion.schemaVersion,
+      uniqueIdentifier: conversion.uniqueIdentifier,
+      submodel,
+      warnings,
+      specificAssetIds: conversion.specificAssetIds,
+      signaturePresent: conversion.signaturePresent,
+      stored,
+      referencedFrom,
+      files: conversion.files.map((file) => ({
+        role: file.role,
+        idShortPath: file.idShortPath,
+        fileName: file.fileName,
+        contentType: file.contentType,
+        size: file.content.length,
+        tfp: stored ? (file.element.value as string) : null,
+      })),
+    };
+  }
+}
+
+/** The DCC as bytes from a GraphQL argument (its UTF-8 text), with the same size limit as a request body. */
+export function dccBytesOf(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  if (!text.trim()) throw badRequest('The DCC is empty.');
+  return bytes;
+}
