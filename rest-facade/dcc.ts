@@ -72,10 +72,10 @@ async function readDcc(ctx: KoaContext, context: Context): Promise<{ bytes: Buff
       return { bytes: Buffer.concat(chunks), fileName: file.fileName === 'file' ? undefined : file.fileName };
     });
   }
+  if (!ctx.request.length && !ctx.get('transfer-encoding')) throw badParam('The request needs the DCC as its body.');
   if (!ctx.is('application/xml', 'text/xml', 'application/*+xml')) {
     throw new FacadeError(415, `Content-Type must be application/xml (the DCC as the body) or multipart/form-data (the DCC in the part 'file'), got '${ctx.get('content-type') || 'none'}'.`);
   }
-  if (!ctx.request.length && !ctx.get('transfer-encoding')) throw badParam('The request needs the DCC as its body.');
   const chunks: Buffer[] = [];
   try {
     await readBodyChunks(ctx.req, DCC_BODY_LIMIT, (chunk) => chunks.push(chunk));

@@ -58,8 +58,8 @@ export class DccService {
   async store(tenant: TenantEntity, dcc: Buffer, options: DccConvertOptions = {}): Promise<DccResult> {
     const conversion = this.convert(dcc, options);
     const warnings = [...conversion.warnings, ...(await this.shellWarnings(tenant, conversion, options.shellId))];
-    // Verified before any byte is stored: a submodel the metamodel refuses stores no file either.
-    await verifyDocument('Submodel', conversion.submodel);
+    // The submodel is verified by `create`, after its files are stored (their tfps are its File values): a submodel
+    // the metamodel refuses rolls the files back with it.
     const stored: string[] = [];
     let submodel: JsonObject;
     try {
