@@ -104,6 +104,12 @@ describe('DCC fixtures', () => {
     expect(await xsdProblems(XSD, [{ name, contents: fixture(name).toString('utf8') }])).toEqual([]);
   });
 
+  it('the 3.1.1 fixtures are valid against the 3.1.2 XSD, their schemaVersion read as 3.1.2 (a patch release; 2.4.0 and 3.2.0 have no XSD here)', async () => {
+    const names = ['dcc_gp_temperature_typical_v12.xml', 'dcc_gp_temperature_extensive_v12.xml', 'dcc_gp_temperatur_resistance_v12.xml'];
+    const documents = names.map((name) => ({ name, contents: fixture(name).toString('utf8').replace('schemaVersion="3.1.1"', 'schemaVersion="3.1.2"') }));
+    expect(await xsdProblems(XSD, documents)).toEqual([]);
+  });
+
   it('the XSD check refuses the fixture that breaks the schema, and a quantity without its unit', async () => {
     const broken = fixture('dcc_gp_humidity_v1.0.xml').toString('utf8').replace(/<si:unit>[^<]*<\/si:unit>/, '');
     const problems = await xsdProblems(XSD, [{ name: 'no-unit.xml', contents: broken }]);
