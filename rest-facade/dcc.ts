@@ -21,7 +21,7 @@ export const DCC_CONVERSIONS_PATH = '/dcc/conversions';
 /** The largest DCC the route reads (src/dcc/dcc-convert.ts MAX_DCC_BYTES, which the façade may not import). */
 export const DCC_BODY_LIMIT = 32 * 1024 * 1024;
 
-const QUERY = ['mode', 'shellId', 'submodelId'];
+const QUERY = ['mode', 'shellId', 'submodelId', 'addAssetIds'];
 
 export function dccConversionHandler(access: TenantAccess, contextOf: (ctx: KoaContext) => Context, apiUrlOf: (tenant: string) => string): Middleware {
   return async (ctx) => {
@@ -37,6 +37,8 @@ export function dccConversionHandler(access: TenantAccess, contextOf: (ctx: KoaC
     const shellId = decodedId(one('shellId'), 'shellId');
     const submodelId = one('submodelId');
     if (submodelId !== undefined && !submodelId.trim()) throw badParam("Query parameter 'submodelId' is empty.");
+    const addAssetIds = one('addAssetIds');
+    if (addAssetIds !== undefined && addAssetIds !== 'true' && addAssetIds !== 'false') throw badParam(`Query parameter 'addAssetIds' must be true or false, got '${addAssetIds}'.`);
     const context = contextOf(ctx);
     const tenantName = ctx.state.tenant as string;
     // Admitted before a byte of the body is read: preview is a reader's, store a contributor's.
@@ -44,7 +46,7 @@ export function dccConversionHandler(access: TenantAccess, contextOf: (ctx: KoaC
     const { bytes, fileName } = await readDcc(ctx, context);
     try {
       const service = context.services.dcc;
-      const options = { shellId, submodelId, fileName };
+      const options = { shellId, submodelId, fileName, addAssetIds: addAssetIds === 'true' };
       const result = mode === 'store' ? await service.store(tenant, bytes, options) : await service.preview(tenant, bytes, options);
       ctx.status = mode === 'store' ? 201 : 200;
       if (mode === 'store') ctx.set('Location', `${apiUrlOf(tenantName)}/submodels/${encodeBase64Url(result.submodelId)}`);

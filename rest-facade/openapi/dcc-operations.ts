@@ -11,7 +11,7 @@ const TAG = 'DCC Conversion API (experimental)';
 const CONVERSION: Json = {
   type: 'object',
   description: 'A DCC converted into a submodel: as it would be stored (preview) or as it was (store).',
-  required: ['submodelId', 'schemaVersion', 'uniqueIdentifier', 'submodel', 'warnings', 'specificAssetIds', 'signaturePresent', 'stored', 'referencedFrom', 'files'],
+  required: ['submodelId', 'schemaVersion', 'uniqueIdentifier', 'submodel', 'warnings', 'specificAssetIds', 'signaturePresent', 'stored', 'referencedFrom', 'assetIdsAdded', 'files'],
   properties: {
     submodelId: { type: 'string', description: 'The submodel\'s id: `submodelId` if given, else `urn:dcc:` and the unique identifier.' },
     schemaVersion: { type: 'string', description: "The DCC's schemaVersion (2.x and 3.x are converted)." },
@@ -26,6 +26,11 @@ const CONVERSION: Json = {
     signaturePresent: { type: 'boolean', description: 'Whether the DCC carries an XML signature (ds:Signature). It is not checked.' },
     stored: { type: 'boolean' },
     referencedFrom: { type: ['string', 'null'], description: 'The shell that now references the submodel.' },
+    assetIdsAdded: {
+      type: 'array',
+      description: 'The specific asset ids added to the shell (addAssetIds); in a preview, those that would be.',
+      items: { type: 'object', required: ['name', 'value'], properties: { name: { type: 'string' }, value: { type: 'string' } } },
+    },
     files: {
       type: 'array',
       description: 'The original DCC (role `original`) and the documents embedded in it (role `document`), each held by a File element.',
@@ -75,6 +80,13 @@ export function dccOperation(bundler: Bundler, method: string, path: string): Js
         required: false,
         description: "A shell of the tenant (UTF8-BASE64-URL-encoded id): its asset ids are compared with the calibrated items' identifications (a mismatch is a warning); with mode=store it gets a reference to the submodel.",
         schema: { type: 'string' },
+      },
+      {
+        name: 'addAssetIds',
+        in: 'query',
+        required: false,
+        description: "With shellId: add the calibrated items' identifications the shell lacks to its specific asset ids, so that discovery finds it by them (mode=store; a preview lists them).",
+        schema: { type: 'boolean', default: false },
       },
       { name: 'submodelId', in: 'query', required: false, description: 'The id the submodel gets (plain text); default `urn:dcc:{uniqueIdentifier}`.', schema: { type: 'string' } },
     ],

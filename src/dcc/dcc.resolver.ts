@@ -2,7 +2,7 @@ import { GraphQLScalarType, Kind } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, Field, Float, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { Context, tenantOf } from '../graphql/context';
-import { type DccConvertOptions, dccBytesOf } from './dcc.service';
+import { dccBytesOf } from './dcc.service';
 
 @ObjectType('DccSpecificAssetId', { description: "An identification of a calibrated item, offered as a specific asset id: name is its issuer (manufacturer, calibrationLaboratory, customer, owner, other)." })
 export class DccSpecificAssetIdType {
@@ -63,6 +63,9 @@ export class DccConversionType {
   @Field(() => String, { nullable: true, description: 'The shell that now references the submodel.' })
   referencedFrom: string | null;
 
+  @Field(() => [DccSpecificAssetIdType], { description: 'The specific asset ids added to the shell (addAssetIds); in a preview, those that would be.' })
+  assetIdsAdded: DccSpecificAssetIdType[];
+
   @Field(() => [DccFileType])
   files: DccFileType[];
 }
@@ -99,8 +102,9 @@ export class DccResolver {
     @Arg('dcc', () => XmlDocumentScalar, { description: DCC_ARGUMENT }) dcc: string,
     @Arg('shellId', () => String, { nullable: true, description: 'A shell whose asset ids are compared with the calibrated items.' }) shellId: string | null,
     @Arg('submodelId', () => String, { nullable: true, description: 'The id the submodel gets; default urn:dcc:{uniqueIdentifier}.' }) submodelId: string | null,
+    @Arg('addAssetIds', () => Boolean, { nullable: true, description: "Add the calibrated items' identifications the shell lacks to its specific asset ids (needs shellId)." }) addAssetIds: boolean | null,
   ) {
-    return ctx.services.dcc.preview(tenantOf(ctx, tenant), dccBytesOf(dcc), options(shellId, submodelId));
+    return ctx.services.dcc.preview(tenantOf(ctx, tenant), dccBytesOf(dcc), { shellId, submodelId, addAssetIds });
   }
 
   @Authorized('contributor')
@@ -115,9 +119,8 @@ export class DccResolver {
     @Arg('dcc', () => XmlDocumentScalar, { description: DCC_ARGUMENT }) dcc: string,
     @Arg('shellId', () => String, { nullable: true, description: 'A shell that gets a reference to the submodel; its asset ids are compared with the calibrated items.' }) shellId: string | null,
     @Arg('submodelId', () => String, { nullable: true, description: 'The id the submodel gets; default urn:dcc:{uniqueIdentifier}.' }) submodelId: string | null,
+    @Arg('addAssetIds', () => Boolean, { nullable: true, description: "Add the calibrated items' identifications the shell lacks to its specific asset ids (needs shellId)." }) addAssetIds: boolean | null,
   ) {
-    return ctx.services.dcc.store(tenantOf(ctx, tenant), dccBytesOf(dcc), options(shellId, submodelId));
+    return ctx.services.dcc.store(tenantOf(ctx, tenant), dccBytesOf(dcc), { shellId, submodelId, addAssetIds });
   }
 }
-
-const options = (shellId: string | null, submodelId: string | null): DccConvertOptions => ({ shellId, submodelId });

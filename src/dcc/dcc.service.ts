@@ -16,6 +16,8 @@ export interface DccConvertOptions {
   submodelId?: string | null;
   /** The original's file name (default from the unique identifier). */
   fileName?: string | null;
+  /** Add the calibrated items' identifications the shell lacks to its specific asset ids (needs shellId). */
+  addAssetIds?: boolean | null;
 }
 
 /** A conversion as it is answered: what would be (preview) or was (store) stored. */
@@ -31,6 +33,8 @@ export interface DccResult {
   stored: boolean;
   /** The shell that now references the submodel (store with a shell), else null. */
   referencedFrom: string | null;
+  /** The specific asset ids added to the shell (addAssetIds; in a preview: those that would be). */
+  assetIdsAdded: DccSpecificAssetId[];
   files: { role: string; idShortPath: string; fileName: string; contentType: string; size: number; tfp: string | null }[];
 }
 
@@ -50,14 +54,15 @@ export class DccService {
 
   async preview(tenant: TenantEntity, dcc: Buffer, options: DccConvertOptions = {}): Promise<DccResult> {
     const conversion = this.convert(dcc, options);
-    const warnings = [...conversion.warnings, ...(await this.shellWarnings(tenant, conversion, options.shellId))];
+    const shell = await this.shellCheck(tenant, conversion, options);
     const submodel = await verifyDocument('Submodel', conversion.submodel);
-    return this.result(conversion, submodel, warnings, false, null);
+    return this.result(conversion, submodel, [...conversion.warnings, ...shell.warnings], false, null, shell.missing);
   }
 
   async store(tenant: TenantEntity, dcc: Buffer, options: DccConvertOptions = {}): Promise<DccResult> {
     const conversion = this.convert(dcc, options);
-    const warnings = [...conversion.warnings, ...(await this.shellWarnings(tenant, conversion, options.shellId))];
+    const shell = await this.shellCheck(tenant, conversion, options);
+    const warnings = [...conversion.warnings, ...shell.warnings];
     // The submodel is verified by `create`, after its files are stored (their tfps are its File values): a submodel
     // the metamodel refuses rolls the files back with it.
     const stored: string[] = [];
@@ -72,6 +77,7 @@ export class DccService {
         const created = await this.submodels.create(tenant, conversion.submodel, { manager });
         if (options.shellId) {
           await this.shells.addSubmodelRef(tenant, options.shellId, { type: 'ModelReference', keys: [{ type: 'Submodel', value: created.id }] }, { manager });
+          if (shell.missing.length) await this.shells.addSpecificAssetIds(tenant, options.shellId, shell.missing, { manager });
         }
         return created;
       });
@@ -80,7 +86,7 @@ export class DccService {
       await Promise.all(stored.map((tfp) => this.files.discard(tenant, tfp).catch(() => undefined)));
       throw err;
     }
-    return this.result(conversion, submodel, warnings, true, options.shellId ?? null);
+    return this.result(conversion, submodel, warnings, true, options.shellId ?? null, shell.missing);
   }
 
   private convert(dcc: Buffer, options: DccConvertOptions): DccConversion {
@@ -94,20 +100,27 @@ export class DccService {
 
   /**
    * The named shell's asset (its globalAssetId and specific asset ids) against the calibrated items'
-   * identifications: a warning when none of them is the shell's, or when the DCC offers none to compare.
+   * identifications: a warning when none of them is the shell's, or when the DCC offers none to compare; with
+   * addAssetIds, the identifications the shell lacks (by name and value), to be added.
    */
-  private async shellWarnings(tenant: TenantEntity, conversion: DccConversion, shellId: string | null | undefined): Promise<string[]> {
-    if (!shellId) return [];
+  private async shellCheck(tenant: TenantEntity, conversion: DccConversion, options: DccConvertOptions): Promise<{ warnings: string[]; missing: DccSpecificAssetId[] }> {
+    const { shellId } = options;
+    if (!shellId) {
+      if (options.addAssetIds) throw badRequest('addAssetIds needs shellId: the shell the asset ids are added to.');
+      return { warnings: [], missing: [] };
+    }
     const shell = await this.shells.get(tenant, shellId);
     const info = (shell.assetInformation ?? {}) as { globalAssetId?: string; specificAssetIds?: { name: string; value: string }[] };
-    const values = new Set([...(info.globalAssetId ? [info.globalAssetId] : []), ...(info.specificAssetIds ?? []).map((id) => id.value)]);
-    if (!conversion.specificAssetIds.length) return [`The DCC names no identification of its calibrated items: whether it belongs to shell '${shellId}' is not checked.`];
-    if (conversion.specificAssetIds.some((id) => values.has(id.value))) return [];
+    const present = info.specificAssetIds ?? [];
+    const missing = options.addAssetIds ? conversion.specificAssetIds.filter((id) => !present.some((p) => p.name === id.name && p.value === id.value)) : [];
+    const values = new Set([...(info.globalAssetId ? [info.globalAssetId] : []), ...present.map((id) => id.value)]);
+    if (!conversion.specificAssetIds.length) return { warnings: [`The DCC names no identification of its calibrated items: whether it belongs to shell '${shellId}' is not checked.`], missing };
+    if (conversion.specificAssetIds.some((id) => values.has(id.value))) return { warnings: [], missing };
     const offered = conversion.specificAssetIds.map((id) => `${id.name}=${id.value}`).join(', ');
-    return [`None of the calibrated items' identifications (${offered}) is an asset id of shell '${shellId}': check that the DCC is the certificate of its asset.`];
+    return { warnings: [`None of the calibrated items' identifications (${offered}) is an asset id of shell '${shellId}': check that the DCC is the certificate of its asset.`], missing };
   }
 
-  private result(conversion: DccConversion, submodel: JsonObject, warnings: string[], stored: boolean, referencedFrom: string | null): DccResult {
+  private result(conversion: DccConversion, submodel: JsonObject, warnings: string[], stored: boolean, referencedFrom: string | null, assetIdsAdded: DccSpecificAssetId[]): DccResult {
     return {
       submodelId: submodel.id as string,
       schemaVersion: conversion.schemaVersion,
@@ -118,6 +131,7 @@ export class DccService {
       signaturePresent: conversion.signaturePresent,
       stored,
       referencedFrom,
+      assetIdsAdded,
       files: conversion.files.map((file) => ({
         role: file.role,
         idShortPath: file.idShortPath,

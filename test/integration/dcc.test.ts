@@ -104,6 +104,30 @@ describe('DCC conversion over REST', () => {
     expect(body.specificAssetIds).toContainEqual({ name: 'manufacturer', value: 'string-manufacturer-item' });
   });
 
+  it("adds the calibrated items' identifications to the shell on request, so that discovery finds it by them", async () => {
+    const t = await server.createTenant();
+    const shell = sampleShell('urn:shell:sensor', { assetInformation: { assetKind: 'Instance', specificAssetIds: [{ name: 'manufacturer', value: 'string-manufacturer-item' }] } });
+    await fetch(`${server.api(t.name)}/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shell) });
+    const lookup = async (name: string, value: string) =>
+      (await json(fetch(`${server.api(t.name)}/lookup/shells?assetIds=${Buffer.from(JSON.stringify({ name, value })).toString('base64url')}`))).result;
+    expect(await lookup('customer', 'string-customer-item')).toEqual([]);
+    const query = `?shellId=${b64('urn:shell:sensor')}&addAssetIds=true`;
+    const preview = await json(postXml(conversions(t.name, `${query}&mode=preview`), fixture(TYPICAL)));
+    const expected = [
+      { name: 'customer', value: 'string-customer-item' },
+      { name: 'calibrationLaboratory', value: 'string-calibrationLaboratory-item' },
+    ];
+    expect(preview.assetIdsAdded).toEqual(expected);
+    expect(await lookup('customer', 'string-customer-item')).toEqual([]);
+    const stored = await json(postXml(conversions(t.name, `${query}&mode=store`), fixture(TYPICAL)));
+    expect(stored.assetIdsAdded).toEqual(expected);
+    expect(await lookup('customer', 'string-customer-item')).toEqual(['urn:shell:sensor']);
+    expect(await lookup('calibrationLaboratory', 'string-calibrationLaboratory-item')).toEqual(['urn:shell:sensor']);
+    const after = await json(fetch(`${server.api(t.name)}/shells/${b64('urn:shell:sensor')}`));
+    expect(after.assetInformation.specificAssetIds).toEqual([{ name: 'manufacturer', value: 'string-manufacturer-item' }, ...expected]);
+    expect(after.submodels.map((r: { keys: { value: string }[] }) => r.keys[0].value)).toEqual(['urn:dcc:GP_DCC_temperature_typical_1.2']);
+  });
+
   it('refuses bad input with 4xx and a Result, storing nothing', async () => {
     const t = await server.createTenant();
     await fetch(`${server.api(t.name)}/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:shell:s')) });
@@ -121,6 +145,8 @@ describe('DCC conversion over REST', () => {
       ['an unknown parameter', () => postXml(conversions(t.name, '?mode=store&shell=x'), typical), 400, /Unknown query parameter 'shell'/],
       ['a shellId that is no base64url', () => postXml(conversions(t.name, '?mode=store&shellId=a+b'), typical), 400, /'shellId' must be the shell's id/],
       ['a shell that does not exist', () => postXml(conversions(t.name, `?mode=store&shellId=${b64('urn:shell:none')}`), typical), 404, /urn:shell:none/],
+      ['addAssetIds without a shell', () => postXml(conversions(t.name, '?mode=store&addAssetIds=true'), typical), 400, /addAssetIds needs shellId/],
+      ['addAssetIds that is no boolean', () => postXml(conversions(t.name, `?mode=store&addAssetIds=yes&shellId=${b64('urn:shell:s')}`), typical), 400, /'addAssetIds' must be true or false/],
       ['an empty submodelId', () => postXml(conversions(t.name, '?mode=store&submodelId='), typical), 400, /'submodelId' is empty/],
       ['a multipart form without the file', () => fetch(conversions(t.name, '?mode=store'), { method: 'POST', body: (() => { const f = new FormData(); f.append('note', 'x'); return f; })() }), 400, /form field|part 'file'/],
     ];
@@ -190,7 +216,7 @@ describe('DCC conversion over REST', () => {
     const doc = await json(fetch(`${server.api(t.name)}/openapi.json`));
     const operation = doc.paths['/sphere/api/v1.0/dcc/conversions'].post;
     expect(operation.operationId).toBe('PostDccConversion');
-    expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(['mode', 'shellId', 'submodelId']);
+    expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(['mode', 'shellId', 'addAssetIds', 'submodelId']);
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '403', '404', '409', '413', '415']));
   });
 });
