@@ -380,10 +380,11 @@ function normalizeLineEnds(root: XmlNode): void {
 
 /** An XML local name as an idShort: letters, digits, `_` and `-`, starting with a letter. */
 function idShortOf(local: string): string {
-  let id = local.replace(/[^A-Za-z0-9_-]/g, '_');
+  // Room for a `_{n}` suffix of namesakes within the 128 characters of an idShort.
+  let id = local.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_ID_SHORT - 10);
   if (!/^[A-Za-z]/.test(id)) id = `x${id}`;
   if (id.endsWith('-')) id = `${id}_`;
-  return id.slice(0, MAX_ID_SHORT);
+  return id;
 }
 
 const clip = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}...` : text);

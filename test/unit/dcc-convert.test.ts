@@ -211,6 +211,26 @@ describe('DCC conversion of real certificates', () => {
   });
 });
 
+describe('DCC conversion of what the schema leaves open', () => {
+  it('converts any XML of a comment: long names and namesakes make valid, unique idShorts', async () => {
+    const long = `e${'x'.repeat(200)}`;
+    const comment = `<dcc:comment><o:${long} xmlns:o="urn:other#">a</o:${long}><o:${long} xmlns:o="urn:other#">b</o:${long}><o:_1 xmlns:o="urn:other#">c</o:_1></dcc:comment>`;
+    const xml = fixture('dcc_gp_temperature_typical_v12.xml').toString('utf8').replace('</dcc:measurementResults>', `</dcc:measurementResults>${comment}`);
+    const submodel = (await verifyDocument('Submodel', convertDcc(Buffer.from(xml)).submodel)) as Json;
+    const converted = at(submodel, 'comment')!.value as Json[];
+    expect(converted.map((e) => e.idShort.length)).toEqual([120, 120, 3]);
+    expect(new Set(converted.map((e) => e.idShort)).size).toBe(3);
+    expect(converted.map((e) => e.value)).toEqual(['a', 'b', 'c']);
+    expect(converted[2]).toMatchObject({ idShort: 'x_1', semanticId: { keys: [{ value: 'urn:other/comment/_1' }] } });
+  });
+
+  it('converts a D-SI element it does not know, with a warning', () => {
+    const xml = fixture('dcc_gp_temperature_typical_v12.xml').toString('utf8').replace('<si:value>306</si:value>', '<si:value>306</si:value><si:newThing>1</si:newThing>');
+    const conversion = convertDcc(Buffer.from(xml));
+    expect(conversion.warnings.join('\n')).toMatch(/si:newThing is no element of D-SI 2.1; converted as it is/);
+  });
+});
+
 describe('DCC conversion refuses what is no DCC', () => {
   const typical = () => fixture('dcc_gp_temperature_typical_v12.xml').toString('utf8');
   const refused: [string, string | Buffer, RegExp][] = [
