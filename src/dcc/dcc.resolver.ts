@@ -1,6 +1,6 @@
 import { GraphQLScalarType, Kind } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Authorized, Ctx, Field, Float, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Extensions, Field, Float, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { Context, tenantOf } from '../graphql/context';
 import { dccBytesOf } from './dcc.service';
 
@@ -93,6 +93,8 @@ export const XmlDocumentScalar = new GraphQLScalarType({
 @Resolver()
 export class DccResolver {
   @Authorized('reader')
+  // Expensive work: the caller takes a share of the pool (src/common/work-shares.ts), as the REST route does.
+  @Extensions({ expensive: true })
   @Query(() => DccConversionType, {
     description: 'Converts a DCC into a submodel and answers it with the warnings, storing nothing (experimental). A document that is no DCC, or breaks its schema: 400.',
   })
@@ -108,6 +110,7 @@ export class DccResolver {
   }
 
   @Authorized('contributor')
+  @Extensions({ expensive: true })
   @Mutation(() => DccConversionType, {
     description:
       'Converts a DCC into a submodel of the tenant and stores it (experimental): the original DCC and its embedded documents go to the file ' +
