@@ -73,6 +73,20 @@ const SI_REALS = new Set([
   'valueReal', 'valueImag', 'valueMagnitude', 'valuePhase', 'radius', 'covarianceValue',
 ]);
 const SI_DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+/** D-SI's stricter number types: uncertainties not negative, coverage factors at least 1, probabilities in [0, 1]. */
+const SI_NUMBER_RULES: Record<string, [RegExp, string]> = {
+  uncertainty: [/^\+?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/, 'no uncertainty (a number not below 0)'],
+  stdUncertainty: [/^\+?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/, 'no uncertainty (a number not below 0)'],
+  coverageFactor: [/^\+?[1-9]\d*(?:\.\d*)?$/, 'no coverage factor (a number of at least 1, no exponent)'],
+  coverageProbability: [/^\+?(?:0(?:\.\d*)?|1(?:\.0*)?)$/, 'no coverage probability (a number from 0 to 1, no exponent)'],
+};
+
+/** Why `text` is no number of the D-SI element `local` (its base name for XML lists), or undefined when it is one. */
+function numberProblem(local: string, text: string): string | undefined {
+  if (!SI_DECIMAL.test(text)) return 'no D-SI decimal number';
+  const rule = SI_NUMBER_RULES[local];
+  return rule && !rule[0].test(text) ? rule[1] : undefined;
+}
 /** DCC leaves typed xs:date and xs:boolean by the schema (all versions). */
 const DCC_DATES = new Set(['receiptDate', 'beginPerformanceDate', 'endPerformanceDate', 'date', 'issueDate', 'validUntil']);
 const DCC_BOOLEANS = new Set(['mainSigner', 'valid', 'traceable', 'inValidityRange', 'cryptElectronicSeal', 'cryptElectronicSignature', 'cryptElectronicTimeStamp']);
@@ -209,9 +223,8 @@ class Converter {
       if (node.local === 'coverageInterval') need('stdUncertainty', 'intervalMin', 'intervalMax', 'coverageProbability');
       if (node.local === 'realListXMLList') need('valueXMLList', 'unitXMLList');
       if (node.local === 'expandedUncXMLList') need('uncertaintyXMLList', 'coverageFactorXMLList', 'coverageProbabilityXMLList');
-      if (!node.children.length && SI_REALS.has(node.local) && !SI_DECIMAL.test(node.text.trim())) {
-        throw new DccError(`The DCC breaks its schema: ${where(node)} is '${clip(node.text.trim())}', no D-SI decimal number.`);
-      }
+      const problem = !node.children.length && SI_REALS.has(node.local) ? numberProblem(node.local, node.text.trim()) : undefined;
+      if (problem) throw new DccError(`The DCC breaks its schema: ${where(node)} is '${clip(node.text.trim())}', ${problem}.`);
     }
     for (const c of node.children) this.checkSchema(c);
   }
@@ -272,7 +285,8 @@ class Converter {
       const base = node.local.slice(0, -'XMLList'.length);
       const valueType = SI_REALS.has(base) ? 'xs:double' : base === 'dateTime' ? 'xs:dateTime' : 'xs:string';
       for (const entry of entries) {
-        if (valueType === 'xs:double' && !SI_DECIMAL.test(entry)) throw new DccError(`The DCC breaks its schema: ${where(node)} holds '${clip(entry)}', no D-SI decimal number.`);
+        const problem = valueType === 'xs:double' ? numberProblem(base, entry) : undefined;
+        if (problem) throw new DccError(`The DCC breaks its schema: ${where(node)} holds '${clip(entry)}', ${problem}.`);
       }
       return {
         modelType: 'SubmodelElementList',
