@@ -18,6 +18,7 @@ import { aasxImportHandlers } from './aasx-import';
 import { attachmentRoutes } from './attachments';
 import { packageRoutes } from './packages';
 import { pushTargetRoutes } from './push-targets';
+import { DCC_CONVERSIONS_PATH, dccConversionHandler } from './dcc';
 import { serializationHandler } from './serialization';
 import { TenantAccess } from './streamed';
 
@@ -105,6 +106,9 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   const sphereBases: [string, Middleware][] = [[`/tenants/:tenant${SPHERE_API}`, tenantFromPath]];
   if (options.tenantHostSuffix) sphereBases.push([SPHERE_API, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
   mount(pushTargetRoutes, sphereBases);
+  // DCC conversion (dcc.ts): admitted as a reader here, as a contributor by the handler for mode=store.
+  const dcc = dccConversionHandler(access, options.contextOf, options.apiUrlOf);
+  for (const [base, tenant] of sphereBases) router.post(base + DCC_CONVERSIONS_PATH, tenant, ...reader, dcc);
   // Explicit registry instances, last (see above).
   mount(instanceRoutes, instanceBases);
   return router;

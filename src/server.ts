@@ -42,6 +42,7 @@ import { bootstrap } from './management/bootstrap';
 import { AttachmentService } from './aas/attachments/attachment.service';
 import { PackageService } from './aas/packages/package.service';
 import { ImportService } from './aas/import/import.service';
+import { DccService } from './dcc/dcc.service';
 import { SerializationService } from './aas/serialization/serialization.service';
 import { FileService, createBlobStore } from './files';
 import { DiscoveryService } from './aas/registry/discovery.service';
@@ -172,6 +173,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     attachments: new AttachmentService(dataSource, shells, submodels, files),
     packages: new PackageService(dataSource, files, log),
     files,
+    dcc: new DccService(dataSource, shells, submodels, files),
     implicitRegistry,
     registryInstances: new RegistryInstanceService(dataSource),
     shellDescriptors: new ShellDescriptorService(dataSource),

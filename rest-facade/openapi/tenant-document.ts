@@ -2,6 +2,7 @@ import { Bundler, Json, PART2, specDir } from './bundle';
 import { OPENAPI_VERSION, SECURITY, ServedRoute, openApiPath, pathShape, securitySchemes } from './common';
 import { platformOperation } from './platform-operations';
 import { pushTargetOperation } from './push-target-operations';
+import { dccOperation } from './dcc-operations';
 import { searchOperation } from './search-operation';
 import { repositoryQueryOperation } from './query-operations';
 
@@ -205,7 +206,7 @@ function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extra
     const method = route.method.toLowerCase();
     const inApi = route.path.startsWith(`${apiBase}/`);
     const relative = inApi ? route.path.slice(apiBase.length) : route.path;
-    const own = platformOperation(bundler, method, openApiPath(route.path), apiBase) ?? searchOperation(bundler, method, openApiPath(route.path), apiBase) ?? repositoryQueryOperation(bundler, method, openApiPath(route.path), apiBase) ?? pushTargetOperation(bundler, method, openApiPath(route.path));
+    const own = platformOperation(bundler, method, openApiPath(route.path), apiBase) ?? searchOperation(bundler, method, openApiPath(route.path), apiBase) ?? repositoryQueryOperation(bundler, method, openApiPath(route.path), apiBase) ?? pushTargetOperation(bundler, method, openApiPath(route.path)) ?? dccOperation(bundler, method, openApiPath(route.path));
     const candidates = own || !inApi ? [] : specPaths.get(pathShape(relative)) ?? [];
     const found = candidates.find(([, item]) => item[method]) ?? candidates[0];
     const specOperation = found?.[1][method];

@@ -33,6 +33,7 @@ import type { ServiceAccountSecretService } from '../management/service-accounts
 import type { ServiceAccountService } from '../management/service-accounts/service-account.service';
 import type { ChangeHub } from '../events/hub';
 import type { PushTargetService } from '../push/push-target.service';
+import type { DccService } from '../dcc/dcc.service';
 import { AppError, unauthenticated } from './errors';
 import { Loaders } from './loaders';
 
@@ -55,6 +56,8 @@ export interface Services {
   packages: PackageService;
   /** The tenant file repository (tfps, contents in the blob store, metadata). */
   files: FileService;
+  /** DCC conversion (experimental): calibration certificates into submodels. */
+  dcc: DccService;
   /** Implicit discovery and registries, derived from the tenant's shells and submodels. */
   implicitRegistry: ImplicitRegistryService;
   /** Explicit discovery services and AAS registries of a tenant (named instances). */

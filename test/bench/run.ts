@@ -19,6 +19,7 @@ import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './ident
 import { benchDatabaseUrl, benchRegistry } from './registry';
 import { benchQuery } from './query';
 import { benchImport } from './bulk-import';
+import { benchDcc } from './dcc';
 import { benchPeer, type OurDatabase } from './peer';
 import { printColumns } from './table';
 import { benchScaleOut } from './scaleout';
@@ -45,6 +46,7 @@ import { benchScaleOut } from './scaleout';
  * `BENCH_ONLY=query` runs the query-language bench of `query.ts` alone (QUERY_BENCH_SUBMODELS sets its size).
  * `BENCH_ONLY=import` runs the bulk import of `bulk-import.ts` alone: 100,000 shells and a 100,000-element submodel
  * (IMPORT_SHELLS, IMPORT_ELEMENTS set their sizes), each beside COPY of the same rows.
+ * `BENCH_ONLY=dcc` runs the DCC conversion of `dcc.ts` alone: a certificate of 1,000 quantities, against parsing it alone.
  * `BENCH_ONLY=events` runs the change-event bench of `events.ts` alone (writes with events off and on, latency to MQTT).
  * `BENCH_ONLY=package` runs the import and export of the largest real package (`package.ts`) alone: on PostgreSQL
  * when DATABASE_URL is set, then on the embedded database, each in a fresh database of its own.
@@ -59,8 +61,8 @@ const peerAt = process.argv.indexOf('--peer');
 const PEER_URL = peerAt >= 0 ? process.argv[peerAt + 1] : undefined;
 if (peerAt >= 0 && !PEER_URL?.match(/^https?:\/\//)) throw new Error('--peer takes the URL of an AAS server, e.g. --peer http://localhost:8081');
 const ONLY = PEER_URL ? 'peer' : process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout', 'import'].includes(ONLY)) {
-  throw new Error(`BENCH_ONLY takes 'hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout' or 'import', got '${ONLY}'`);
+if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout', 'import', 'dcc'].includes(ONLY)) {
+  throw new Error(`BENCH_ONLY takes 'hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout', 'import' or 'dcc', got '${ONLY}'`);
 }
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
@@ -412,6 +414,11 @@ async function main(): Promise<void> {
     console.log(`\n${(await benchImport({ server, apiPath, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run)).join('\n')}`);
     return finish([], 0, server, started);
   }
+  const dcc = async () => console.log(`\n${(await benchDcc({ server, tenant: 'default' }, run)).join('\n')}`);
+  if (ONLY === 'dcc') {
+    await dcc();
+    return finish([], 0, server, started);
+  }
   let nextShell = 0;
   const post: autocannon.Request = {
     method: 'POST',
@@ -487,6 +494,7 @@ async function main(): Promise<void> {
   rows.push(...(await hardening()));
   rows.push(...(await identity()));
   await files();
+  await dcc();
   rows.push(...(await registry()));
   rows.push(...(await query()));
   rows.push(...(await scaleOut(server.log, run)));

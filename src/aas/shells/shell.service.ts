@@ -242,6 +242,21 @@ export class ShellService {
     return ref;
   }
 
+  /** Adds the specific asset ids the shell lacks (by name and value), under its row lock; the ones it has stay (DCC conversion). */
+  async addSpecificAssetIds(tenant: TenantEntity, id: string, ids: { name: string; value: string }[], options: ShellWrite = {}): Promise<JsonObject> {
+    return this.update(
+      tenant,
+      id,
+      (current) => {
+        const info = current.assetInformation as JsonObject;
+        const present = (info.specificAssetIds ?? []) as { name: string; value: string }[];
+        const added = ids.filter((n) => !present.some((p) => p.name === n.name && p.value === n.value));
+        return added.length ? verifyReplacement('AssetAdministrationShell', { ...current, assetInformation: { ...info, specificAssetIds: [...present, ...added] } }, current) : current;
+      },
+      options,
+    );
+  }
+
   async removeSubmodelRef(tenant: TenantEntity, id: string, submodelId: string, options: ShellWrite = {}): Promise<JsonObject> {
     return this.update(
       tenant,
