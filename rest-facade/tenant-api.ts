@@ -18,6 +18,7 @@ import { aasxImportHandlers } from './aasx-import';
 import { attachmentRoutes } from './attachments';
 import { packageRoutes } from './packages';
 import { pushTargetRoutes } from './push-targets';
+import { dictionaryUploadHandler, semanticRoutes } from './semantics';
 import { serializationHandler } from './serialization';
 import { TenantAccess } from './streamed';
 
@@ -100,6 +101,10 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   const sphereBases: [string, Middleware][] = [[`/tenants/:tenant${SPHERE_API}`, tenantFromPath]];
   if (options.tenantHostSuffix) sphereBases.push([SPHERE_API, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
   mount(pushTargetRoutes, sphereBases);
+  // The semantic connector (semantics.ts); a dictionary arrives as an upload, expensive work admitted as the imports are.
+  mount(semanticRoutes, sphereBases);
+  const dictionaryUpload = dictionaryUploadHandler(access, options.contextOf, options.uploadLimitBytes, (tenant) => options.apiUrlOf(tenant).replace(/\/api\/v3\.0$/, '') + SPHERE_API);
+  for (const [base, tenant] of sphereBases) router.post(`${base}/semantics/dictionaries`, tenant, ...contributor, dictionaryUpload);
   // Explicit registry instances, last (see above).
   mount(instanceRoutes, instanceBases);
   return router;

@@ -16,6 +16,7 @@ import { IdentityResolver } from '../auth/identity/identity.resolver';
 import { FileResolver } from '../files/file.resolver';
 import { PackageResolver } from '../aas/packages/package.resolver';
 import { PushTargetResolver } from '../push/push-target.resolver';
+import { ElementMeaningResolver, SemanticResolver, SubmodelMeaningResolver } from '../aas/semantics/semantic.resolver';
 import { RegistryResolver, ShellDescriptorFieldResolver, SubmodelDescriptorFieldResolver } from '../aas/registry/registry.resolver';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { authChecker } from '../auth/policy';
@@ -52,6 +53,9 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       FileResolver,
       PackageResolver,
       PushTargetResolver,
+      SemanticResolver,
+      SubmodelMeaningResolver,
+      ElementMeaningResolver,
       ChangeEventResolver,
       TenantResolver,
       RegistryInstanceResolver,
