@@ -92,7 +92,7 @@ async function seed(t: string) {
 const usages = async (t: string, id: string, matching?: string) => {
   const res = await fetch(`${sem(t)}/usages?semanticId=${b64(id)}${matching ? `&matching=${matching}` : ''}`);
   expect(res.status).toBe(200);
-  return ((await res.json()).result as { submodelId: string; idShortPath: string | null }[]).map((u) => `${u.submodelId}${u.idShortPath ? `/${u.idShortPath}` : ''}`);
+  return ((await json(res)).result as { submodelId: string; idShortPath: string | null }[]).map((u) => `${u.submodelId}${u.idShortPath ? `/${u.idShortPath}` : ''}`);
 };
 
 describe('semantic connector', () => {
@@ -130,12 +130,51 @@ describe('semantic connector', () => {
     expect((await fetch(`${api(tenant)}/submodels?semanticId=${b64(MAKER)}&semanticIdMatching=loose`)).status).toBe(400);
   });
 
+  it('applies equivalence to $eq on semanticId in the query language only when asked', async () => {
+    const ids = async (target: string, condition: unknown, matching?: string) => {
+      const res = await postJson(`${api(tenant)}/query/${target}${matching ? `?semanticIdMatching=${matching}` : ''}`, { $select: 'id', $condition: condition });
+      const body = await json(res);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return body.result;
+    };
+    const onElements = { $eq: [{ $field: '$sme#semanticId' }, { $strVal: MAKER_001 }] };
+    expect(await ids('submodels', onElements)).toEqual(['urn:sm:2']);
+    expect(await ids('submodels', onElements, 'exact')).toEqual(['urn:sm:2']);
+    expect(await ids('submodels', onElements, 'equivalent')).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3']);
+    const onSubmodels = { $eq: [{ $strVal: MAKER_IRI }, { $field: '$sm#semanticId' }] };
+    expect(await ids('submodels', onSubmodels)).toEqual(['urn:sm:3']);
+    expect(await ids('submodels', onSubmodels, 'equivalent')).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3']);
+    // In $match, and under $not: the same element, two-valued as without equivalence.
+    const matched = { $match: [{ $eq: [{ $field: '$sme#semanticId' }, { $strVal: MAKER }] }, { $eq: [{ $field: '$sme#idShort' }, { $strVal: 'Maker' }] }] };
+    expect(await ids('submodels', matched, 'equivalent')).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3']);
+    expect(await ids('submodels', { $not: { $eq: [{ $field: '$sm#semanticId' }, { $strVal: MAKER }] } }, 'equivalent')).toEqual(['urn:sm:4', 'urn:sm:5']);
+    expect((await postJson(`${api(tenant)}/query/submodels?semanticIdMatching=near`, { $condition: onElements })).status).toBe(400);
+  });
+
+  it('applies equivalence to the search indexes only when asked', async () => {
+    const t = (await server.createTenant()).name;
+    const technical = { ...submodel('urn:td:1', 'https://admin-shell.io/ZVEI/TechnicalData/Submodel/1/2', [{ ...property('RatedVoltage', '0173-1#02-AAB325#008'), valueType: 'xs:double', value: '230' }]) };
+    expect((await postJson(`${api(t)}/submodels`, technical)).status).toBe(201);
+    const shell = { modelType: 'AssetAdministrationShell', id: 'urn:shell:td', assetInformation: { assetKind: 'Instance', globalAssetId: 'urn:asset:td' }, submodels: [{ type: 'ModelReference', keys: [{ type: 'Submodel', value: 'urn:td:1' }] }] };
+    expect((await postJson(`${api(t)}/shells`, shell)).status).toBe(201);
+    const search = async (semanticId: string, matching?: string) => {
+      const res = await postJson(`${server.url}/tenants/${t}/api/v3.0/search${matching ? `?semanticIdMatching=${matching}` : ''}`, { index: 'technical-properties', semanticId, op: '>', value: 200, select: 'id' });
+      const body = await json(res);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return body.result;
+    };
+    expect(await search('0173-1#02-AAB325#008')).toEqual(['urn:shell:td']);
+    expect(await search('https://api.eclass-cdp.com/0173-1-02-AAB325-009')).toEqual([]);
+    expect(await search('https://api.eclass-cdp.com/0173-1-02-AAB325-009', 'equivalent')).toEqual(['urn:shell:td']);
+    expect(await search('0173-1#02-AAB326#008', 'equivalent')).toEqual([]);
+  });
+
   it('resolves from concept descriptions and dictionaries, exactly or by equivalence', async () => {
     const t = (await server.createTenant()).name;
     await seed(t);
     const created = await upload(`${sem(t)}/dictionaries?name=ECLASS%20PR`, CSV, 'eClass14_0_PR_en.csv');
     expect(created.status).toBe(201);
-    const dictionary = await created.json();
+    const dictionary = await json(created);
     expect(dictionary).toMatchObject({ name: 'ECLASS PR', format: 'eclass-csv', entryCount: 3 });
     expect(created.headers.get('location')).toBe(`${sem(t)}/dictionaries/${dictionary.id}`);
 
@@ -185,7 +224,7 @@ describe('semantic connector', () => {
     expect(await usages(t, 'urn:vendor:maker', 'equivalent')).toEqual(['urn:sm:5/Vendor']);
     const created = await postJson(`${sem(t)}/equivalence-sets`, { name: 'maker', members: ['urn:vendor:maker', MAKER] });
     expect(created.status).toBe(201);
-    const set = await created.json();
+    const set = await json(created);
     expect(set).toMatchObject({ name: 'maker', members: ['urn:vendor:maker', MAKER] });
     expect(created.headers.get('location')).toBe(`${sem(t)}/equivalence-sets/${set.id}`);
     expect((await json(fetch(`${sem(t)}/equivalence-sets/${set.id}`))).members).toEqual(['urn:vendor:maker', MAKER]);
@@ -233,7 +272,7 @@ describe('semantic connector', () => {
     const t = (await server.createTenant()).name;
     const refused = async (res: Response | Promise<Response>, status = 400, pattern?: RegExp) => {
       const r = await res;
-      const body = await r.json();
+      const body = await json(r);
       expect(r.status, JSON.stringify(body)).toBe(status);
       expect(body.messages[0].messageType).toBe('Error');
       if (pattern) expect(body.messages[0].text).toMatch(pattern);
@@ -292,7 +331,7 @@ describe('semantic connector', () => {
     expect((await postJson(`${sem(t.name)}/equivalence-sets`, { members: ['a', 'b'] }, as(reader))).status).toBe(403);
     const created = await upload(`${sem(t.name)}/dictionaries`, CSV, 'x.csv', as(contributor));
     expect(created.status).toBe(201);
-    const { id } = await created.json();
+    const { id } = await json(created);
     expect((await fetch(`${sem(t.name)}/dictionaries/${id}`, { headers: as(reader) })).status).toBe(200);
     expect((await fetch(`${sem(t.name)}/resolve?semanticId=${b64(MAKER)}`, { headers: as(reader) })).status).toBe(200);
     expect((await fetch(`${sem(t.name)}/dictionaries/${id}`, { method: 'DELETE', headers: as(reader) })).status).toBe(403);

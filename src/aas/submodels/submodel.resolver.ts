@@ -16,6 +16,7 @@ import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput }
 import { SubmodelElement } from './element.types';
 import { ElementAt, SubmodelFilter } from './submodel.service';
 import { ModellingKind, PathPage, Submodel, SubmodelPage } from './submodel.types';
+import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
 import { elementValue, hasValue, submodelValue } from './value-only';
 
 export enum Extent {
@@ -238,9 +239,10 @@ export class SubmodelResolver {
     @Args() { tenant, filter, limit, cursor, level }: SubmodelListArgs,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
     @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
+    @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
   ) {
     const page = usesQuery(query, filter)
-      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor)
+      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
       : await ctx.services.submodels.list(tenantOf(ctx, tenant), await submodelFilter(ctx, tenantOf(ctx, tenant), filter), limit, cursor);
     return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
   }
