@@ -1,9 +1,13 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
+/** ASCII letters only are upper-cased (as src/aas/semantics/semantic-key.ts does): `upper` would follow the collation. */
+const LOWER = "'abcdefghijklmnopqrstuvwxyz'";
+const UPPER = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
+
 /**
  * The semantic connector (src/aas/semantics/): what semantic ids mean and which of them are equivalent.
  * - `semantic_norm(id)`: the equivalence key of a semantic id. An IRDI (ISO 29002-5: `RAI#DI#VI`, ECLASS
- *   `0173-1#02-AAO677#002`, IEC CDD `0112/2///61360_4#AAE001#001`) loses its version and is upper-cased
+ *   `0173-1#02-AAO677#002`, IEC CDD `0112/2///61360_4#AAE001#001`) loses its version and is upper-cased (ASCII)
  *   (`irdi:0173-1#02-AAO677`); the ECLASS IRI form `https://api.eclass-cdp.com/0173-1-02-AAO677-002` gives the key of
  *   its IRDI; any other id is its own key (trimmed). SQL, so that the indexes below and the TypeScript side agree.
  * - `semantic_norms(keys)`: the keys of the `value:` filter keys of a submodel's `semantic_keys`.
@@ -23,9 +27,9 @@ export class SemanticConnector1795800000000 implements MigrationInterface {
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
         AS $$ SELECT CASE
           WHEN t ~* '^https?://api\\.eclass-cdp\\.com/0173-1-[0-9A-Z]{2}-[0-9A-Z]{6}(-[0-9]{1,3})?/?$'
-            THEN 'irdi:0173-1#' || upper(substring(t from '(?i)eclass-cdp\\.com/0173-1-([0-9A-Z]{2})-')) || '-' || upper(substring(t from '(?i)eclass-cdp\\.com/0173-1-[0-9A-Z]{2}-([0-9A-Z]{6})'))
-          WHEN t ~ '^[0-9]{4}[-/][^#[:space:]]*#[^#[:space:]]+(#[^#[:space:]]*)?$'
-            THEN 'irdi:' || upper(substring(t from '^([^#]+#[^#]+)'))
+            THEN 'irdi:0173-1#' || translate(substring(t from '(?i)eclass-cdp\\.com/0173-1-([0-9A-Z]{2})-') || '-' || substring(t from '(?i)eclass-cdp\\.com/0173-1-[0-9A-Z]{2}-([0-9A-Z]{6})'), ${LOWER}, ${UPPER})
+          WHEN t ~ '^[0-9]{4}[-/][^# \\t\\n\\r\\f\\v]*#[^# \\t\\n\\r\\f\\v]+(#[^# \\t\\n\\r\\f\\v]*)?$'
+            THEN 'irdi:' || translate(substring(t from '^([^#]+#[^#]+)'), ${LOWER}, ${UPPER})
           ELSE t END
         FROM (SELECT btrim(id, E' \\t\\r\\n') AS t) AS s $$`);
     await q.query(`

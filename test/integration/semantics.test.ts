@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { assignRole, graphql as graphqlCall } from '../support/grants';
 import { newServiceAccount } from '../support/identity';
+import { semanticKey } from '../../src/aas/semantics/semantic-key';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 
 /**
@@ -94,6 +95,24 @@ const usages = async (t: string, id: string, matching?: string) => {
   expect(res.status).toBe(200);
   return ((await json(res)).result as { submodelId: string; idShortPath: string | null }[]).map((u) => `${u.submodelId}${u.idShortPath ? `/${u.idShortPath}` : ''}`);
 };
+
+describe('equivalence keys', () => {
+  it('are the same in TypeScript and in the database (semantic_norm), over every kind of spelling', async () => {
+    const ids = [
+      MAKER, MAKER_001, '0173-1#02-AAO677', ' 0173-1#02-aao677#002\n', MAKER_IRI, 'http://API.eclass-cdp.com/0173-1-02-aao677-2/', 'https://api.eclass-cdp.com/0173-1-02-AAO677',
+      'https://api.eclass-cdp.com/0173-1-02-AAO677-0002', 'https://api.eclass-cdp.com/0173-1-02-AAO67', 'https://api.eclass-cdp.com/0173-1-02-AAO677-002?x',
+      '0112/2///61360_4#AAE001#001', '0112/2///61360_4#aae001', '0112/2///61360_4#AAE001#', '0173-1#02-AAO677#002#003', '0173-1 #02-AAO677#002',
+      '0173-1#02-AAO677\t#002', '0173-1#01-ACK991#016', '017-1#02-AAO677#002', '0173-1##002', '0173-1#', 'urn:x#1', 'https://admin-shell.io/zvei/nameplate/2/0/Nameplate',
+      'HTTPS://Admin-Shell.io/X', '\t urn:padded \r\n', '0173-1#02-ÄÖÜ677#001', '0173-1#02-straße#001', '0173-1#02-AAO677#002\u00a0', '\u00a0 0173-1#02-AAO677#002',
+      '', ' ', 'ı0173-1#02-AAO677#002',
+    ];
+    const rows: { k: string }[] = await server.dataSource.query('SELECT semantic_norm(x) AS k FROM unnest($1::text[]) WITH ORDINALITY AS u(x, n) ORDER BY n', [ids]);
+    expect(ids.map(semanticKey)).toEqual(rows.map((r) => r.k));
+    expect([MAKER, MAKER_001, MAKER_IRI].map(semanticKey)).toEqual(['irdi:0173-1#02-AAO677', 'irdi:0173-1#02-AAO677', 'irdi:0173-1#02-AAO677']);
+    expect(semanticKey('0112/2///61360_4#AAE001#001')).toBe('irdi:0112/2///61360_4#AAE001');
+    expect(semanticKey(OTHER)).not.toBe(semanticKey(MAKER));
+  });
+});
 
 describe('semantic connector', () => {
   beforeAll(async () => {

@@ -6,6 +6,7 @@ import { badRequest, notFound } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { DictionaryEntry, DictionaryFormat, MAX_ID, Meaning, meaningOfConceptDescription, searchTextOf } from './dictionary-content';
 import { entriesOfFile } from './dictionary-import';
+import { semanticKey } from './semantic-key';
 
 export { DICTIONARY_FORMATS, type DictionaryFormat } from './dictionary-content';
 
@@ -103,19 +104,12 @@ interface EntryRow {
 export class SemanticService {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The equivalence keys of `ids`, in order. */
-  async normalize(ids: string[]): Promise<string[]> {
-    if (!ids.length) return [];
-    const rows: { k: string }[] = await this.dataSource.query('SELECT semantic_norm(x) AS k FROM unnest($1::text[]) WITH ORDINALITY AS u(x, n) ORDER BY n', [ids]);
-    return rows.map((r) => r.k);
-  }
-
   /**
    * The keys equivalent to each of `ids` (its own key first): the closure over declared equivalence sets and the
    * `isCaseOf` of concept descriptions and imported entries, both ways, for at most LIMITS.closureRounds steps.
    */
   async equivalentKeys(tenant: TenantEntity, ids: string[]): Promise<string[][]> {
-    const own = await this.normalize(ids);
+    const own = ids.map(semanticKey);
     const edges = new Map<string, Set<string>>();
     const seen = new Set(own);
     let frontier = [...seen];
@@ -152,23 +146,23 @@ export class SemanticService {
   async resolveMany(tenant: TenantEntity, ids: string[], matching: SemanticMatching): Promise<Resolution[]> {
     if (ids.length > LIMITS.idsPerResolve) throw badRequest(`At most ${LIMITS.idsPerResolve} semantic ids are resolved at once.`);
     for (const id of ids) checkId(id);
-    const own = await this.normalize(ids);
+    const own = ids.map(semanticKey);
     const keySets = matching === 'equivalent' ? await this.equivalentKeys(tenant, ids) : own.map((k) => [k]);
-    const allKeys = [...new Set(keySets.flat())];
-    const hashes = allKeys.map(md5);
-    // Exact: the concept descriptions with the id as written, the entries with it as written; equivalent: all of the keys.
-    const [cds, entries]: [{ id: string; id_short: string | null; doc: Record<string, unknown>; norm: string }[], EntryRow[]] = await Promise.all([
-      matching === 'exact'
-        ? this.dataSource.query('SELECT id, id_short, doc, semantic_norm(id) AS norm FROM concept_descriptions WHERE tenant_id = $1 AND md5(id) = ANY($2::text[]) AND id = ANY($3::text[]) ORDER BY seq', [tenant.id, ids.map(md5), ids])
-        : this.dataSource.query('SELECT id, id_short, doc, semantic_norm(id) AS norm FROM concept_descriptions WHERE tenant_id = $1 AND md5(semantic_norm(id)) = ANY($2::text[]) ORDER BY seq', [tenant.id, hashes]),
-      this.dataSource.query(
-        `SELECT e.dictionary_id, d.name AS dictionary_name, e.concept_id, e.norm, e.content, e.is_case_of, e.seq FROM semantic_entries e
-           JOIN semantic_dictionaries d ON d.tenant_id = $1 AND d.id = e.dictionary_id
-          WHERE e.tenant_id = $1 AND md5(e.norm) = ANY($2::text[])${matching === 'exact' ? ' AND e.concept_id = ANY($3::text[])' : ''}
-          ORDER BY d.seq, e.seq LIMIT 1000`,
-        matching === 'exact' ? [tenant.id, hashes, ids] : [tenant.id, hashes],
-      ),
-    ]);
+    const hashes = [...new Set(keySets.flat())].map(md5);
+    // One statement: the concept descriptions and the dictionary entries, each as one JSON array. Exact: those with
+    // the id as written; equivalent: those with any of the keys.
+    const cdMatch = matching === 'exact' ? 'md5(c.id) = ANY($3::text[]) AND c.id = ANY($4::text[])' : 'md5(semantic_norm(c.id)) = ANY($2::text[])';
+    const [{ cds, entries }]: { cds: { id: string; id_short: string | null; doc: Record<string, unknown>; norm: string }[] | null; entries: EntryRow[] | null }[] = await this.dataSource.query(
+      `SELECT
+         (SELECT json_agg(json_build_object('id', c.id, 'id_short', c.id_short, 'doc', c.doc, 'norm', semantic_norm(c.id)) ORDER BY c.seq)
+            FROM concept_descriptions c WHERE c.tenant_id = $1 AND ${cdMatch}) AS cds,
+         (SELECT json_agg(x ORDER BY x.dseq, x.seq) FROM (
+            SELECT e.dictionary_id, d.name AS dictionary_name, d.seq AS dseq, e.concept_id, e.norm, e.content, e.is_case_of, e.seq FROM semantic_entries e
+              JOIN semantic_dictionaries d ON d.tenant_id = $1 AND d.id = e.dictionary_id
+             WHERE e.tenant_id = $1 AND md5(e.norm) = ANY($2::text[])${matching === 'exact' ? ' AND e.concept_id = ANY($4::text[])' : ''}
+             ORDER BY d.seq, e.seq LIMIT 1000) x) AS entries`,
+      matching === 'exact' ? [tenant.id, hashes, ids.map(md5), ids] : [tenant.id, hashes],
+    );
     return ids.map((semanticId, i) => {
       const keys = new Set(keySets[i]);
       const matches = (id: string, norm: string) => (matching === 'exact' ? id === semanticId : keys.has(norm));
@@ -177,8 +171,8 @@ export class SemanticService {
         key: own[i],
         matching,
         equivalentKeys: keySets[i],
-        conceptDescriptions: cds.filter((cd) => matches(cd.id, cd.norm)).map((cd) => ({ id: cd.id, idShort: cd.id_short, meaning: meaningOfConceptDescription(cd.doc) })),
-        entries: entries.filter((e) => matches(e.concept_id, e.norm)).map((e) => ({ dictionaryId: e.dictionary_id, dictionaryName: e.dictionary_name, conceptId: e.concept_id, meaning: e.content })),
+        conceptDescriptions: (cds ?? []).filter((cd) => matches(cd.id, cd.norm)).map((cd) => ({ id: cd.id, idShort: cd.id_short, meaning: meaningOfConceptDescription(cd.doc) })),
+        entries: (entries ?? []).filter((e) => matches(e.concept_id, e.norm)).map((e) => ({ dictionaryId: e.dictionary_id, dictionaryName: e.dictionary_name, conceptId: e.concept_id, meaning: e.content })),
       };
     });
   }
@@ -375,7 +369,10 @@ export class SemanticService {
   }
 }
 
-/** For every key of `$2`, the keys one step away: the members of its sets, its concepts' isCaseOf and the concepts that are a case of it. */
+/**
+ * For every key of `$2`, the keys one step away: the members of its sets, its concepts' isCaseOf and the concepts that
+ * are a case of it (found through the GIN indexes on the isCaseOf keys: `&&` with the array of keys).
+ */
 const NEIGHBOURS = `
   WITH k AS (SELECT x AS key, md5(x) AS h FROM unnest($2::text[]) AS x)
   SELECT k.key AS from_key, m2.norm AS to_key FROM k
@@ -384,11 +381,13 @@ const NEIGHBOURS = `
   UNION ALL
   SELECT k.key, unnest(semantic_case_of(c.doc)) FROM k JOIN concept_descriptions c ON c.tenant_id = $1 AND md5(semantic_norm(c.id)) = k.h
   UNION ALL
-  SELECT k.key, semantic_norm(c.id) FROM k JOIN concept_descriptions c ON c.tenant_id = $1 AND semantic_case_of(c.doc) @> ARRAY[k.key]
+  SELECT x.key, semantic_norm(c.id) FROM concept_descriptions c, unnest(semantic_case_of(c.doc)) AS x(key)
+   WHERE c.tenant_id = $1 AND semantic_case_of(c.doc) && $2::text[] AND x.key = ANY($2::text[])
   UNION ALL
   SELECT k.key, unnest(e.is_case_of) FROM k JOIN semantic_entries e ON e.tenant_id = $1 AND md5(e.norm) = k.h
   UNION ALL
-  SELECT k.key, e.norm FROM k JOIN semantic_entries e ON e.tenant_id = $1 AND e.is_case_of @> ARRAY[k.key]`;
+  SELECT x.key, e.norm FROM semantic_entries e, unnest(e.is_case_of) AS x(key)
+   WHERE e.tenant_id = $1 AND e.is_case_of && $2::text[] AND x.key = ANY($2::text[])`;
 
 const SET_SELECT = `SELECT s.id, s.name, s.created_at, s.seq, ARRAY(SELECT m.member FROM semantic_equivalences m WHERE m.tenant_id = $1 AND m.set_id = s.id ORDER BY m.ord) AS members
   FROM semantic_equivalence_sets s WHERE s.tenant_id = $1`;
