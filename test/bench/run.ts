@@ -410,7 +410,7 @@ async function main(): Promise<void> {
   if (ONLY === 'submodels') return finish(await submodels(), 0, server, started);
   const query = () => benchQuery({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'query') return finish(await query(), 0, server, started);
-  const semantics = () => benchSemantics({ server, tenantPath: '/tenants/default', measure, startBareServer, canned: cannedFrom, printTable });
+  const semantics = () => benchSemantics({ server, tenantPath: '/tenants/default', measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) });
   if (ONLY === 'semantics') return finish(await semantics(), 0, server, started);
   if (ONLY === 'events') return finish(await benchEvents({ server, measure, printTable }, run), 0, server, started);
   if (ONLY === 'import') {

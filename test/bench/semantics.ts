@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import pg from 'pg';
 import type { CannedResponse } from './bare-server';
 import type { Row, Target } from './run';
 
@@ -8,8 +9,11 @@ import type { Row, Target } from './run';
  * `GET {tenant_url}/sphere/api/v1.0/semantics/resolve?semanticId=...` with ids spread over the whole dictionary:
  *   - exact: the id as the dictionary writes it (`#001`);
  *   - equivalent: another revision of it (`#002`, `matching=equivalent`), found through the equivalence key.
- * Both answer one entry; the answers are checked before anything is timed. The baseline is a bare node:http server
- * answering the same bytes. The goal is a p99 under 20 ms.
+ * Both answer one entry; the answers are checked before anything is timed, after `ANALYZE semantic_entries` (a table
+ * just loaded has no statistics until autovacuum's ANALYZE, which would run in the middle of the measurement). Beside
+ * them, `GET .../semantics/dictionaries/{id}` (one row by its key through the same path: HTTP, GraphQL, one statement)
+ * says what the least request of the connector costs on this machine at this moment. The baseline is a bare
+ * node:http server answering the same bytes. The goal is a p99 under 20 ms.
  */
 
 export interface SemanticBenchKit {
@@ -20,6 +24,8 @@ export interface SemanticBenchKit {
   startBareServer(canned: CannedResponse): Promise<Target>;
   canned(res: Response): Promise<CannedResponse>;
   printTable(rows: Row[], ratio: { header: string; of: (row: Row) => string }): void;
+  /** Where the server's database answers (benchDatabaseUrl). */
+  databaseUrl: string;
 }
 
 const ENTRIES = Number(process.env.SEMANTIC_BENCH_ENTRIES ?? 100_000);
@@ -56,6 +62,14 @@ export async function benchSemantics(kit: SemanticBenchKit): Promise<Row[]> {
   const res = await fetch(`${kit.server.url}${base}/dictionaries?name=bench`, { method: 'POST', body: form });
   if (res.status !== 201) throw new Error(`dictionary upload: ${res.status} ${await res.text()}`);
   console.log(`  imported a dictionary of ${ENTRIES} entries (${(text.length / 1e6).toFixed(1)} MB of CSV) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const dictionary = (await res.json()) as { id: string };
+  const db = new pg.Client({ connectionString: kit.databaseUrl });
+  await db.connect();
+  try {
+    await db.query('ANALYZE semantic_entries');
+  } finally {
+    await db.end();
+  }
 
   const step = Math.max(1, Math.floor(ENTRIES / PROBES));
   const probes = Array.from({ length: Math.min(PROBES, ENTRIES) }, (_, i) => (i * step) % ENTRIES);
@@ -70,6 +84,7 @@ export async function benchSemantics(kit: SemanticBenchKit): Promise<Row[]> {
   }
 
   const rows = [
+    await kit.measure('GET one dictionary (the least request)', kit.server, rotating([`${base}/dictionaries/${dictionary.id}`]), CONNECTIONS),
     await kit.measure('resolve, exact, 100k-entry dictionary', kit.server, rotating(exact), CONNECTIONS),
     await kit.measure('resolve, equivalent (other revision)', kit.server, rotating(equivalent), CONNECTIONS),
   ];
@@ -77,7 +92,7 @@ export async function benchSemantics(kit: SemanticBenchKit): Promise<Row[]> {
   const bare = await kit.measure('bare node:http, same bytes', await kit.startBareServer(canned), rotating(exact), CONNECTIONS);
   rows.push(bare);
   kit.printTable(rows, { header: 'vs bare', of: (r) => (r.reqPerSec / bare.reqPerSec).toFixed(3) });
-  for (const row of rows.slice(0, -1)) {
+  for (const row of rows.slice(1, -1)) {
     const verdict = row.p99 < GOAL_P99_MS ? 'PASS' : 'FAIL';
     console.log(`${row.name}: ${((row.reqPerSec / bare.reqPerSec) * 100).toFixed(1)}% of bare req/s, p99 ${row.p99.toFixed(2)} ms = ${(row.p99 / bare.p99).toFixed(1)} x bare p99 (goal p99 < ${GOAL_P99_MS} ms: ${verdict})`);
   }

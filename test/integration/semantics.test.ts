@@ -304,6 +304,14 @@ describe('semantic connector', () => {
     await refused(fetch(`${sem(t)}/resolve?semanticId=${b64(JSON.stringify({ keys: [] }))}`), 400, /keys/);
     await refused(fetch(`${sem(t)}/usages?semanticId=${b64('x')}&limit=0`));
     await refused(fetch(`${sem(t)}/usages?semanticId=${b64('x')}&cursor=abc`), 400, /cursor/);
+    await refused(fetch(`${sem(t)}/usages`), 400, /semanticId/);
+    await refused(fetch(`${sem(t)}/usages/shells?semanticId=${b64('x')}&limit=251`), 400, /limit/);
+    await refused(fetch(`${sem(t)}/usages/shells?semanticId=${b64('x')}&matching=EXACT`), 400);
+    await refused(fetch(`${sem(t)}/dictionaries?limit=x`), 400, /limit/);
+    await refused(fetch(`${sem(t)}/equivalence-sets?cursor=`), 400, /cursor/);
+    await refused(fetch(`${sem(t)}/dictionaries/not-a-uuid`, { method: 'DELETE' }), 404);
+    await refused(fetch(`${sem(t)}/equivalence-sets/nope`, { method: 'DELETE' }), 404);
+    await refused(fetch(`${sem(t)}/entries?text=${'x'.repeat(257)}`), 400, /256/);
     await refused(fetch(`${sem(t)}/entries`), 400, /text/);
     await refused(fetch(`${sem(t)}/entries?text=%20`), 400, /empty/);
     await refused(fetch(`${sem(t)}/entries?text=a&dictionaryId=nope`), 404);
