@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { assignRole, graphql as graphqlCall } from '../support/grants';
 import { newServiceAccount } from '../support/identity';
 import { semanticKey } from '../../src/aas/semantics/semantic-key';
+import { writeXmlEnvironment } from '../../src/aas/xml/writer';
+import { packageWriter } from '../support/package-writer';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 
 /**
@@ -22,6 +24,7 @@ const OTHER = '0173-1#02-AAO678#002';
 
 let server: TestServer;
 let tenant: string;
+const packages = packageWriter('semantics-');
 
 beforeAll(async () => {
   server = await startTestServer(inject('databaseUrl'));
@@ -42,7 +45,7 @@ const globalRef = (value: string) => ({ type: 'ExternalReference', keys: [{ type
 
 function upload(url: string, content: string, fileName: string, headers: Record<string, string> = {}) {
   const form = new FormData();
-  const type = fileName.endsWith('.csv') ? 'text/csv' : fileName.endsWith('.json') ? 'application/json' : 'application/octet-stream';
+  const type = fileName.endsWith('.csv') ? 'text/csv' : fileName.endsWith('.json') ? 'application/json' : fileName.endsWith('.xml') ? 'application/xml' : 'application/octet-stream';
   form.append('file', new Blob([content], { type }), fileName);
   return fetch(url, { method: 'POST', headers, body: form });
 }
@@ -285,6 +288,37 @@ describe('semantic connector', () => {
     expect((await fetch(`${sem(t)}/dictionaries/${csv.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await fetch(`${sem(t)}/dictionaries/${csv.id}`)).status).toBe(404);
     expect((await json(fetch(`${sem(t)}/entries?text=rated`))).result).toHaveLength(1);
+  });
+
+  it('imports the concept descriptions of AAS XML and AASX packages as dictionaries, with their isCaseOf', async () => {
+    const t = (await server.createTenant()).name;
+    const environment = {
+      conceptDescriptions: [
+        conceptDescription('urn:xml:voltage', 'XML voltage', { isCaseOf: [globalRef('0173-1#02-AAB325#008')] }),
+        conceptDescription('0112/2///61360_4#AAE002#003', 'Rated power'),
+      ],
+    };
+    const xml = writeXmlEnvironment(environment);
+    const fromXml = await upload(`${sem(t)}/dictionaries?name=xml`, xml, 'cds.xml');
+    expect(fromXml.status).toBe(201);
+    expect(await json(fromXml)).toMatchObject({ format: 'aas-xml', entryCount: 2 });
+    const file = await packages.write({ format: 'json', content: JSON.stringify({ conceptDescriptions: [conceptDescription('urn:aasx:frequency', 'AASX frequency')] }) });
+    const form = new FormData();
+    form.append('file', new Blob([fs.readFileSync(file)], { type: 'application/asset-administration-shell-package' }), 'cds.aasx');
+    const fromAasx = await fetch(`${sem(t)}/dictionaries?name=aasx`, { method: 'POST', body: form });
+    expect(fromAasx.status).toBe(201);
+    expect(await json(fromAasx)).toMatchObject({ format: 'aasx', entryCount: 1 });
+    // The XML entry's meaning as written, and its isCaseOf joins it to the ECLASS property's other revisions.
+    const resolved = (await json(fetch(`${sem(t)}/resolve?semanticId=${b64('0173-1#02-AAB325#001')}&matching=equivalent`))).result[0];
+    expect(resolved.entries.map((e: { conceptId: string; meaning: { preferredName: unknown } }) => [e.conceptId, e.meaning.preferredName])).toEqual([['urn:xml:voltage', [{ language: 'en', text: 'XML voltage' }]]]);
+    const frequency = (await json(fetch(`${sem(t)}/entries?text=aasx%20FREQ`))).result;
+    expect(frequency.map((e: { conceptId: string; dictionaryName: string }) => [e.conceptId, e.dictionaryName])).toEqual([['urn:aasx:frequency', 'aasx']]);
+    // An AASX that is no package, XML of another namespace: 400, nothing stored.
+    const broken = new FormData();
+    broken.append('file', new Blob(['PK\u0003\u0004 not a zip'], { type: 'application/asset-administration-shell-package' }), 'x.aasx');
+    expect((await fetch(`${sem(t)}/dictionaries`, { method: 'POST', body: broken })).status).toBe(400);
+    expect((await upload(`${sem(t)}/dictionaries`, '<environment xmlns="urn:other"/>', 'x.xml')).status).toBe(400);
+    expect((await json(fetch(`${sem(t)}/dictionaries`))).result).toHaveLength(2);
   });
 
   it('answers bad input with 400 and a Result, and stores nothing of a refused dictionary', async () => {
