@@ -8,8 +8,9 @@ const UPPER = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
  * The semantic connector (src/aas/semantics/): what semantic ids mean and which of them are equivalent.
  * - `semantic_norm(id)`: the equivalence key of a semantic id. An IRDI (ISO 29002-5: `RAI#DI#VI`, ECLASS
  *   `0173-1#02-AAO677#002`, IEC CDD `0112/2///61360_4#AAE001#001`) loses its version and is upper-cased (ASCII)
- *   (`irdi:0173-1#02-AAO677`); the ECLASS IRI form `https://api.eclass-cdp.com/0173-1-02-AAO677-002` gives the key of
- *   its IRDI; any other id is its own key (trimmed). SQL, so that the indexes below and the TypeScript side agree.
+ *   (`irdi:0173-1#02-AAO677`); the ECLASS IRI form `https://api.eclass-cdp.com/0173-1-02-AAO677-002` and the ISO
+ *   29002-5 long form `0173/1///02#AAO677#002` give the key of the short IRDI; `urn:irdi:` before an IRDI is dropped;
+ *   any other id is its own key (trimmed). SQL, so that the indexes below and the TypeScript side agree.
  * - `semantic_norms(keys)`: the keys of the `value:` filter keys of a submodel's `semantic_keys`.
  * - `semantic_case_of(doc)`: the keys of every key value of a concept description's `isCaseOf` references.
  * - `semantic_dictionaries`, `semantic_entries`: dictionaries a tenant imported, one entry per concept, with its
@@ -26,12 +27,14 @@ export class SemanticConnector1795800000000 implements MigrationInterface {
       CREATE FUNCTION semantic_norm(id text) RETURNS text
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
         AS $$ SELECT CASE
-          WHEN t ~* '^https?://api\\.eclass-cdp\\.com/0173-1-[0-9A-Z]{2}-[0-9A-Z]{6}(-[0-9]{1,3})?/?$'
-            THEN 'irdi:0173-1#' || translate(substring(t from '(?i)eclass-cdp\\.com/0173-1-([0-9A-Z]{2})-') || '-' || substring(t from '(?i)eclass-cdp\\.com/0173-1-[0-9A-Z]{2}-([0-9A-Z]{6})'), ${LOWER}, ${UPPER})
-          WHEN t ~ '^[0-9]{4}[-/][^# \\t\\n\\r\\f\\v]*#[^# \\t\\n\\r\\f\\v]+(#[^# \\t\\n\\r\\f\\v]*)?$'
-            THEN 'irdi:' || translate(substring(t from '^([^#]+#[^#]+)'), ${LOWER}, ${UPPER})
+          WHEN u ~* '^https?://api\\.eclass-cdp\\.com/0173-1-[0-9A-Z]{2}-[0-9A-Z]{6}(-[0-9]{1,3})?/?$'
+            THEN 'irdi:0173-1#' || translate(substring(u from '(?i)eclass-cdp\\.com/0173-1-([0-9A-Z]{2})-') || '-' || substring(u from '(?i)eclass-cdp\\.com/0173-1-[0-9A-Z]{2}-([0-9A-Z]{6})'), ${LOWER}, ${UPPER})
+          WHEN u ~ '^0173/1///[0-9A-Za-z]{2}#[^# \\t\\n\\r\\f\\v]+(#[^# \\t\\n\\r\\f\\v]*)?$'
+            THEN 'irdi:0173-1#' || translate(substring(u from '^0173/1///([0-9A-Za-z]{2})#') || '-' || substring(u from '^0173/1///[0-9A-Za-z]{2}#([^#]+)'), ${LOWER}, ${UPPER})
+          WHEN u ~ '^[0-9]{4}[-/][^# \\t\\n\\r\\f\\v]*#[^# \\t\\n\\r\\f\\v]+(#[^# \\t\\n\\r\\f\\v]*)?$'
+            THEN 'irdi:' || translate(substring(u from '^([^#]+#[^#]+)'), ${LOWER}, ${UPPER})
           ELSE t END
-        FROM (SELECT btrim(id, E' \\t\\r\\n') AS t) AS s $$`);
+        FROM (SELECT t, CASE WHEN t ~* '^urn:irdi:' THEN substr(t, 10) ELSE t END AS u FROM (SELECT btrim(id, E' \\t\\r\\n') AS t) AS a) AS b $$`);
     await q.query(`
       CREATE FUNCTION semantic_norms(keys text[]) RETURNS text[]
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE

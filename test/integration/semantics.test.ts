@@ -107,12 +107,16 @@ describe('equivalence keys', () => {
       '0112/2///61360_4#AAE001#001', '0112/2///61360_4#aae001', '0112/2///61360_4#AAE001#', '0173-1#02-AAO677#002#003', '0173-1 #02-AAO677#002',
       '0173-1#02-AAO677\t#002', '0173-1#01-ACK991#016', '017-1#02-AAO677#002', '0173-1##002', '0173-1#', 'urn:x#1', 'https://admin-shell.io/zvei/nameplate/2/0/Nameplate',
       'HTTPS://Admin-Shell.io/X', '\t urn:padded \r\n', '0173-1#02-ÄÖÜ677#001', '0173-1#02-straße#001', '0173-1#02-AAO677#002\u00a0', '\u00a0 0173-1#02-AAO677#002',
-      '', ' ', 'ı0173-1#02-AAO677#002',
+      '', ' ', 'ı0173-1#02-AAO677#002', '0173/1///02#AAO677#002', '0173/1///02#aao677', '0173/1///02#AAO677#', '0173/1///2#AAO677#002', '0173/1///#02-AAO677#002',
+      'urn:irdi:0173-1#02-AAO677#002', 'URN:IRDI:0173/1///02#AAO677#001', 'urn:irdi:not-an-irdi', 'urn:irdi:', 'urn:irdi:https://api.eclass-cdp.com/0173-1-02-AAO677-002',
+      ' urn:irdi:0112/2///61360_4#AAE001#001 ', 'urn:irdix:0173-1#02-AAO677#002',
     ];
     const rows: { k: string }[] = await server.dataSource.query('SELECT semantic_norm(x) AS k FROM unnest($1::text[]) WITH ORDINALITY AS u(x, n) ORDER BY n', [ids]);
     expect(ids.map(semanticKey)).toEqual(rows.map((r) => r.k));
     expect([MAKER, MAKER_001, MAKER_IRI].map(semanticKey)).toEqual(['irdi:0173-1#02-AAO677', 'irdi:0173-1#02-AAO677', 'irdi:0173-1#02-AAO677']);
     expect(semanticKey('0112/2///61360_4#AAE001#001')).toBe('irdi:0112/2///61360_4#AAE001');
+    expect(['0173/1///02#AAO677#001', 'urn:irdi:0173-1#02-AAO677#002'].map(semanticKey)).toEqual(['irdi:0173-1#02-AAO677', 'irdi:0173-1#02-AAO677']);
+    expect(semanticKey('urn:irdi:not-an-irdi')).toBe('urn:irdi:not-an-irdi');
     expect(semanticKey(OTHER)).not.toBe(semanticKey(MAKER));
   });
 });
