@@ -248,6 +248,14 @@ describe('semantic connector', () => {
     const t = (await server.createTenant()).name;
     await seed(t);
     expect(await usages(t, 'urn:vendor:maker', 'equivalent')).toEqual(['urn:sm:5/Vendor']);
+    // The same list twice before and after the set: an answer by equivalence is never served from the read cache.
+    const kinds = async () => ((await json(fetch(`${api(t)}/submodels?semanticId=${b64('urn:sm:kind')}&semanticIdMatching=equivalent`))).result as { id: string }[]).map((sm) => sm.id);
+    expect(await kinds()).toEqual(['urn:sm:5']);
+    expect(await kinds()).toEqual(['urn:sm:5']);
+    const kind = await json(postJson(`${sem(t)}/equivalence-sets`, { members: ['urn:sm:kind', MAKER_IRI] }));
+    expect(await kinds()).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3', 'urn:sm:5']);
+    expect((await fetch(`${sem(t)}/equivalence-sets/${kind.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await kinds()).toEqual(['urn:sm:5']);
     const created = await postJson(`${sem(t)}/equivalence-sets`, { name: 'maker', members: ['urn:vendor:maker', MAKER] });
     expect(created.status).toBe(201);
     const set = await json(created);
