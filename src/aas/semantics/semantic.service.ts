@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
+import { readRows } from '../../db/read';
 import { isUuid } from '../../common/uuid';
 import { badRequest, notFound } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
@@ -114,7 +115,7 @@ export class SemanticService {
     const seen = new Set(own);
     let frontier = [...seen];
     for (let round = 0; round < LIMITS.closureRounds && frontier.length; round++) {
-      const rows: { from_key: string; to_key: string }[] = await this.dataSource.query(NEIGHBOURS, [tenant.id, frontier]);
+      const rows = await readRows<{ from_key: string; to_key: string }>(this.dataSource, NEIGHBOURS, [tenant.id, frontier], true);
       const next: string[] = [];
       for (const { from_key: from, to_key: to } of rows) {
         if (to === null || to === from) continue;
@@ -152,7 +153,9 @@ export class SemanticService {
     // One statement: the concept descriptions and the dictionary entries, each as one JSON array. Exact: those with
     // the id as written; equivalent: those with any of the keys.
     const cdMatch = matching === 'exact' ? 'md5(c.id) = ANY($3::text[]) AND c.id = ANY($4::text[])' : 'md5(semantic_norm(c.id)) = ANY($2::text[])';
-    const [{ cds, entries }]: { cds: { id: string; id_short: string | null; doc: Record<string, unknown>; norm: string }[] | null; entries: EntryRow[] | null }[] = await this.dataSource.query(
+    // A hot statement of two texts (exact, equivalent): named, planned once per connection.
+    const [{ cds, entries }] = await readRows<{ cds: { id: string; id_short: string | null; doc: Record<string, unknown>; norm: string }[] | null; entries: EntryRow[] | null }>(
+      this.dataSource,
       `SELECT
          (SELECT json_agg(json_build_object('id', c.id, 'id_short', c.id_short, 'doc', c.doc, 'norm', semantic_norm(c.id)) ORDER BY c.seq)
             FROM concept_descriptions c WHERE c.tenant_id = $1 AND ${cdMatch}) AS cds,
@@ -162,6 +165,7 @@ export class SemanticService {
              WHERE e.tenant_id = $1 AND md5(e.norm) = ANY($2::text[])${matching === 'exact' ? ' AND e.concept_id = ANY($4::text[])' : ''}
              ORDER BY d.seq, e.seq LIMIT 1000) x) AS entries`,
       matching === 'exact' ? [tenant.id, hashes, ids.map(md5), ids] : [tenant.id, hashes],
+      true,
     );
     return ids.map((semanticId, i) => {
       const keys = new Set(keySets[i]);
