@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { distributeOnCitus } from '../src/db/distribution';
 
 /** ASCII letters only are upper-cased (as src/aas/semantics/semantic-key.ts does): `upper` would follow the collation. */
 const LOWER = "'abcdefghijklmnopqrstuvwxyz'";
@@ -91,6 +92,8 @@ export class SemanticConnector1795800000000 implements MigrationInterface {
       PRIMARY KEY (tenant_id, set_id, ord),
       FOREIGN KEY (tenant_id, set_id) REFERENCES semantic_equivalence_sets (tenant_id, id) ON DELETE CASCADE)`);
     await q.query('CREATE INDEX semantic_equivalences_norm ON semantic_equivalences (tenant_id, md5(norm))');
+    // On a Citus database the new tables are distributed by tenant, as the others (src/db/distribution.ts).
+    await distributeOnCitus((sql, params) => q.query(sql, params));
   }
 
   async down(q: QueryRunner): Promise<void> {
