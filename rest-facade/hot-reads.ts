@@ -70,6 +70,12 @@ function idOf(segment: string): string | undefined {
  * The hot read a raw request asks for, from its method and URL alone (no parsing beyond one regular expression):
  * what the listener in front of Koa may answer. Undefined for everything else.
  */
+/** Whether a list's query string asks for semantic equivalence (`semanticIdMatching` other than `exact`: docs/semantic-connector.md). */
+function byEquivalence(query: string): boolean {
+  if (!query.includes('semanticIdMatching')) return false;
+  return new URLSearchParams(query).getAll('semanticIdMatching').some((value) => value !== 'exact');
+}
+
 export function hotReadOf(req: IncomingMessage): HotRead | undefined {
   if (req.method !== 'GET') return undefined;
   const match = TARGET.exec(req.url ?? '');
@@ -101,7 +107,8 @@ export async function answerHot(read: HotRead, context: Context, admitReader: Ho
  *   parameters;
  * - the lists `GET /shells`, `/submodels` and `/concept-descriptions`, whatever their query string: the route's
  *   whole 200 answer is kept under that query string, and dropped when any identifiable of the collection in the
- *   tenant is written (so as fresh as a GET by id).
+ *   tenant is written (so as fresh as a GET by id). Not a list filtered by semantic equivalence, which depends on
+ *   other data too.
  *
  * It answers only what the route would answer with the same bytes and headers: a 200 of a cached text for a caller
  * admitted by the same rule. Everything else goes on to the route, as before: a refusal (whose Result the route
@@ -132,6 +139,9 @@ export function hotReads(options: HotReadOptions): Middleware {
 
   const list = async (ctx: KoaContext, next: Next, match: RegExpExecArray, tried: boolean) => {
     const query = ctx.querystring;
+    // An answer by semantic equivalence depends on more than the collection (equivalence sets, isCaseOf, dictionaries):
+    // the route answers it every time, and it is never kept.
+    if (byEquivalence(query)) return next();
     const context = contextOf(ctx, match[1]);
     const hit = tried ? undefined : await answerHot({ tenant: match[1], collection: match[2], query }, context, options.admitReader);
     if (hit) {

@@ -1,4 +1,4 @@
-import { cursorParam, limitParam } from './params';
+import { cursorParam, enumParam, limitParam } from './params';
 import { RouteRequest, RouteSpec, json } from './route';
 
 /**
@@ -31,13 +31,14 @@ function queryRoute({ path, field, resultType, name }: QueryEndpoint): RouteSpec
     method: 'POST',
     path,
     body: true,
-    operation: `query ${name}($tenant: String!, $query: JSON!, $limit: Int, $cursor: String, $ids: Boolean!) {
-      objects: ${field}(tenant: $tenant, query: $query, limit: $limit, cursor: $cursor) @skip(if: $ids) { result { json } pagingMetadata { cursor } }
-      ids: queryIds(tenant: $tenant, target: ${field}, query: $query, limit: $limit, cursor: $cursor) @include(if: $ids) { result pagingMetadata { cursor } }
+    operation: `query ${name}($tenant: String!, $query: JSON!, $limit: Int, $cursor: String, $ids: Boolean!, $matching: SemanticMatching) {
+      objects: ${field}(tenant: $tenant, query: $query, limit: $limit, cursor: $cursor, semanticIdMatching: $matching) @skip(if: $ids) { result { json } pagingMetadata { cursor } }
+      ids: queryIds(tenant: $tenant, target: ${field}, query: $query, limit: $limit, cursor: $cursor, semanticIdMatching: $matching) @include(if: $ids) { result pagingMetadata { cursor } }
     }`,
     variables: (req) => {
       const limit = limitParam(req.query);
-      return { tenant: req.tenant, query: req.body, ...(limit === undefined ? {} : { limit }), cursor: cursorParam(req.query), ids: selectsIds(req) };
+      const matching = enumParam(req.query, 'semanticIdMatching', ['exact', 'equivalent'] as const);
+      return { tenant: req.tenant, query: req.body, ...(limit === undefined ? {} : { limit }), cursor: cursorParam(req.query), ids: selectsIds(req), ...(matching ? { matching } : {}) };
     },
     respond: (data) => {
       const [page, type, items] = data.ids ? [data.ids, 'Identifier', data.ids.result] : [data.objects, resultType, data.objects.result.map(json)];

@@ -1,5 +1,5 @@
 import { badParam } from './facade-error';
-import { cursorParam, limitParam } from './params';
+import { cursorParam, enumParam, limitParam } from './params';
 import { RouteSpec } from './route';
 
 /**
@@ -39,12 +39,13 @@ export const searchRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/search',
     body: true,
-    operation: `query Search($tenant: String!, $index: String!, $query: JSONObject, $condition: JSONObject, $conditions: [JSONObject!], $select: String, $limit: Int, $cursor: String) {
-      search(tenant: $tenant, index: $index, query: $query, condition: $condition, conditions: $conditions, select: $select, limit: $limit, cursor: $cursor) {
+    operation: `query Search($tenant: String!, $index: String!, $query: JSONObject, $condition: JSONObject, $conditions: [JSONObject!], $select: String, $limit: Int, $cursor: String, $matching: SemanticMatching) {
+      search(tenant: $tenant, index: $index, query: $query, condition: $condition, conditions: $conditions, select: $select, limit: $limit, cursor: $cursor, semanticIdMatching: $matching) {
         result { id submodelIds shell { json } } pagingMetadata { cursor } } }`,
     variables: (req) => {
       const limit = limitParam(req.query);
-      return { tenant: req.tenant, ...searchVariables(req.body), ...(limit === undefined ? {} : { limit }), cursor: cursorParam(req.query) };
+      const matching = enumParam(req.query, 'semanticIdMatching', ['exact', 'equivalent'] as const);
+      return { tenant: req.tenant, ...searchVariables(req.body), ...(limit === undefined ? {} : { limit }), cursor: cursorParam(req.query), ...(matching ? { matching } : {}) };
     },
     respond: (data, req) => {
       const page = data.search as { result: { id: string; submodelIds: string[]; shell: { json: unknown } | null }[]; pagingMetadata: { cursor?: string | null } };

@@ -44,6 +44,7 @@ const submodelFilter = (req: Req) => ({
   ...semanticIdFilter(req.query),
   idShort: single(req.query, 'idShort'),
   kind: enumParam(req.query, 'kind', ['Instance', 'Template'] as const),
+  semanticIdMatching: enumParam(req.query, 'semanticIdMatching', ['exact', 'equivalent'] as const),
   // This server's text filters (README, "Filter queries"); the GraphQL core checks their values.
   ...Object.fromEntries(['idShortStartsWith', 'idShortContains', 'idStartsWith', 'idContains'].map((name) => [name, single(req.query, name)])),
 });

@@ -19,6 +19,7 @@ import { attachmentRoutes } from './attachments';
 import { packageRoutes } from './packages';
 import { pushTargetRoutes } from './push-targets';
 import { DCC_CONVERSIONS_PATH, dccConversionHandler } from './dcc';
+import { dictionaryUploadHandler, semanticRoutes } from './semantics';
 import { serializationHandler } from './serialization';
 import { TenantAccess } from './streamed';
 
@@ -109,6 +110,10 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   // DCC conversion (dcc.ts): admitted as a reader here, as a contributor by the handler for mode=store.
   const dcc = dccConversionHandler(access, options.contextOf, options.apiUrlOf);
   for (const [base, tenant] of sphereBases) router.post(base + DCC_CONVERSIONS_PATH, tenant, ...reader, dcc);
+  // The semantic connector (semantics.ts); a dictionary arrives as an upload, expensive work admitted as the imports are.
+  mount(semanticRoutes, sphereBases);
+  const dictionaryUpload = dictionaryUploadHandler(access, options.contextOf, options.uploadLimitBytes, (tenant) => options.apiUrlOf(tenant).replace(/\/api\/v3\.0$/, '') + SPHERE_API);
+  for (const [base, tenant] of sphereBases) router.post(`${base}/semantics/dictionaries`, tenant, ...contributor, dictionaryUpload);
   // Explicit registry instances, last (see above).
   mount(instanceRoutes, instanceBases);
   return router;

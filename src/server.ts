@@ -21,6 +21,7 @@ import { MqttTransport } from './events/mqtt-transport';
 import { OutboxPublisher } from './events/publisher';
 import { serveSubscriptions } from './events/subscriptions';
 import { PushTargetService } from './push/push-target.service';
+import { SemanticService } from './aas/semantics/semantic.service';
 import { PUSH_WORKER_DEFAULTS, PushWorker } from './push/push.worker';
 import { ClientAddresses } from './common/client-address';
 import { resultOf } from './common/result';
@@ -181,6 +182,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     descriptorQueries: new DescriptorQueryService(dataSource, shells, submodels, implicitRegistry, { timeoutMs: config.queryTimeoutMs }),
     changes,
     pushTargets: new PushTargetService(dataSource, { privateNetworks: config.pushPrivateNetworks }),
+    semantics: new SemanticService(dataSource),
     access,
     federation,
     tokens: createTokenVerifier(config.auth, identity.builtInIssuer, federation),

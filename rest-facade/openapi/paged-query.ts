@@ -58,3 +58,14 @@ export function queryErrorResponses(bundler: Bundler, options: { bodyLimits: boo
     default: part2('responses', 'default'),
   };
 }
+
+/** The semantic connector's matching of `$eq` on semanticIds (docs/semantic-connector.md): a query parameter of the query and search routes. */
+export const SEMANTIC_ID_MATCHING_PARAMETER: Json = {
+  name: 'semanticIdMatching',
+  in: 'query',
+  required: false,
+  description:
+    'How `$eq` between a semanticId field and a string matches: `exact` (default), as written; `equivalent`, by the semantic connector\'s ' +
+    'equivalence (IRDI spellings and versions, isCaseOf, the tenant\'s equivalence sets). An addition of this server (experimental).',
+  schema: { type: 'string', enum: ['exact', 'equivalent'], default: 'exact' },
+};

@@ -1,5 +1,5 @@
 import { Bundler, Json, PART2 } from './bundle';
-import { PART1_SCHEMAS, pagedResult, pagingParameters, queryBody, queryErrorResponses } from './paged-query';
+import { PART1_SCHEMAS, pagedResult, SEMANTIC_ID_MATCHING_PARAMETER, pagingParameters, queryBody, queryErrorResponses } from './paged-query';
 
 /**
  * The repositories' query operations of the AAS API V3.1, which the vendored V3.0.4 files lack:
@@ -61,7 +61,7 @@ export function repositoryQueryOperation(bundler: Bundler, method: string, path:
       `\`$select: "id"\` answers the ids (\`resultType\` \`Identifier\`), else whole ${query.schema}s (\`resultType\` \`${query.schema}\`` +
       `${query.schema === 'Submodel' ? ', deep, without Blob values' : ''}).`,
     operationId: query.operationId,
-    parameters: pagingParameters(bundler),
+    parameters: [...pagingParameters(bundler), SEMANTIC_ID_MATCHING_PARAMETER],
     requestBody: {
       required: true,
       content: {

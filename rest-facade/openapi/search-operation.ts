@@ -1,5 +1,5 @@
 import { Bundler, Json, PART2 } from './bundle';
-import { PART1_SCHEMAS, pagedResult, pagingParameters, queryBody, queryErrorResponses } from './paged-query';
+import { PART1_SCHEMAS, pagedResult, SEMANTIC_ID_MATCHING_PARAMETER, pagingParameters, queryBody, queryErrorResponses } from './paged-query';
 
 /**
  * POST {tenant_url}/api/v3.0/search (platform spec, "Other": database-style queries over the search indexes), which
@@ -64,7 +64,7 @@ export function searchOperation(bundler: Bundler, method: string, path: string, 
       'condition of the index beside `index`, or several as `conditions` (all must hold, on one submodel), and `select: "id"`; it is ' +
       'translated into the same query. Each answer carries the shell and the ids of its submodels that matched; with `$select`/`select` ' +
       '`"id"`, the shell ids only. Anything wrong in the body is a 400 naming it; so is a page whose statement runs longer than `QUERY_TIMEOUT_MS`.',
-    parameters: pagingParameters(bundler),
+    parameters: [...pagingParameters(bundler), SEMANTIC_ID_MATCHING_PARAMETER],
     requestBody: {
       required: true,
       content: {

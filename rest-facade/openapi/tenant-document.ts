@@ -3,6 +3,7 @@ import { OPENAPI_VERSION, SECURITY, ServedRoute, openApiPath, pathShape, securit
 import { platformOperation } from './platform-operations';
 import { pushTargetOperation } from './push-target-operations';
 import { dccOperation } from './dcc-operations';
+import { semanticOperation } from './semantic-operations';
 import { searchOperation } from './search-operation';
 import { repositoryQueryOperation } from './query-operations';
 
@@ -63,7 +64,17 @@ const KIND_FILTER = {
   description: 'Only submodels of this kind (absent: all). An addition of this server (see its README).',
   schema: { type: 'string', enum: ['Instance', 'Template'] },
 };
-const SUBMODEL_FILTERS = [KIND_FILTER, ...ID_TEXT_FILTERS];
+/** The semantic connector's matching of the semanticId filter (docs/semantic-connector.md). */
+const SEMANTIC_ID_MATCHING: Json = {
+  name: 'semanticIdMatching',
+  in: 'query',
+  required: false,
+  description:
+    'How semanticId matches: `exact` (default), as written; `equivalent`, by the semantic connector\'s equivalence (IRDI spellings and versions, ' +
+    'isCaseOf, the tenant\'s equivalence sets), by the first key of the given semanticId. An addition of this server (experimental).',
+  schema: { type: 'string', enum: ['exact', 'equivalent'], default: 'exact' },
+};
+const SUBMODEL_FILTERS = [KIND_FILTER, ...ID_TEXT_FILTERS, SEMANTIC_ID_MATCHING];
 
 /**
  * Query parameters this server takes beyond the official operation's (by `METHOD /path` below the AAS API, `{}`
@@ -206,7 +217,7 @@ function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extra
     const method = route.method.toLowerCase();
     const inApi = route.path.startsWith(`${apiBase}/`);
     const relative = inApi ? route.path.slice(apiBase.length) : route.path;
-    const own = platformOperation(bundler, method, openApiPath(route.path), apiBase) ?? searchOperation(bundler, method, openApiPath(route.path), apiBase) ?? repositoryQueryOperation(bundler, method, openApiPath(route.path), apiBase) ?? pushTargetOperation(bundler, method, openApiPath(route.path)) ?? dccOperation(bundler, method, openApiPath(route.path));
+    const own = platformOperation(bundler, method, openApiPath(route.path), apiBase) ?? searchOperation(bundler, method, openApiPath(route.path), apiBase) ?? repositoryQueryOperation(bundler, method, openApiPath(route.path), apiBase) ?? pushTargetOperation(bundler, method, openApiPath(route.path)) ?? dccOperation(bundler, method, openApiPath(route.path)) ?? semanticOperation(bundler, method, openApiPath(route.path));
     const candidates = own || !inApi ? [] : specPaths.get(pathShape(relative)) ?? [];
     const found = candidates.find(([, item]) => item[method]) ?? candidates[0];
     const specOperation = found?.[1][method];

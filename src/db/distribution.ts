@@ -47,6 +47,10 @@ export const TENANT_TABLES: readonly string[] = [
   'push_targets',
   'push_jobs',
   'push_packages',
+  'semantic_dictionaries',
+  'semantic_entries',
+  'semantic_equivalence_sets',
+  'semantic_equivalences',
 ];
 
 /** The shard key of every tenant-owned table. */

@@ -34,6 +34,7 @@ import type { ServiceAccountService } from '../management/service-accounts/servi
 import type { ChangeHub } from '../events/hub';
 import type { PushTargetService } from '../push/push-target.service';
 import type { DccService } from '../dcc/dcc.service';
+import type { SemanticService } from '../aas/semantics/semantic.service';
 import { AppError, unauthenticated } from './errors';
 import { Loaders } from './loaders';
 
@@ -72,6 +73,8 @@ export interface Services {
   changes: ChangeHub;
   /** Push targets of tenants (S3 buckets, AASX File Servers) that changed shells are pushed to. */
   pushTargets: PushTargetService;
+  /** The semantic connector: what semantic ids mean (concept descriptions, imported dictionaries) and which are equivalent. */
+  semantics: SemanticService;
   tokens: TokenVerifier;
   access: AccessService;
   federation: FederationService;

@@ -17,6 +17,7 @@ import { FileResolver } from '../files/file.resolver';
 import { PackageResolver } from '../aas/packages/package.resolver';
 import { PushTargetResolver } from '../push/push-target.resolver';
 import { DccResolver } from '../dcc/dcc.resolver';
+import { ElementMeaningResolver, SemanticResolver, SubmodelMeaningResolver } from '../aas/semantics/semantic.resolver';
 import { RegistryResolver, ShellDescriptorFieldResolver, SubmodelDescriptorFieldResolver } from '../aas/registry/registry.resolver';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { authChecker } from '../auth/policy';
@@ -54,6 +55,9 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       PackageResolver,
       PushTargetResolver,
       DccResolver,
+      SemanticResolver,
+      SubmodelMeaningResolver,
+      ElementMeaningResolver,
       ChangeEventResolver,
       TenantResolver,
       RegistryInstanceResolver,

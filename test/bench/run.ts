@@ -18,6 +18,7 @@ import { benchPackage } from './package';
 import { benchClientEnv, benchRoleResolution, benchTokenIssuance } from './identity';
 import { benchDatabaseUrl, benchRegistry } from './registry';
 import { benchQuery } from './query';
+import { benchSemantics } from './semantics';
 import { benchImport } from './bulk-import';
 import { benchDcc } from './dcc';
 import { benchPeer, type OurDatabase } from './peer';
@@ -44,6 +45,7 @@ import { benchScaleOut } from './scaleout';
  * `BENCH_ONLY=registry` runs the discovery lookups of `registry.ts` alone (REGISTRY_BENCH_SHELLS sets their size).
  * `BENCH_ONLY=submodels` runs the large-submodel element reads and writes of `submodels.ts` alone.
  * `BENCH_ONLY=query` runs the query-language bench of `query.ts` alone (QUERY_BENCH_SUBMODELS sets its size).
+ * `BENCH_ONLY=semantics` runs the semantic connector's resolve of `semantics.ts` alone (SEMANTIC_BENCH_ENTRIES sets its size).
  * `BENCH_ONLY=import` runs the bulk import of `bulk-import.ts` alone: 100,000 shells and a 100,000-element submodel
  * (IMPORT_SHELLS, IMPORT_ELEMENTS set their sizes), each beside COPY of the same rows.
  * `BENCH_ONLY=dcc` runs the DCC conversion of `dcc.ts` alone: a certificate of 1,000 quantities, against parsing it alone.
@@ -61,8 +63,8 @@ const peerAt = process.argv.indexOf('--peer');
 const PEER_URL = peerAt >= 0 ? process.argv[peerAt + 1] : undefined;
 if (peerAt >= 0 && !PEER_URL?.match(/^https?:\/\//)) throw new Error('--peer takes the URL of an AAS server, e.g. --peer http://localhost:8081');
 const ONLY = PEER_URL ? 'peer' : process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout', 'import', 'dcc'].includes(ONLY)) {
-  throw new Error(`BENCH_ONLY takes 'hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'events', 'package', 'scaleout', 'import' or 'dcc', got '${ONLY}'`);
+if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'semantics', 'events', 'package', 'scaleout', 'import', 'dcc'].includes(ONLY)) {
+  throw new Error(`BENCH_ONLY takes 'hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'semantics', 'events', 'package', 'scaleout', 'import' or 'dcc', got '${ONLY}'`);
 }
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
@@ -116,7 +118,8 @@ async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>
 /** A fresh, empty database for this run: on the DATABASE_URL server, or the embedded one in a new directory. */
 async function freshDatabase(dataDir: string, serverUrl = process.env.DATABASE_URL): Promise<{ env: NodeJS.ProcessEnv; description: string }> {
   if (!serverUrl) return { env: { DATABASE_URL: '' }, description: `embedded PostgreSQL (PGlite) in ${dataDir}` };
-  const name = `bench_${randomBytes(6).toString('hex')}`;
+  // BENCH_DATABASE_PREFIX: where several people share one PostgreSQL server, each names the databases it makes.
+  const name = `${process.env.BENCH_DATABASE_PREFIX ?? 'bench'}_${randomBytes(6).toString('hex')}`;
   const version = await withClient(serverUrl, async (client) => {
     await client.query(`CREATE DATABASE ${name}`);
     return Number((await client.query('SHOW server_version_num')).rows[0].server_version_num);
@@ -409,6 +412,8 @@ async function main(): Promise<void> {
   if (ONLY === 'submodels') return finish(await submodels(), 0, server, started);
   const query = () => benchQuery({ server, apiPath, measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run);
   if (ONLY === 'query') return finish(await query(), 0, server, started);
+  const semantics = () => benchSemantics({ server, tenantPath: '/tenants/default', measure, startBareServer, canned: cannedFrom, printTable, databaseUrl: benchDatabaseUrl(database.env, dataDir) });
+  if (ONLY === 'semantics') return finish(await semantics(), 0, server, started);
   if (ONLY === 'events') return finish(await benchEvents({ server, measure, printTable }, run), 0, server, started);
   if (ONLY === 'import') {
     console.log(`\n${(await benchImport({ server, apiPath, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run)).join('\n')}`);
@@ -497,6 +502,7 @@ async function main(): Promise<void> {
   await dcc();
   rows.push(...(await registry()));
   rows.push(...(await query()));
+  rows.push(...(await semantics()));
   rows.push(...(await scaleOut(server.log, run)));
   finish(rows, loadFailures, server, started);
 }

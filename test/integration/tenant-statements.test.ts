@@ -257,6 +257,17 @@ describe('statements of tenant requests', () => {
     await call('GET', `${sphere}/push-targets/${target.id}`);
     await call('DELETE', `${sphere}/push-targets/${target.id}`, undefined, 204);
 
+    // The semantic connector, with equivalence where it matches.
+    const set = await json(await call('POST', `${sphere}/semantics/equivalence-sets`, { members: ['urn:stmts:a', '0173-1#02-AAO677#002'] }, 201));
+    await call('GET', `${sphere}/semantics/equivalence-sets`);
+    await call('GET', `${sphere}/semantics/resolve?semanticId=${b64('0173-1#02-AAO677#001')}&matching=equivalent`);
+    await call('GET', `${sphere}/semantics/usages?semanticId=${b64('urn:stmts:a')}&matching=equivalent`);
+    await call('GET', `${sphere}/semantics/usages/shells?semanticId=${b64('urn:stmts:a')}&matching=equivalent`);
+    await call('GET', `${sphere}/semantics/entries?text=rated`);
+    await call('GET', `${api}/submodels?semanticId=${b64('urn:stmts:a')}&semanticIdMatching=equivalent`);
+    await call('POST', `${api}/query/submodels?semanticIdMatching=equivalent`, eq('$sme#semanticId', 'urn:stmts:a'));
+    await call('DELETE', `${sphere}/semantics/equivalence-sets/${set.id}`, undefined, 204);
+
     // Deletes last.
     await call('DELETE', `${api}/shells/${b64(shellId)}/submodel-refs/${b64(smId)}`, undefined, 204);
     await call('DELETE', `${api}/submodels/${b64(smId)}`, undefined, 204);

@@ -7,6 +7,8 @@ import { referenceKeyOf } from '../model/reference-keys';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson } from '../store/identifiable-json';
 import { originOf } from '../store/identifiable-store';
+import { SemanticMatchingArg } from '../semantics/semantic.types';
+import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
 import { ConceptDescription, ConceptDescriptionPage } from './concept-description.types';
 
 @InputType()
@@ -37,9 +39,10 @@ export class ConceptDescriptionResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
     @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
+    @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
   ) {
     if (usesQuery(query, filter)) {
-      const page = await ctx.services.query.objects(tenantOf(ctx, tenant), 'conceptDescriptions', query, limit, cursor);
+      const page = await ctx.services.query.objects(tenantOf(ctx, tenant), 'conceptDescriptions', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching));
       return { result: page.items, pagingMetadata: { cursor: page.cursor } };
     }
     const page = await ctx.services.conceptDescriptions.list(

@@ -4,6 +4,8 @@ import { DEFAULT_LIMIT } from '../../common/cursor';
 import { Context, tenantOf } from '../../graphql/context';
 import { badRequest } from '../../graphql/errors';
 import { PagingMetadata } from '../model/graphql-types';
+import { SemanticMatchingArg } from '../semantics/semantic.types';
+import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
 import type { RepositoryTarget } from './query.service';
 
 export enum QueryTargetArg {
@@ -56,8 +58,9 @@ export class QueryResolver {
     @Arg('query', () => GraphQLJSON, { description: 'The query: `{"$select"?: "id", "$condition": {...}}`.' }) query: unknown,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
   ): Promise<IdentifierPage> {
-    const page = await ctx.services.query.ids(tenantOf(ctx, tenant), target as RepositoryTarget, query, limit, cursor);
+    const page = await ctx.services.query.ids(tenantOf(ctx, tenant), target as RepositoryTarget, query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching));
     return { result: page.items, pagingMetadata: { cursor: page.cursor } };
   }
 }

@@ -8,7 +8,7 @@ import { Page, keysetQuery, pageOf } from '../store/identifiable-store';
 import type { SubmodelService } from '../submodels/submodel.service';
 import type { Query, QueryTarget } from './ast';
 import { parseQuery } from './parse';
-import { toSql } from './sql';
+import { semanticIdLiterals, toSql } from './sql';
 
 /** The repositories the query endpoints serve (descriptors come with the registries' queries). */
 export type RepositoryTarget = Extract<QueryTarget, 'shells' | 'submodels' | 'conceptDescriptions'>;
@@ -16,6 +16,20 @@ export type RepositoryTarget = Extract<QueryTarget, 'shells' | 'submodels' | 'co
 export interface QueryOptions {
   /** How long the statement that selects a page may run (QUERY_TIMEOUT_MS); beyond it the query is refused with 400. */
   timeoutMs: number;
+}
+
+/**
+ * Equivalence keys of semantic ids, in order (the semantic connector's `equivalentKeys` for the caller's tenant): given,
+ * `$eq` on a semanticId matches by equivalence (docs/semantic-connector.md); absent, as written.
+ */
+export type SemanticEquivalence = (ids: string[]) => Promise<string[][]>;
+
+/** The `SqlOptions.semanticKeys` of a query: each string it compares a semanticId with, and its equivalence keys. */
+export async function semanticKeysOf(query: Query, equivalence: SemanticEquivalence | undefined): Promise<Map<string, string[]> | undefined> {
+  if (!equivalence) return undefined;
+  const literals = semanticIdLiterals(query.condition);
+  const keys = literals.length ? await equivalence(literals) : [];
+  return new Map(literals.map((literal, i) => [literal, keys[i]]));
 }
 
 /**
@@ -33,20 +47,22 @@ export class QueryService {
   ) {}
 
   /** The identifiers of a page of the answer, whatever `$select` says. */
-  async ids(tenant: TenantEntity, target: RepositoryTarget, body: unknown, limit: number, cursor?: string | null): Promise<Page<string>> {
-    const page = await this.page(tenant, target, parseQuery(body), limit, cursor);
+  async ids(tenant: TenantEntity, target: RepositoryTarget, body: unknown, limit: number, cursor?: string | null, equivalence?: SemanticEquivalence): Promise<Page<string>> {
+    const page = await this.page(tenant, target, parseQuery(body), limit, cursor, equivalence);
     return { items: page.items.map((row) => row.id), cursor: page.cursor };
   }
 
   /** The documents of a page of the answer, whatever `$select` says (GraphQL clients select the fields they want). */
-  async objects(tenant: TenantEntity, target: RepositoryTarget, body: unknown, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
-    return this.documents(tenant, target, await this.page(tenant, target, parseQuery(body), limit, cursor));
+  async objects(tenant: TenantEntity, target: RepositoryTarget, body: unknown, limit: number, cursor?: string | null, equivalence?: SemanticEquivalence): Promise<Page<JsonObject>> {
+    return this.documents(tenant, target, await this.page(tenant, target, parseQuery(body), limit, cursor, equivalence));
   }
 
   /** One keyset page of the rows that satisfy the query: `d.seq > cursor`, in `seq` order, one row more than `limit`. */
-  private async page(tenant: TenantEntity, target: RepositoryTarget, query: Query, limit: number, cursor?: string | null): Promise<Page<{ seq: string; id: string }>> {
-    const keyset = keysetQuery(`query:${target}`, [['d.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition);
-    const condition = toSql(query, target, { doc: 'd.doc', firstParam: keyset.params.length + 1, row: 'd', tenant: '$1' });
+  private async page(tenant: TenantEntity, target: RepositoryTarget, query: Query, limit: number, cursor?: string | null, equivalence?: SemanticEquivalence): Promise<Page<{ seq: string; id: string }>> {
+    // A cursor of an exact query does not continue the equivalent one, nor the other way round.
+    const keyset = keysetQuery(`query:${target}`, [['d.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition, ...(equivalence ? ['equivalent'] : []));
+    const semanticKeys = await semanticKeysOf(query, equivalence);
+    const condition = toSql(query, target, { doc: 'd.doc', firstParam: keyset.params.length + 1, row: 'd', tenant: '$1', semanticKeys });
     // keysetQuery writes the cursor's bound as `seq > $n`: unambiguous, `d` is the only row source of this level.
     const sql = `SELECT d.seq, d.id FROM ${condition.table} d WHERE ${keyset.where} AND (${condition.where}) ORDER BY d.seq LIMIT ${keyset.limitParam}`;
     const rows = await boundedRead<{ seq: string; id: string }>(this.dataSource, sql, [...keyset.params, ...condition.params], this.options.timeoutMs);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { badRequest } from '../../graphql/errors';
 import type { Condition, Field, Operand, Query, QueryTarget, ValueType } from './ast';
 import { Chunk, ElementPattern, elementPattern, fieldChunks } from './fields';
@@ -44,6 +45,28 @@ export interface SqlOptions {
    * it, on the row's `tenant_id`.
    */
   tenant?: string;
+  /**
+   * The semantic connector's equivalence (src/aas/semantics/): for each string a `$eq` compares a `semanticId` field
+   * with (semanticIdLiterals), the equivalence keys it matches; such a comparison then holds for a semanticId whose
+   * key (`semantic_norm`) is one of them. Absent: semantic ids compare as written.
+   */
+  semanticKeys?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Whether `o` is a field that reads a semanticId (its first key's value). */
+const isSemanticIdField = (o: Operand): boolean =>
+  o.kind === 'field' && o.attribute.length === 1 && o.attribute[0].name === 'semanticId' && o.attribute[0].index === undefined;
+
+/** The strings the condition compares semanticIds with by `$eq` (what `SqlOptions.semanticKeys` maps). */
+export function semanticIdLiterals(c: Condition, out = new Set<string>()): string[] {
+  if (c.kind === 'and' || c.kind === 'or' || c.kind === 'match') for (const item of c.items) semanticIdLiterals(item, out);
+  else if (c.kind === 'not') semanticIdLiterals(c.item, out);
+  else if (c.kind === 'compare' && c.op === '$eq') {
+    for (const [field, other] of [[c.left, c.right], [c.right, c.left]]) {
+      if (isSemanticIdField(field) && other.kind === 'literal' && other.type === 'string') out.add(other.value as string);
+    }
+  }
+  return [...out];
 }
 
 /**
@@ -68,7 +91,7 @@ export function toSql(query: Query, target: QueryTarget, options: SqlOptions = {
   const row = options.row ?? table;
   // The id columns are the document's only where the document is the row's own.
   const idColumns = IDENTIFIABLE_TABLES.has(target) && (options.doc === undefined || options.doc === `${row}.doc`);
-  const compiler = new Compiler(options.doc ?? 'doc', row, options.tenant ?? `${row}.tenant_id`, options.firstParam ?? 1, idColumns);
+  const compiler = new Compiler(options.doc ?? 'doc', row, options.tenant ?? `${row}.tenant_id`, options.firstParam ?? 1, idColumns, options.semanticKeys);
   const where = compiler.condition(query.condition, new Map(), true);
   return { table, where, params: compiler.params };
 }
@@ -132,6 +155,7 @@ class Compiler {
     private readonly firstParam: number,
     /** Whether the row is an identifiable's, whose `id` and `id_short` columns conditions may read. */
     private readonly idColumns: boolean,
+    private readonly semanticKeys?: ReadonlyMap<string, readonly string[]>,
   ) {}
 
   private param(value: unknown, type: string): string {
@@ -310,6 +334,23 @@ class Compiler {
     const a = this.operand(left, type, bound, sources);
     if (a === null) return invalid();
     let cmp: string;
+    // `$eq` is symmetric: the semanticId field may be either operand.
+    const [field, literal] = isSemanticIdField(left) ? [left, right] : [right, left];
+    const keys = op === '$eq' && isSemanticIdField(field) && literal.kind === 'literal' && literal.type === 'string' ? this.semanticKeys?.get(literal.value as string) : undefined;
+    if (keys && field !== left) {
+      this.params.length = mark;
+      return this.compare(op, right, left, bound, positive);
+    }
+    if (keys) {
+      // Equivalence: the semanticId's key is one of the literal's equivalence keys. On an element row, by the md5 the
+      // row's key index holds (migration SemanticConnector).
+      const hashes = keys.map((k) => createHash('md5').update(k, 'utf8').digest('hex'));
+      cmp = /\.semantic_key$/.test(a) ? `md5(semantic_norm(${a})) = ANY(${this.param(hashes, 'text[]')})` : `semantic_norm(${a}) = ANY(${this.param(keys, 'text[]')})`;
+      if (!sources.from.length) return `(${cmp})`;
+      const from = sources.from.join(', ');
+      if (positive) return `EXISTS (SELECT 1 FROM ${from} WHERE ${[...sources.where, `(${cmp})`].join(' AND ')})`;
+      return `(SELECT bool_or(${cmp}) FROM ${from}${sources.where.length ? ` WHERE ${sources.where.join(' AND ')}` : ''})`;
+    }
     const pattern = stringOp && op !== '$regex' ? constantOf(right) : undefined;
     if (pattern === null) return invalid();
     if (pattern) {

@@ -5,6 +5,8 @@ import { Context, tenantOf } from '../../graphql/context';
 import { PagingMetadata } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { Shell } from '../shells/shell.types';
+import { SemanticMatchingArg } from '../semantics/semantic.types';
+import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
 import { SEARCH_INDEXES } from './indexes';
 
 @ObjectType({ description: 'A shell that search found, with the submodels that made it match.' })
@@ -72,8 +74,9 @@ export class SearchResolver {
     @Arg('select', () => String, { nullable: true }) select: string | null,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
   ): Promise<SearchPage> {
-    const page = await ctx.services.search.search(tenantOf(ctx, tenant), { index, query, condition, conditions, select }, limit, cursor);
+    const page = await ctx.services.search.search(tenantOf(ctx, tenant), { index, query, condition, conditions, select }, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching));
     return {
       result: page.items.map((hit) => ({ id: hit.id, shell: hit.shell as unknown as Shell | undefined, submodelIds: hit.submodelIds })),
       pagingMetadata: { cursor: page.cursor },

@@ -5,6 +5,7 @@ import { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { Condition, Query } from '../query/ast';
 import { parseField, parseQuery } from '../query/parse';
 import { toSql } from '../query/sql';
+import { type SemanticEquivalence, semanticKeysOf } from '../query/query.service';
 import { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
 import { keysetQuery, pageOf } from '../store/identifiable-store';
@@ -69,10 +70,12 @@ export class SearchService {
     private readonly options: SearchOptions,
   ) {}
 
-  async search(tenant: TenantEntity, request: SearchRequest, limit: number, cursor?: string | null): Promise<SearchPage> {
+  /** `equivalence`: semantic ids of the condition (the simple form's too) match by the semantic connector's equivalence. */
+  async search(tenant: TenantEntity, request: SearchRequest, limit: number, cursor?: string | null, equivalence?: SemanticEquivalence): Promise<SearchPage> {
     const { index, query } = parseSearch(request);
-    const keyset = keysetQuery(`search:${index.name}`, [['s.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition);
-    const condition = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: keyset.params.length + 1 });
+    const keyset = keysetQuery(`search:${index.name}`, [['s.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition, ...(equivalence ? ['equivalent'] : []));
+    const semanticKeys = await semanticKeysOf(query, equivalence);
+    const condition = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: keyset.params.length + 1, semanticKeys });
     // keysetQuery writes the cursor's bound as `seq > $n` (and the tenant as $1): in both branches only `s` has a seq
     // at that level. One of the two branches runs, as the one-time filter on `few` says (see the class comment).
     const few = this.options.fewSubmodels ?? FEW_SUBMODELS;

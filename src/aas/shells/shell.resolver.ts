@@ -9,6 +9,8 @@ import { IdentifiableJson, IdentifiableJsonPage } from '../store/identifiable-js
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
+import { SemanticMatchingArg } from '../semantics/semantic.types';
+import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
 import { ReferencePage, Shell, ShellFilterInput, ShellPage } from './shell.types';
 
 const pageResult = <T>(page: Page<JsonObject>) => ({
@@ -50,9 +52,10 @@ export class ShellResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
     @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
+    @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
   ): Promise<ShellPage> {
     const page = usesQuery(query, filter)
-      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor)
+      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
       : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
     return pageResult<Shell>(page);
   }

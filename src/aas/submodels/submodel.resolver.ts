@@ -8,12 +8,15 @@ import { PagingMetadata, Reference } from '../model/graphql-types';
 import { referenceKeyOf, valueKey } from '../model/reference-keys';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
+import { SemanticMatchingArg } from '../semantics/semantic.types';
+import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { IdentifiableJson } from '../store/identifiable-json';
 import { Page, originOf } from '../store/identifiable-store';
 import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
 import { ElementAt, SubmodelFilter } from './submodel.service';
 import { ModellingKind, PathPage, Submodel, SubmodelPage } from './submodel.types';
+import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
 import { elementValue, hasValue, submodelValue } from './value-only';
 
 export enum Extent {
@@ -45,6 +48,9 @@ export class SubmodelFilterInput {
 
   @Field({ nullable: true, description: 'Submodels whose semantic id has a key with this value.' })
   semanticIdValue?: string;
+
+  @Field(() => SemanticMatchingArg, { nullable: true, description: 'How semanticId or semanticIdValue matches: exact (default) or equivalent (by its first key).' })
+  semanticIdMatching?: SemanticMatchingArg;
 
   @Field({ nullable: true })
   idShort?: string;
@@ -129,10 +135,13 @@ const shape = (doc: JsonObject, level: LevelArg, extent: Extent, depth = 0) =>
 
 const pageResult = <T>(page: Page<T>) => ({ result: page.items, pagingMetadata: { cursor: page.cursor } });
 
-function submodelFilter(filter: SubmodelFilterInput | null): SubmodelFilter {
+async function submodelFilter(ctx: Context, tenant: TenantEntity, filter: SubmodelFilterInput | null): Promise<SubmodelFilter> {
   const semanticKey = filter?.semanticIdValue != null ? valueKey(filter.semanticIdValue) : referenceKeyOf(filter?.semanticId, 'semanticId');
+  // With equivalence, the semantic connector's keys of the id stand in for the exact key (src/aas/semantics/).
+  const equivalent = semanticKey !== undefined && filter?.semanticIdMatching === SemanticMatchingArg.equivalent;
+  const firstKey = filter?.semanticIdValue ?? ((filter?.semanticId?.keys as { value: string }[] | undefined)?.[0]?.value as string);
   return {
-    semanticKey,
+    ...(equivalent ? { semanticNorms: (await ctx.services.semantics.equivalentKeys(tenant, [firstKey]))[0] } : { semanticKey }),
     idShort: filter?.idShort,
     kind: filter?.kind,
     idShortStartsWith: filter?.idShortStartsWith,
@@ -230,10 +239,11 @@ export class SubmodelResolver {
     @Args() { tenant, filter, limit, cursor, level }: SubmodelListArgs,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
     @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
+    @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
   ) {
     const page = usesQuery(query, filter)
-      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor)
-      : await ctx.services.submodels.list(tenantOf(ctx, tenant), submodelFilter(filter), limit, cursor);
+      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
+      : await ctx.services.submodels.list(tenantOf(ctx, tenant), await submodelFilter(ctx, tenantOf(ctx, tenant), filter), limit, cursor);
     return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
   }
 
@@ -244,7 +254,7 @@ export class SubmodelResolver {
       'the submodels in insertion order; paged over the paths, so a page may end and the next resume inside a submodel.',
   })
   async submodelPaths(@Ctx() ctx: Context, @Args() { tenant, filter, limit, cursor, level }: SubmodelListArgs) {
-    return pageResult(await ctx.services.submodels.paths(tenantOf(ctx, tenant), submodelFilter(filter), level as Level, limit, cursor));
+    return pageResult(await ctx.services.submodels.paths(tenantOf(ctx, tenant), await submodelFilter(ctx, tenantOf(ctx, tenant), filter), level as Level, limit, cursor));
   }
 
   @Authorized('reader')

@@ -30,6 +30,8 @@ import { applyElementValue, applySubmodelValue, propertyValueWrite } from './val
 /** Absent and null both mean "no condition". `semanticKey` is a filter key (`model/reference-keys`). */
 export interface SubmodelFilter extends IdentifiableTextFilter {
   semanticKey?: string | null;
+  /** Equivalence keys (src/aas/semantics/): submodels whose semanticId has a key with one of them. */
+  semanticNorms?: string[] | null;
   idShort?: string | null;
   kind?: string | null;
 }
@@ -60,6 +62,7 @@ function filterConditions(filter: SubmodelFilter): Condition[] {
   if (filter.idShort != null) conditions.push(['id_short = ?', filter.idShort]);
   if (filter.kind != null) conditions.push(['kind = ?', filter.kind]);
   if (filter.semanticKey != null) conditions.push(['semantic_keys @> ARRAY[?::text]', filter.semanticKey]);
+  if (filter.semanticNorms != null) conditions.push(['semantic_norms(semantic_keys) && ?::text[]', filter.semanticNorms]);
   return [...conditions, ...identifiableTextConditions(filter)];
 }
 
