@@ -331,7 +331,7 @@ export class SubmodelService {
         throw badRequest(`The element's idShort '${String(read.doc.idShort)}' differs from the path's '${last}'.`);
       }
       return read;
-    });
+    }, true);
   }
 
   /**
@@ -375,7 +375,8 @@ export class SubmodelService {
       if (!node) throw notFound(`No element at '${path}'.`);
       await edit.remove(node, await edit.parentOf(steps));
       return null;
-    }, { steps, descendants: false });
+      // Its rows below it too: a delete without the lock compares them (`ElementEdit.remove`).
+    }, { steps, descendants: true });
   }
 
   /**
@@ -389,6 +390,8 @@ export class SubmodelService {
     options: SubmodelWrite,
     /** `onlyValue`: the change set a value its element's constraints were checked for, nothing else (`propertyValueWrite`). */
     change: (current: JsonObject, steps: Step[]) => { doc: JsonObject; violations: Violation[]; onlyValue?: boolean },
+    /** The new element does not derive from the current one (PUT): what the current one holds may not matter. */
+    replacing = false,
   ): Promise<ElementAt> {
     const steps = stepsOf(parseIdShortPath(path));
     return this.editElement(tenant, id, options, async (edit) => {
@@ -397,10 +400,11 @@ export class SubmodelService {
       const before = structuredClone(current.element);
       const after = change(current.element, steps);
       const parent = await edit.parentOf(steps);
+      if (!replacing) edit.consulted(current);
       // Its idShort, semanticId and place unchanged, a value-only change introduces nothing the checks below could find.
       if (!after.onlyValue) {
         if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
-        await refuseIntroduced(edit, parent, after, { element: before, node: current });
+        if (await refuseIntroduced(edit, parent, after, { element: before, node: current })) edit.consulted(current);
       }
       return { steps: await edit.replace(current, parent, after.doc), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
     }, { steps, descendants: true });
