@@ -381,7 +381,7 @@ export class ElementEdit {
    * compared there, under the submodel's lock. Null when the submodel's row is gone; `written` null when the basis
    * no longer held (read again).
    */
-  finishOnce(ifMatchTags: string[] | null, notify: { channel: string; payload: string } | undefined) {
+  finishOnce(writer: Db, ifMatchTags: string[] | null, notify: { channel: string; payload: string } | undefined) {
     const basis = this.unlocked!;
     const ranges = [...this.ranges.values()];
     const expect = [...this.versions.keys()]
@@ -392,7 +392,7 @@ export class ElementEdit {
     const narrow: ElementWriteBasis['narrow'] = this.whole
       ? null
       : { rows: ranges, expect, top: this.topDepends ? basis.top : undefined };
-    return writeElementsOnce(this.db, this.tenantId, this.seq, ifMatchTags, { version: basis.version, located: this.located, narrow }, {
+    return writeElementsOnce(writer, this.tenantId, this.seq, ifMatchTags, { version: basis.version, located: this.located, narrow }, {
       rows: this.pending,
       touch: [...this.touched.values()],
       bytes: this.bytes,

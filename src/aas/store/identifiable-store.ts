@@ -225,6 +225,8 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
 export class IdentifiableStore<E extends ObjectLiteral> {
   /** One-statement reads on the pool, for element rows read outside a transaction (named statements: few texts). */
   private readonly reader: Db;
+  /** One-statement writes on the pool in autocommit, for element writes (`writeElementsOnce`; named: few texts). */
+  private readonly writer: Db;
 
   /**
    * `sync`: the read cache of `findText` answers and its invalidation. Every write of this kind of identifiable
@@ -237,6 +239,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     private readonly sync?: CacheSync,
   ) {
     this.reader = { query: (sql, params) => readRows(dataSource, sql, params, true) };
+    this.writer = { query: (sql, params) => writeRows(dataSource, sql, params, true) };
   }
 
   /**
@@ -547,7 +550,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
           if (err instanceof LockNeeded) break;
           throw err;
         }
-        const send = () => elements.finishOnce(tags, notify);
+        const send = () => elements.finishOnce(this.writer, tags, notify);
         const done = await (this.sync ? this.sync.writingOnce(key, send) : send());
         // Its row gone (deleted, perhaps made anew): read again.
         if (!done) continue;
