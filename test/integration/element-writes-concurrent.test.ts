@@ -133,6 +133,30 @@ describe('element writes at the same time on one submodel', () => {
     expect(submodelElements).toHaveLength(WRITERS + 2);
   });
 
+  it(`${WRITERS} PATCHes of one Property's value: two statements each, one of the values stays`, async () => {
+    const url = await postSubmodel('urn:concurrent:same-value');
+    let answers: { status: number; text: string }[] = [];
+    const statements = await statementsOf(async () => {
+      answers = await Promise.all(numbers(WRITERS).map((i) => send(`${url}/submodel-elements/P3/$value`, 'PATCH', `s${i}`)));
+    });
+    expect(answers.map((a) => a.status)).toEqual(numbers(WRITERS).map(() => 204));
+    expectOneTurnEach(statements, WRITERS);
+    const { submodelElements } = await readSubmodel(url);
+    expect(numbers(WRITERS).map((i) => `s${i}`)).toContain(byIdShort(submodelElements, 'P3').value);
+  });
+
+  it('value PATCHes beside a PUT that changes the valueType: no value is written that the type in place refuses', async () => {
+    const url = await postSubmodel('urn:concurrent:value-type');
+    const answers = await Promise.all([
+      ...numbers(8).map(() => send(`${url}/submodel-elements/P5/$value`, 'PATCH', 'not a boolean')),
+      send(`${url}/submodel-elements/P5`, 'PUT', property('P5', 'true', 'xs:boolean')),
+    ]);
+    // A value PATCH made before the PUT is 204 (the PUT then replaces it); one after it is refused.
+    for (const answer of answers.slice(0, 8)) expect([204, 400]).toContain(answer.status);
+    expect(answers[8].status).toBe(204);
+    expect(byIdShort((await readSubmodel(url)).submodelElements, 'P5')).toMatchObject({ valueType: 'xs:boolean', value: 'true' });
+  });
+
   it('adds of different idShorts to one collection and to the top level all land, each once', async () => {
     const url = await postSubmodel('urn:concurrent:adds');
     const answers = await Promise.all([

@@ -124,14 +124,15 @@ export class ElementEdit {
   /** Rows (their `ord` text) whose versions must be as read: `ord@xmin` each; `ranges`, whose whole range is compared. */
   private readonly versions = new Map<string, string>();
   private readonly ranges = new Map<string, { ord: number[]; subtree: boolean }>();
-  private located?: { ord: number[]; path: string; type: string };
+  private located?: { ord: number[]; path: string; type: string; butValue?: JsonObject };
   private locatedBytes?: number;
   private topDepends = false;
   private topChanged = false;
   private readonly touched = new Map<string, { ord: number[]; json: JsonObject | null }>();
   private blobRecount?: number[];
-  /** Subtrees whose content the change or its verdict depends on (`consulted`). */
+  /** Subtrees whose content the change or its verdict depends on (`consulted`), or all of it but its value. */
   private readonly consultedSubtrees = new Set<ElementSubtree>();
+  private readonly consultedButValue = new Set<ElementSubtree>();
 
   constructor(
     private readonly db: Db,
@@ -177,6 +178,11 @@ export class ElementEdit {
   /** The change, or the verdict on it, depends on what `current` holds (not only on where it is). */
   consulted(current: ElementSubtree): void {
     this.consultedSubtrees.add(current);
+  }
+
+  /** The change depends on everything `current` holds but its value (a new value judged by its valueType). */
+  consultedAllButValue(current: ElementSubtree): void {
+    this.consultedButValue.add(current);
   }
 
   /**
@@ -292,7 +298,9 @@ export class ElementEdit {
       // independent of what it held: written whatever it holds now, where it still is.
       const stored = current.versions.length === 1 && !CONTAINERS.has(current.type) && !BLOB_HOLDERS.has(current.type);
       if (stored && rows.length === 1 && !renamed && !this.consultedSubtrees.has(current)) {
-        this.located = { ord: current.ord, path: current.path, type: current.type };
+        // A new value made from the element as read: the rest of it must still be as read.
+        const { value: _value, ...butValue } = current.json;
+        this.located = { ord: current.ord, path: current.path, type: current.type, ...(this.consultedButValue.has(current) && { butValue }) };
         this.pending.update.push(rows[0]);
         this.locatedBytes = jsonBytes(rows);
         this.blobAdded ||= containsBlob(element);

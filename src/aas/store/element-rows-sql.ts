@@ -587,8 +587,11 @@ export const MANY_ROWS_BATCH = INSERT_BATCH;
 export interface ElementWriteBasis {
   /** The submodel's version when the rows were read. */
   version: number;
-  /** A row written whatever it holds: it must still be at `ord` with `path` and `type` (a type without child elements). */
-  located?: { ord: number[]; path: string; type: string };
+  /**
+   * A row written whatever it holds: it must still be at `ord` with `path` and `type` (a type without child
+   * elements); with `butValue`, its JSON but its `value` must still be that (a new value of the element as read).
+   */
+  located?: { ord: number[]; path: string; type: string; butValue?: JsonObject };
   /** Null when only the whole version will do (the edit read more than its rows tell). */
   narrow: {
     /** Element rows (`ord`; with `subtree`, the rows of its whole range) that must still be the row versions read. */
@@ -668,7 +671,8 @@ export async function writeElementsOnce(
   if (located) {
     ctes.push(`at_row AS MATERIALIZED (SELECT e.path, e.model_type, e.json FROM submodel_elements e
       WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = ${bind(ordText(located.ord))}::integer[] FOR UPDATE)`);
-    if (narrow) conditions.push(`EXISTS (SELECT 1 FROM at_row WHERE at_row.path = ${bind(located.path)}::text AND at_row.model_type = ${bind(located.type)}::text)`);
+    const same = located.butValue ? ` AND (at_row.json::jsonb - 'value') = ${bind(JSON.stringify(located.butValue))}::jsonb` : '';
+    if (narrow) conditions.push(`EXISTS (SELECT 1 FROM at_row WHERE at_row.path = ${bind(located.path)}::text AND at_row.model_type = ${bind(located.type)}::text${same})`);
   }
   const admitted = ifMatchTags ? `('"' || lk.seq::text || '-' || lk.version::text || '"') = ANY (${bind(ifMatchTags)}::text[])` : 'true';
   const current = `lk.version = ${bind(basis.version)}::int${narrow ? ` OR (${conditions.join(' AND ')})` : ''}`;

@@ -400,7 +400,8 @@ export class SubmodelService {
       const before = structuredClone(current.element);
       const after = change(current.element, steps);
       const parent = await edit.parentOf(steps);
-      if (!replacing) edit.consulted(current);
+      if (!replacing && after.onlyValue) edit.consultedAllButValue(current);
+      else if (!replacing) edit.consulted(current);
       // Its idShort, semanticId and place unchanged, a value-only change introduces nothing the checks below could find.
       if (!after.onlyValue) {
         if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
