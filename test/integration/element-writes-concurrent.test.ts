@@ -145,6 +145,32 @@ describe('element writes at the same time on one submodel', () => {
     expect(numbers(WRITERS).map((i) => `s${i}`)).toContain(byIdShort(submodelElements, 'P3').value);
   });
 
+  it(`${WRITERS} PATCHes of one Property, each setting its value and category: two statements each, the rest stays`, async () => {
+    const url = await postSubmodel('urn:concurrent:same-patch');
+    let answers: { status: number; text: string }[] = [];
+    const statements = await statementsOf(async () => {
+      answers = await Promise.all(
+        numbers(WRITERS).map((i) => send(`${url}/submodel-elements/P4?level=core`, 'PATCH', { ...property('P4', `p${i}`), category: 'PARAMETER' })),
+      );
+    });
+    expect(answers.map((a) => a.status)).toEqual(numbers(WRITERS).map(() => 204));
+    expectOneTurnEach(statements, WRITERS);
+    const patched = byIdShort((await readSubmodel(url)).submodelElements, 'P4');
+    expect(patched).toMatchObject({ valueType: 'xs:string', category: 'PARAMETER' });
+    expect(numbers(WRITERS).map((i) => `p${i}`)).toContain(patched.value);
+  });
+
+  it('PATCHes of a Property beside a PUT that changes what they keep: each keeps the element as it is when it writes', async () => {
+    const url = await postSubmodel('urn:concurrent:patch-keeps');
+    const answers = await Promise.all([
+      ...numbers(8).map((i) => send(`${url}/submodel-elements/P6?level=core`, 'PATCH', property('P6', `k${i}`))),
+      send(`${url}/submodel-elements/P6`, 'PUT', { ...property('P6', 'put'), category: 'VARIABLE' }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(numbers(9).map(() => 204));
+    // Whatever the order, the category the PUT set stays: a PATCH made from the element before the PUT is made again.
+    expect(byIdShort((await readSubmodel(url)).submodelElements, 'P6')).toMatchObject({ category: 'VARIABLE' });
+  });
+
   it('value PATCHes beside a PUT that changes the valueType: no value is written that the type in place refuses', async () => {
     const url = await postSubmodel('urn:concurrent:value-type');
     const answers = await Promise.all([

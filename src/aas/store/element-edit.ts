@@ -124,7 +124,7 @@ export class ElementEdit {
   /** Rows (their `ord` text) whose versions must be as read: `ord@xmin` each; `ranges`, whose whole range is compared. */
   private readonly versions = new Map<string, string>();
   private readonly ranges = new Map<string, { ord: number[]; subtree: boolean }>();
-  private located?: { ord: number[]; path: string; type: string; butValue?: JsonObject };
+  private located?: { ord: number[]; path: string; type: string; but?: { keys: string[]; rest: JsonObject } };
   private locatedBytes?: number;
   private topDepends = false;
   private topChanged = false;
@@ -132,7 +132,7 @@ export class ElementEdit {
   private blobRecount?: number[];
   /** Subtrees whose content the change or its verdict depends on (`consulted`), or all of it but its value. */
   private readonly consultedSubtrees = new Set<ElementSubtree>();
-  private readonly consultedButValue = new Set<ElementSubtree>();
+  private readonly consultedBut = new Map<ElementSubtree, string[]>();
 
   constructor(
     private readonly db: Db,
@@ -180,9 +180,12 @@ export class ElementEdit {
     this.consultedSubtrees.add(current);
   }
 
-  /** The change depends on everything `current` holds but its value (a new value judged by its valueType). */
-  consultedAllButValue(current: ElementSubtree): void {
-    this.consultedButValue.add(current);
+  /**
+   * The change depends on everything `current` holds but the members `keys`, which it sets (a new value judged by
+   * the valueType; a PATCH's members).
+   */
+  consultedAllBut(current: ElementSubtree, keys: string[]): void {
+    this.consultedBut.set(current, keys);
   }
 
   /**
@@ -298,9 +301,10 @@ export class ElementEdit {
       // independent of what it held: written whatever it holds now, where it still is.
       const stored = current.versions.length === 1 && !CONTAINERS.has(current.type) && !BLOB_HOLDERS.has(current.type);
       if (stored && rows.length === 1 && !renamed && !this.consultedSubtrees.has(current)) {
-        // A new value made from the element as read: the rest of it must still be as read.
-        const { value: _value, ...butValue } = current.json;
-        this.located = { ord: current.ord, path: current.path, type: current.type, ...(this.consultedButValue.has(current) && { butValue }) };
+        // Made from the element as read, setting the members `keys`: the rest of it must still be as read.
+        const keys = this.consultedBut.get(current);
+        const rest = keys && Object.fromEntries(Object.entries(current.json).filter(([key]) => !keys.includes(key)));
+        this.located = { ord: current.ord, path: current.path, type: current.type, ...(keys && { but: { keys, rest: rest! } }) };
         this.pending.update.push(rows[0]);
         this.locatedBytes = jsonBytes(rows);
         this.blobAdded ||= containsBlob(element);

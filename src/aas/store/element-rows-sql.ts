@@ -589,9 +589,10 @@ export interface ElementWriteBasis {
   version: number;
   /**
    * A row written whatever it holds: it must still be at `ord` with `path` and `type` (a type without child
-   * elements); with `butValue`, its JSON but its `value` must still be that (a new value of the element as read).
+   * elements); with `but`, its JSON but the members `but.keys` must still be `but.rest` (what the change took from the
+   * element as read: all of it but the members it sets).
    */
-  located?: { ord: number[]; path: string; type: string; butValue?: JsonObject };
+  located?: { ord: number[]; path: string; type: string; but?: { keys: string[]; rest: JsonObject } };
   /** Null when only the whole version will do (the edit read more than its rows tell). */
   narrow: {
     /** Element rows (`ord`; with `subtree`, the rows of its whole range) that must still be the row versions read. */
@@ -671,8 +672,9 @@ export async function writeElementsOnce(
   if (located) {
     ctes.push(`at_row AS MATERIALIZED (SELECT e.path, e.model_type, e.json FROM submodel_elements e
       WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = ${bind(ordText(located.ord))}::integer[] FOR UPDATE)`);
-    const same = located.butValue ? ` AND (at_row.json::jsonb - 'value') = ${bind(JSON.stringify(located.butValue))}::jsonb` : '';
-    if (narrow) conditions.push(`EXISTS (SELECT 1 FROM at_row WHERE at_row.path = ${bind(located.path)}::text AND at_row.model_type = ${bind(located.type)}::text${same})`);
+    // Bound only where used: PostgreSQL refuses a parameter no expression gives a type.
+    const same = () => (located.but ? ` AND (at_row.json::jsonb - ${bind(located.but.keys)}::text[]) = ${bind(JSON.stringify(located.but.rest))}::jsonb` : '');
+    if (narrow) conditions.push(`EXISTS (SELECT 1 FROM at_row WHERE at_row.path = ${bind(located.path)}::text AND at_row.model_type = ${bind(located.type)}::text${same()})`);
   }
   const admitted = ifMatchTags ? `('"' || lk.seq::text || '-' || lk.version::text || '"') = ANY (${bind(ifMatchTags)}::text[])` : 'true';
   const current = `lk.version = ${bind(basis.version)}::int${narrow ? ` OR (${conditions.join(' AND ')})` : ''}`;

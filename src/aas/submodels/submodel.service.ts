@@ -350,7 +350,7 @@ export class SubmodelService {
         throw badRequest(`The body is a ${String(body.modelType)}; the element at '${path}' is a ${String(current.modelType)}.`);
       }
       if (body.idShort !== current.idShort) throw badRequest(`The body's idShort differs from the element's.`);
-      return readSubmodelElement({ ...current, ...body });
+      return { ...readSubmodelElement({ ...current, ...body }), sets: Object.keys(body) };
     });
   }
 
@@ -388,8 +388,11 @@ export class SubmodelService {
     id: string,
     path: string,
     options: SubmodelWrite,
-    /** `onlyValue`: the change set a value its element's constraints were checked for, nothing else (`propertyValueWrite`). */
-    change: (current: JsonObject, steps: Step[]) => { doc: JsonObject; violations: Violation[]; onlyValue?: boolean },
+    /**
+     * `onlyValue`: the change set a value its element's constraints were checked for, nothing else (`propertyValueWrite`);
+     * `sets`: the members it set, the rest taken from the current element as it is.
+     */
+    change: (current: JsonObject, steps: Step[]) => { doc: JsonObject; violations: Violation[]; onlyValue?: boolean; sets?: string[] },
     /** The new element does not derive from the current one (PUT): what the current one holds may not matter. */
     replacing = false,
   ): Promise<ElementAt> {
@@ -400,7 +403,7 @@ export class SubmodelService {
       const before = structuredClone(current.element);
       const after = change(current.element, steps);
       const parent = await edit.parentOf(steps);
-      if (!replacing && after.onlyValue) edit.consultedAllButValue(current);
+      if (!replacing && (after.onlyValue || after.sets)) edit.consultedAllBut(current, after.sets ?? ['value']);
       else if (!replacing) edit.consulted(current);
       // Its idShort, semanticId and place unchanged, a value-only change introduces nothing the checks below could find.
       if (!after.onlyValue) {
