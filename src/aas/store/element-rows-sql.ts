@@ -16,6 +16,8 @@ export interface ReadRow<J> extends StoredRow<J> {
   seq: string;
   ord: string;
   path: string;
+  /** The row version's `xmin` as text, where the read asked for it (`subtreeQuery`): what a later write compares. */
+  x?: string;
 }
 
 const ordText = (ord: number[]) => `{${ord.join(',')}}`;
@@ -216,14 +218,15 @@ function subtreeQuery(seq: string, descendants = true, aboveJson = false): { cte
   return {
     ctes: `target AS MATERIALIZED (${atPath(seq)})`,
     body: `SELECT * FROM (
-        SELECT e.ord AS o, e.ord::text AS ord, cardinality(e.ord) AS depth, e.model_type AS type, e.path, e.json, false AS above
+        SELECT e.ord AS o, e.ord::text AS ord, cardinality(e.ord) AS depth, e.model_type AS type, e.path, e.json, false AS above,
+            e.xmin::text AS x
           FROM submodel_elements e
           WHERE e.tenant_id = $1 AND e.submodel_seq = ${seq} AND e.ord >= (SELECT ord FROM target) AND e.ord ${descendants ? '<' : '<='} (SELECT ${descendants ? 'ord || 2147483647' : 'ord'} FROM target)
           ORDER BY e.ord
       ) AS subtree
       UNION ALL
       SELECT a.* FROM target t CROSS JOIN generate_series(1, $4::int) AS k CROSS JOIN LATERAL (
-        SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, ${aboveJson ? 'e.json' : 'NULL::json'}, true
+        SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, ${aboveJson ? 'e.json' : 'NULL::json'}, true, e.xmin::text
           FROM submodel_elements e
           WHERE e.tenant_id = $1 AND e.submodel_seq = ${seq} AND e.ord >= t.ord[1:k] AND e.ord <= t.ord[1:k]
           ORDER BY e.ord OFFSET 0
@@ -253,7 +256,7 @@ export async function readSubtreeById(
   const rows = (await db.query(
     `WITH head AS MATERIALIZED (SELECT seq, version FROM ${table} WHERE ${byId}), ${query.ctes}
       SELECT NULL::integer[] AS o, NULL::text AS ord, NULL::int AS depth, NULL::text AS type, NULL::text AS path, NULL::json AS json,
-          NULL::boolean AS above, seq AS head_seq, version AS head_version FROM head
+          NULL::boolean AS above, NULL::text AS x, seq AS head_seq, version AS head_version FROM head
       UNION ALL
       SELECT x.*, NULL, NULL FROM (${query.body}) AS x
       ORDER BY o NULLS FIRST`,
@@ -308,13 +311,17 @@ export async function lockSubmodel(
   id: string,
   at: { path: string; descendants: boolean; children?: { idShort?: string } } | undefined,
   notify: { channel: string; payload: string } | undefined,
-): Promise<{ seq: string; version: number; doc: JsonObject; rows?: PrefetchedRows } | null> {
+  lock = true,
+): Promise<{ seq: string; version: number; top: number; doc: JsonObject; rows?: PrefetchedRows } | null> {
   // `$3` and `$4`: the path and the number of elements above it, as `subtreeQuery` has them.
   const element = at && at.path !== '' ? at : undefined;
   const params: unknown[] = element ? [tenantId, id, element.path, stepsAbove(element.path)] : [tenantId, id];
-  const ctes = [`snap AS MATERIALIZED (SELECT version FROM ${table} WHERE ${byId})`, `head AS MATERIALIZED (SELECT seq, version, doc FROM ${table} WHERE ${byId} FOR UPDATE)`];
-  const notified = notify ? `, (SELECT pg_notify('${notify.channel}', $${params.push(notify.payload)})) AS notified` : '';
-  let headColumns = 'head.seq AS head_seq, head.version AS head_version, head.doc AS head_doc, (SELECT version FROM snap) AS snap_version';
+  // Without the lock (`readForElementWrite`), the rows are read as they are, for a write that compares them later.
+  const ctes = lock
+    ? [`snap AS MATERIALIZED (SELECT version FROM ${table} WHERE ${byId})`, `head AS MATERIALIZED (SELECT seq, version, top_elements_version, doc FROM ${table} WHERE ${byId} FOR UPDATE)`]
+    : [`head AS MATERIALIZED (SELECT seq, version, top_elements_version, doc FROM ${table} WHERE ${byId})`];
+  const notified = notify && lock ? `, (SELECT pg_notify('${notify.channel}', $${params.push(notify.payload)})) AS notified` : '';
+  let headColumns = `head.seq AS head_seq, head.version AS head_version, head.top_elements_version AS head_top, head.doc AS head_doc, ${lock ? '(SELECT version FROM snap)' : 'head.version'} AS snap_version`;
   // A child's path and depth: of the element (its `ord` from `target`), or of the submodel itself.
   const childPath = at?.children?.idShort === undefined ? undefined : at.path ? `${at.path}.${at.children.idShort}` : at.children.idShort;
   if (at?.children) {
@@ -328,14 +335,15 @@ export async function lockSubmodel(
     const query = subtreeQuery('(SELECT seq FROM head)', element.descendants, true);
     sql = `WITH ${ctes.join(', ')}, ${query.ctes}
       SELECT NULL::integer[] AS o, NULL::text AS ord, NULL::int AS depth, NULL::text AS type, NULL::text AS path, NULL::json AS json,
-          NULL::boolean AS above, ${headColumns} FROM head${notified}
+          NULL::boolean AS above, NULL::text AS x, ${headColumns} FROM head${notified}
       UNION ALL
-      SELECT x.*, NULL, NULL, NULL, NULL${at?.children ? ', NULL, NULL' : ''} FROM (${query.body}) AS x
+      SELECT x.*, NULL, NULL, NULL, NULL, NULL${at?.children ? ', NULL, NULL' : ''} FROM (${query.body}) AS x
       ORDER BY o NULLS FIRST`;
   }
   const rows = (await db.query(sql, params)) as (SubtreeRow & {
     head_seq: string;
     head_version: number;
+    head_top: number;
     head_doc: JsonObject;
     snap_version: number | null;
     last_child?: number | null;
@@ -343,7 +351,7 @@ export async function lockSubmodel(
   })[];
   if (!rows.length) return null;
   const [head, ...read] = rows;
-  const locked = { seq: String(head.head_seq), version: Number(head.head_version), doc: head.head_doc };
+  const locked = { seq: String(head.head_seq), version: Number(head.head_version), top: Number(head.head_top), doc: head.head_doc };
   if (!at || Number(head.snap_version) !== locked.version) return locked;
   const children = at.children && {
     lastPosition: head.last_child == null ? -1 : Number(head.last_child),
@@ -365,6 +373,8 @@ export interface NodeRow {
   path: string;
   json: JsonObject;
   above: string[];
+  /** The row's version (`xmin`), where the read asked for it. */
+  x?: string;
 }
 
 /** The row of the element at `path` of submodel `seq` (the first, where an import stored a path twice), or null. */
@@ -472,6 +482,8 @@ export interface PendingRows {
   add: ElementRow[];
   /** An element deleted with its descendants (its `ord`), none of which are among the rows above. */
   subtree?: number[];
+  /** A list item deleted with its descendants (`writeElementsOnce` only): the list's `ord` and path, the item's index. */
+  listItem?: { list: number[]; path: string; index: number };
 }
 
 
@@ -565,3 +577,184 @@ export async function deleteRowsOfMany(db: Db, tenantId: string, seqs: string[])
 
 /** Rows of element rows per statement of an import's batch write. */
 export const MANY_ROWS_BATCH = INSERT_BATCH;
+
+/**
+ * What an element write sent as one statement (`writeElementsOnce`) depends on, beyond `If-Match`: the write goes
+ * through when the submodel's version is still `version` (nothing was written since the read), or else when every
+ * write since was such an element write (`element_writes_from` .. `element_writes_to`, migration
+ * ElementWriteChain) and `narrow` still holds: then the writes since touched nothing this one read.
+ */
+export interface ElementWriteBasis {
+  /** The submodel's version when the rows were read. */
+  version: number;
+  /**
+   * A row written whatever it holds: it must still be at `ord` with `path` and `type` (a type without child
+   * elements); with `but`, its JSON but the members `but.keys` must still be `but.rest` (what the change took from the
+   * element as read: all of it but the members it sets).
+   */
+  located?: { ord: number[]; path: string; type: string; but?: { keys: string[]; rest: JsonObject } };
+  /** Null when only the whole version will do (the edit read more than its rows tell). */
+  narrow: {
+    /** Element rows (`ord`; with `subtree`, the rows of its whole range) that must still be the row versions read. */
+    rows: { ord: number[]; subtree: boolean }[];
+    /** `ord@xmin` of each of those rows as read, in `ord` order, joined by spaces. */
+    expect: string;
+    /** The submodel's `top_elements_version` as read, where the edit depends on its list of top-level elements. */
+    top?: number;
+  } | null;
+}
+
+/** The writes of an element write sent as one statement (`writeElementsOnce`). */
+export interface ElementWrites {
+  rows: PendingRows;
+  /** Element rows given a new row version (their child list changed), with their new JSON where it changed. */
+  touch: { ord: number[]; json: JsonObject | null }[];
+  /** JSON bytes more (or fewer) in the submodel, as far as known here. */
+  bytes: number;
+  /** The row `located` replaced: its new JSON size; the stored one's is subtracted in the statement. */
+  locatedBytes?: number;
+  blobAdded: boolean;
+  /** Whether a Blob remains is asked of the rows outside this range (`ord`'s subtree): the one Blob holder replaced. */
+  blobRecount?: number[];
+  head?: JsonObject;
+  /** The top-level list of elements changed. */
+  topChanged: boolean;
+  notify?: { channel: string; payload: string };
+}
+
+/**
+ * An element write as one statement in autocommit, with the lock of the submodel's row held for that statement only:
+ * it locks the row (`FOR UPDATE`, first, as every write of the submodel does), checks `If-Match` and `basis`
+ * against the row as it is now, and only then writes the element rows and the submodel's row (a new version, its
+ * size, its Blob flag, the run of element writes) and sends the notification.
+ *
+ * The statement's snapshot may be older than the lock (it waited for it). Rows it locks (`FOR UPDATE`) are read as
+ * they are now, so the rows the edit depends on are locked and compared by their row version (`xmin`): a write that
+ * changed such a row gave it a new one; a write that added a child below an element gave the element's row a new
+ * version too (`touch`), and one that changed the submodel's own list of elements raised `top_elements_version`.
+ * Everything else the statement reads (the Blob recount) it reads only where the version is still the one read.
+ *
+ * Returns null when the submodel's row `seq` is gone; else its version now, whether `If-Match` admitted it, and the
+ * version written (null when the basis no longer held: nothing was written, the caller reads again).
+ */
+export async function writeElementsOnce(
+  db: Db,
+  tenantId: string,
+  seq: string,
+  ifMatchTags: string[] | null,
+  basis: ElementWriteBasis,
+  writes: ElementWrites,
+): Promise<{ version: number; admitted: boolean; written: number | null; added: number } | null> {
+  const params: unknown[] = [tenantId, seq];
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const ctes = [
+    `lk AS MATERIALIZED (SELECT seq, version, element_writes_from AS wf, element_writes_to AS wt, top_elements_version AS tv
+      FROM submodels WHERE tenant_id = $1 AND seq = $2 FOR UPDATE)`,
+  ];
+  const range = (e: string, ord: string) => `(${e}.ord >= ${ord} AND ${e}.ord < ${ord} || ${MAX_POSITION})`;
+  const { narrow } = basis;
+  const conditions: string[] = [];
+  if (narrow) {
+    conditions.push(`lk.wt = lk.version AND lk.wf <= ${bind(basis.version)}::int`);
+    if (narrow.top !== undefined) conditions.push(`lk.tv = ${bind(narrow.top)}::int`);
+    if (narrow.rows.length) {
+      const which = narrow.rows.map(({ ord, subtree }) => {
+        const at = `${bind(ordText(ord))}::integer[]`;
+        return subtree ? range('e', at) : `e.ord = ${at}`;
+      });
+      // The lock is taken after the submodel's (the subquery runs for `ok`'s row of `lk`), as every write takes them.
+      ctes.push(`held AS MATERIALIZED (SELECT e.ord, e.xmin::text AS x FROM submodel_elements e
+        WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND (${which.join(' OR ')}) FOR UPDATE)`);
+      conditions.push(`coalesce((SELECT string_agg(h.ord::text || '@' || h.x, ' ' ORDER BY h.ord) FROM held h), '') = ${bind(narrow.expect)}::text`);
+    }
+  }
+  const { located } = basis;
+  if (located) {
+    ctes.push(`at_row AS MATERIALIZED (SELECT e.path, e.model_type, e.json FROM submodel_elements e
+      WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = ${bind(ordText(located.ord))}::integer[] FOR UPDATE)`);
+    // Bound only where used: PostgreSQL refuses a parameter no expression gives a type.
+    const same = () => (located.but ? ` AND (at_row.json::jsonb - ${bind(located.but.keys)}::text[]) = ${bind(JSON.stringify(located.but.rest))}::jsonb` : '');
+    if (narrow) conditions.push(`EXISTS (SELECT 1 FROM at_row WHERE at_row.path = ${bind(located.path)}::text AND at_row.model_type = ${bind(located.type)}::text${same()})`);
+  }
+  const admitted = ifMatchTags ? `('"' || lk.seq::text || '-' || lk.version::text || '"') = ANY (${bind(ifMatchTags)}::text[])` : 'true';
+  const current = `lk.version = ${bind(basis.version)}::int${narrow ? ` OR (${conditions.join(' AND ')})` : ''}`;
+  ctes.push(`ok AS MATERIALIZED (SELECT lk.seq, lk.version, ${admitted} AS admitted, (${current}) AS current FROM lk)`);
+  ctes.push(`go AS MATERIALIZED (SELECT seq FROM ok WHERE admitted AND current)`);
+  const own = (e: string) => `${e}.tenant_id = $1 AND ${e}.submodel_seq = $2`;
+  const { rows } = writes;
+  if (rows.remove.length) {
+    ctes.push(`removed AS (DELETE FROM submodel_elements e USING go, ${ORDS_FROM(bind(ordsJson(rows.remove)))} WHERE ${own('e')} AND e.ord = k.ord RETURNING 1)`);
+  }
+  if (rows.update.length) {
+    ctes.push(`changed AS (UPDATE submodel_elements e SET path = r.path, id_short = r.id_short, model_type = r.model_type,
+        semantic_key = r.semantic_key, v_text = r.v_text, json = r.json
+      FROM go, json_to_recordset(${bind(JSON.stringify(rows.update.map(recordOf)))}::json) AS ${RECORD}
+      WHERE ${own('e')} AND e.ord = r.ord RETURNING 1)`);
+  }
+  if (rows.add.length) {
+    ctes.push(`added AS (INSERT INTO submodel_elements (${ROW_COLUMNS}) SELECT $1, $2, ${ROW_FIELDS}
+      FROM go, json_to_recordset(${bind(JSON.stringify(rows.add.map(recordOf)))}::json) AS ${RECORD} RETURNING 1)`);
+  }
+  if (writes.touch.length) {
+    const touched = JSON.stringify(writes.touch.map(({ ord, json }) => ({ ord, json })));
+    ctes.push(`touched AS (UPDATE submodel_elements e SET json = coalesce(t.json, e.json)
+      FROM go, json_to_recordset(${bind(touched)}::json) AS t (ord integer[], json json) WHERE ${own('e')} AND e.ord = t.ord RETURNING 1)`);
+  }
+  let size = `s.doc_bytes + ${bind(writes.bytes)}::bigint`;
+  if (writes.locatedBytes !== undefined) size += ` + ${bind(writes.locatedBytes)}::bigint - (SELECT octet_length(json::text) FROM at_row)`;
+  const blobAdded = `${bind(writes.blobAdded)}::boolean`;
+  let blobs = `s.has_blobs OR ${blobAdded}`;
+  if (rows.subtree) {
+    const ord = `${bind(ordText(rows.subtree))}::integer[]`;
+    ctes.push(`gone AS (DELETE FROM submodel_elements e USING go WHERE ${own('e')} AND ${range('e', ord)} RETURNING e.model_type, e.json)`);
+    size += ' - (SELECT coalesce(sum(octet_length(json::text)), 0) FROM gone)';
+    // A Blob among the rows gone: the basis was the whole version, so the other rows are read as they are.
+    blobs = `CASE WHEN ${blobAdded} THEN true WHEN NOT s.has_blobs THEN false
+        WHEN (SELECT coalesce(bool_or(${HOLDS_BLOB}), false) FROM gone)
+        THEN EXISTS (SELECT 1 FROM submodel_elements x WHERE ${own('x')} AND ${HOLDS_BLOB} AND NOT ${range('x', ord)})
+        ELSE s.has_blobs END`;
+  } else if (rows.listItem) {
+    // The item's rows and those of the items after it are deleted, and the latter inserted again one index up: in one
+    // statement, where an UPDATE of the positions could meet a row not yet moved. The sort takes every row the
+    // DELETE returns before the first insert, so no position is taken twice. Read as of the whole version (`whole`).
+    const { list, path, index } = rows.listItem;
+    const level = `${bind(list.length + 1)}::int`;
+    const listOrd = `${bind(ordText(list))}::integer[]`;
+    const at = `${bind(index)}::int`;
+    const listPath = `${bind(path)}::text`;
+    ctes.push(`shifted AS (DELETE FROM submodel_elements e USING go WHERE ${own('e')} AND e.ord >= ${listOrd} || ${at} AND e.ord < ${listOrd} || ${MAX_POSITION}
+        RETURNING e.ord, e.path, e.id_short, e.model_type, e.semantic_key, e.v_text, e.json)`);
+    ctes.push(`gone AS (SELECT model_type, json FROM shifted WHERE ord[${level}] = ${at})`);
+    ctes.push(`moved AS (INSERT INTO submodel_elements (${ROW_COLUMNS})
+      SELECT $1, $2, m.ord[1:${level} - 1] || (m.ord[${level}] - 1) || m.ord[${level} + 1:],
+          ${listPath} || '[' || (m.ord[${level}] - 1)::text || ']' || substr(m.path, length(${listPath} || '[' || m.ord[${level}]::text || ']') + 1),
+          m.id_short, m.model_type, m.semantic_key, m.v_text, m.json
+        FROM (SELECT * FROM shifted WHERE ord[${level}] > ${at} ORDER BY ord) AS m RETURNING 1)`);
+    const item = `(${listOrd} || ${at})`;
+    size += ' - (SELECT coalesce(sum(octet_length(json::text)), 0) FROM gone)';
+    blobs = `CASE WHEN ${blobAdded} THEN true WHEN NOT s.has_blobs THEN false
+        WHEN (SELECT coalesce(bool_or(${HOLDS_BLOB}), false) FROM gone)
+        THEN EXISTS (SELECT 1 FROM submodel_elements x WHERE ${own('x')} AND ${HOLDS_BLOB} AND NOT ${range('x', item)})
+        ELSE s.has_blobs END`;
+  } else if (writes.blobRecount && !writes.blobAdded) {
+    const ord = `${bind(ordText(writes.blobRecount))}::integer[]`;
+    blobs = `${blobAdded} OR EXISTS (SELECT 1 FROM submodel_elements x WHERE ${own('x')} AND ${HOLDS_BLOB} AND NOT ${range('x', ord)})`;
+  }
+  const head = writes.head ? `, doc = ${bind(JSON.stringify(writes.head))}::jsonb` : '';
+  ctes.push(`head AS (UPDATE submodels s SET version = s.version + 1, updated_at = now(), doc_bytes = ${size}, has_blobs = ${blobs}${head},
+      element_writes_from = CASE WHEN s.element_writes_to = s.version THEN s.element_writes_from ELSE s.version END,
+      element_writes_to = s.version + 1${writes.topChanged ? ', top_elements_version = s.top_elements_version + 1' : ''}
+    FROM go WHERE s.tenant_id = $1 AND s.seq = go.seq RETURNING s.version)`);
+  const notified = writes.notify
+    ? `, CASE WHEN ok.admitted AND ok.current THEN pg_notify('${writes.notify.channel}', ${bind(writes.notify.payload)}) END AS notified`
+    : '';
+  const added = rows.add.length ? '(SELECT count(*) FROM added)::int' : '0';
+  const found = (await db.query(
+    `WITH ${ctes.join(',\n')}
+    SELECT ok.version, ok.admitted, (SELECT version FROM head) AS written, ${added} AS added${notified} FROM ok`,
+    params,
+  )) as { version: number; admitted: boolean; written: number | null; added: number }[];
+  if (!found.length) return null;
+  const [row] = found;
+  return { version: Number(row.version), admitted: row.admitted, written: row.written === null ? null : Number(row.written), added: Number(row.added) };
+}

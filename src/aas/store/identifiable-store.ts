@@ -14,7 +14,7 @@ import { badRequest, conflict, notFound, preconditionFailed } from '../../graphq
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject } from '../model/parse';
 import { ElementRow, RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
-import { ElementEdit, Step, ordOf, pathText, readElementById } from './element-edit';
+import { ElementEdit, LockNeeded, Step, ordOf, pathText, readElementById } from './element-edit';
 import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
 import { Db, elementRowsCtes, elementsTextSql, lockSubmodel, readRowsOf, replaceRows } from './element-rows-sql';
 import { MANY_ROWS_BATCH, RowOf, deleteRowsOfMany, insertRowsOfMany } from './element-rows-sql';
@@ -225,6 +225,8 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
 export class IdentifiableStore<E extends ObjectLiteral> {
   /** One-statement reads on the pool, for element rows read outside a transaction (named statements: few texts). */
   private readonly reader: Db;
+  /** One-statement writes on the pool in autocommit, for element writes (`writeElementsOnce`; named: few texts). */
+  private readonly writer: Db;
 
   /**
    * `sync`: the read cache of `findText` answers and its invalidation. Every write of this kind of identifiable
@@ -237,6 +239,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     private readonly sync?: CacheSync,
   ) {
     this.reader = { query: (sql, params) => readRows(dataSource, sql, params, true) };
+    this.writer = { query: (sql, params) => writeRows(dataSource, sql, params, true) };
   }
 
   /**
@@ -506,12 +509,17 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   }
 
   /**
-   * The write path of elements: under the submodel's row lock and `If-Match`, `edit` reads and writes the rows its
-   * change touches through an `ElementEdit` (never the whole submodel), and the submodel gets a new version (entity
-   * tag), its size and Blob flag updated, its cached reads invalidated on commit. Element-level: no change event
-   * (platform spec, Events 4). `manager`: inside that transaction (a change that goes with a stored file). `at`: the
-   * element the edit looks at first (its own row, or with `descendants` its subtree; with `children`, where its next
-   * child goes and whether a child has that idShort), read with the lock in the same statement (`lockSubmodel`).
+   * The write path of elements: `edit` reads and writes the rows its change touches through an `ElementEdit` (never
+   * the whole submodel), and the submodel gets a new version (entity tag), its size and Blob flag updated, its cached
+   * reads invalidated on commit. Element-level: no change event (platform spec, Events 4). `at`: the element the
+   * edit looks at first (its own row, or with `descendants` its subtree; with `children`, where its next child goes
+   * and whether a child has that idShort), read in the first statement.
+   *
+   * Where writes go as one statement (`oneStatement`): the rows are read without a lock (one statement), the edit is
+   * made, and written in one statement that takes the submodel's row lock and writes only if what the edit depends
+   * on is still as read (`writeElementsOnce`): two statements in autocommit, the lock held for the second only. When
+   * another write changed it first, the edit is made again from a new read; after `RETRIES` such turns, or for an
+   * edit that must write before it reads (deleting a list item), it is made under the lock (`editElementsLocked`).
    */
   async editElements<T>(
     tenant: TenantEntity,
@@ -523,6 +531,54 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const { table, modelType } = this.spec;
     if (!this.spec.elementRows) throw new Error(`${modelType} documents have no element rows`);
     checkId(modelType, id);
+    if (!(await this.oneStatement(options))) return this.editElementsLocked(tenant, id, edit, options, at);
+    const key = ReadCache.key(table, tenant.id, id);
+    const payload = this.sync?.notification(key);
+    const notify = payload === undefined ? undefined : { channel: CHANGED_CHANNEL, payload };
+    const tags = options.ifMatch != null ? ifMatchTags(options.ifMatch) : null;
+    const where = at && { path: pathText(at.steps), descendants: at.descendants, children: at.children };
+    try {
+      for (let turn = 0; turn < RETRIES; turn++) {
+        const read = await lockSubmodel(this.reader, table, BY_ID, tenant.id, id, where, undefined, false);
+        if (!read) throw notFound(`${modelType} '${id}' not found.`);
+        this.checkIfMatch(id, options, read.seq, read.version);
+        const elements = new ElementEdit(this.reader, tenant.id, read.seq, read.doc, read.rows, { version: read.version, top: read.top });
+        let result: T;
+        try {
+          result = await edit(elements);
+        } catch (err) {
+          if (err instanceof LockNeeded) break;
+          throw err;
+        }
+        const send = () => elements.finishOnce(this.writer, tags, notify);
+        const done = await (this.sync ? this.sync.writingOnce(key, send) : send());
+        // Its row gone (deleted, perhaps made anew): read again.
+        if (!done) continue;
+        if (!done.admitted) this.checkIfMatch(id, options, read.seq, done.version);
+        if (done.written !== null) {
+          if (done.added) rowsWritten(this.dataSource.manager, 'submodel_elements', done.added);
+          return { result, etag: etagOf(read.seq, done.written) };
+        }
+      }
+    } catch (err) {
+      rethrowClientError(err);
+    }
+    return this.editElementsLocked(tenant, id, edit, options, at);
+  }
+
+  /**
+   * `editElements` under the submodel's row lock, in one transaction: the lock and the rows the edit looks at first
+   * in one statement (`lockSubmodel`), then what else it reads and writes, then COMMIT. `manager`: inside that
+   * transaction (a change that goes with a stored file). On Citus, where the notification is a statement of its own.
+   */
+  private async editElementsLocked<T>(
+    tenant: TenantEntity,
+    id: string,
+    edit: (elements: ElementEdit) => Promise<T>,
+    options: WriteOptions,
+    at?: { steps: Step[]; descendants: boolean; children?: { idShort?: string } },
+  ): Promise<{ result: T; etag: string }> {
+    const { table, modelType } = this.spec;
     // The notification goes with the lock, except on Citus (`writing`).
     const citus = await onCitus(this.dataSource);
     const run = async (manager: EntityManager) => {

@@ -63,14 +63,15 @@ const AASD_114: Violation = {
 
 /**
  * 400 when `after` in its place under `parent` has a violation that `before` (the element it replaces there, null
- * for a new one) did not have: of its own (`ownAfter`, as read) or of its place.
+ * for a new one) did not have: of its own (`ownAfter`, as read) or of its place. Says whether the verdict looked at
+ * what `before` holds (only where `after` has a violation to excuse): a write made without the lock then depends on it.
  */
 export async function refuseIntroduced(
   edit: ElementEdit,
   parent: ElementNode,
   after: { doc: JsonObject; violations: Violation[] },
   before: { element: JsonObject; node: ElementNode } | null,
-): Promise<void> {
+): Promise<boolean> {
   // The element rule counts from the submodel: the element's own depth starts at its parent's.
   const tooDeep = elementsNestDeeperThan(after.doc, MAX_ELEMENT_DEPTH, parent.ord.length);
   if (tooDeep) throw badRequest(`${ELEMENT_DEPTH_RULE}; in its place the element nests them deeper (at ${tooDeep}).`);
@@ -78,11 +79,16 @@ export async function refuseIntroduced(
   const placed = placeViolations(parent, after.doc);
   const place = placed.length ? introduced(placed, placeViolations(parent, before?.element ?? null)) : [];
   const found = [...own, ...place];
+  let consulted = before !== null && (after.violations.length > 0 || placed.length > 0);
   if (parent.type === 'SubmodelElementList' && after.doc.semanticId) {
     const siblings = await edit.childSemanticIds(parent, before?.node);
-    if (differsFromSiblings(after.doc, siblings) && !differsFromSiblings(before?.element ?? null, siblings)) found.push(AASD_114);
+    if (differsFromSiblings(after.doc, siblings)) {
+      consulted ||= before !== null;
+      if (!differsFromSiblings(before?.element ?? null, siblings)) found.push(AASD_114);
+    }
   }
   refuseViolations('SubmodelElement', found);
+  return consulted;
 }
 
 /** AASd-022 for an element renamed in place (outside a list): 400 when a sibling has its new idShort. */

@@ -334,7 +334,7 @@ export class SubmodelService {
         throw badRequest(`The element's idShort '${String(read.doc.idShort)}' differs from the path's '${last}'.`);
       }
       return read;
-    });
+    }, true);
   }
 
   /**
@@ -353,7 +353,7 @@ export class SubmodelService {
         throw badRequest(`The body is a ${String(body.modelType)}; the element at '${path}' is a ${String(current.modelType)}.`);
       }
       if (body.idShort !== current.idShort) throw badRequest(`The body's idShort differs from the element's.`);
-      return readSubmodelElement({ ...current, ...body });
+      return { ...readSubmodelElement({ ...current, ...body }), sets: Object.keys(body) };
     });
   }
 
@@ -378,7 +378,8 @@ export class SubmodelService {
       if (!node) throw notFound(`No element at '${path}'.`);
       await edit.remove(node, await edit.parentOf(steps));
       return null;
-    }, { steps, descendants: false });
+      // Its rows below it too: a delete without the lock compares them (`ElementEdit.remove`).
+    }, { steps, descendants: true });
   }
 
   /**
@@ -390,8 +391,13 @@ export class SubmodelService {
     id: string,
     path: string,
     options: SubmodelWrite,
-    /** `onlyValue`: the change set a value its element's constraints were checked for, nothing else (`propertyValueWrite`). */
-    change: (current: JsonObject, steps: Step[]) => { doc: JsonObject; violations: Violation[]; onlyValue?: boolean },
+    /**
+     * `onlyValue`: the change set a value its element's constraints were checked for, nothing else (`propertyValueWrite`);
+     * `sets`: the members it set, the rest taken from the current element as it is.
+     */
+    change: (current: JsonObject, steps: Step[]) => { doc: JsonObject; violations: Violation[]; onlyValue?: boolean; sets?: string[] },
+    /** The new element does not derive from the current one (PUT): what the current one holds may not matter. */
+    replacing = false,
   ): Promise<ElementAt> {
     const steps = stepsOf(parseIdShortPath(path));
     return this.editElement(tenant, id, options, async (edit) => {
@@ -400,10 +406,12 @@ export class SubmodelService {
       const before = structuredClone(current.element);
       const after = change(current.element, steps);
       const parent = await edit.parentOf(steps);
+      if (!replacing && (after.onlyValue || after.sets)) edit.consultedAllBut(current, after.sets ?? ['value']);
+      else if (!replacing) edit.consulted(current);
       // Its idShort, semanticId and place unchanged, a value-only change introduces nothing the checks below could find.
       if (!after.onlyValue) {
         if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
-        await refuseIntroduced(edit, parent, after, { element: before, node: current });
+        if (await refuseIntroduced(edit, parent, after, { element: before, node: current })) edit.consulted(current);
       }
       return { steps: await edit.replace(current, parent, after.doc), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
     }, { steps, descendants: true });

@@ -20,8 +20,8 @@ const UPPER = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
  * Ids may be 2,000 characters, more than a B-tree entry holds: the key indexes hold their md5. The functions name
  * `public.semantic_norm` with its schema: PostgreSQL builds indexes with a search_path of pg_catalog only.
  */
-export class SemanticConnector1795800000000 implements MigrationInterface {
-  name = 'SemanticConnector1795800000000';
+export class SemanticConnector1795820000000 implements MigrationInterface {
+  name = 'SemanticConnector1795820000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
