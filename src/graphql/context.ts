@@ -97,7 +97,18 @@ export interface Context extends RequestContext {
   services: Services;
   /** Batched loads of related rows for this request: a field that loads rows goes through one of these. */
   loaders: Loaders;
+  /**
+   * The metamodel version the request speaks: that of its REST API (`/api/v3.0` or `/api/v3.1`); GraphQL and the
+   * platform's own services speak V3.1, the stored model as written. Resolvers pass it to the services: a document is
+   * read, written and verified in this version (docs/aas-versions.md).
+   */
+  aasVersion: AasVersion;
+  /** Set by the model layer when a V3.0 answer holds V3.1 content mapped down: the REST answer says so in a header. */
+  versionMapped?: boolean;
 }
+
+/** The metamodel versions a request may speak. */
+export type AasVersion = '3.0' | '3.1';
 
 /** The 401 of a valid token whose principal is gone (deleted, or removed from its last organization since). */
 const NO_PRINCIPAL = 'The bearer token is no longer valid: its account or service account does not exist any more, or was removed from its organizations.';
@@ -108,6 +119,7 @@ export function createContext(
   log: Logger,
   authorization: string | undefined,
   signal?: AbortSignal,
+  aasVersion: AasVersion = '3.1',
 ): Context {
   // The token's principal and its roles come together: the query of the roles also tells whether it still exists.
   let caller: Promise<{ principal: Principal; roles: EffectiveRole[] } | null> | undefined;
@@ -127,6 +139,7 @@ export function createContext(
     tenantsAsked: new Set(),
     loaders: new Loaders(services),
     signal,
+    aasVersion,
     principal: () => callerOf().then((c) => c?.principal ?? null),
     roles: () => callerOf().then((c) => c?.roles ?? []),
   };
