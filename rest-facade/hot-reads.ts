@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Context as KoaContext, Middleware, Next } from 'koa';
 import { decodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
-import { ApiVersion, enterVersion } from './api-versions';
+import { textForVersion } from '../src/aas/versions/view';
+import { ApiVersion, MAPPED_DOWN, MAPPED_HEADER, enterVersion } from './api-versions';
 
 type Services = Context['services'];
 type Tenant = Parameters<Services['shells']['cachedText']>[0];
@@ -34,10 +35,14 @@ const LIST = new RegExp(`${BASE}$`);
  */
 const TARGET = new RegExp(`${BASE}(?:/([A-Za-z0-9_-]+)|(?:\\?([A-Za-z0-9_.~%=&+-]*))?)$`);
 
-/** A 200 the hot path answers: the route's JSON text, with the ETag the route sends (a GET by id) or none (a list). */
+/**
+ * A 200 the hot path answers: the route's JSON text, with the ETag the route sends (a GET by id) or none (a list), and
+ * whether it holds V3.1 content seen through V3.0 (the route's `X-AAS-Version-Mapped` header).
+ */
 export interface HotAnswer {
   text: string;
   etag?: string;
+  mapped?: boolean;
 }
 
 /** A read the hot path may answer: a GET by id (`id`, decoded) or a list page (`query`: the query string). */
@@ -93,7 +98,11 @@ const listKey = (version: ApiVersion, query: string) => `${version} ${query}`;
 export async function answerHot(read: HotRead, context: Context, admitReader: HotReadOptions['admitReader']): Promise<HotAnswer | undefined> {
   try {
     const tenant = await admitReader(context, read.tenant);
-    if (read.id !== undefined) return await READS[read.collection](context.services, tenant, read.id);
+    if (read.id !== undefined) {
+      const found = await READS[read.collection](context.services, tenant, read.id);
+      // As the route answers it in the request's version (src/aas/versions/view.ts).
+      return found && { ...found, text: textForVersion(context, found.text), mapped: context.versionMapped };
+    }
     const text = await LISTS[read.collection](context.services, tenant)?.get(listKey(read.version, read.query ?? ''));
     return text === undefined ? undefined : { text };
   } catch {
@@ -134,6 +143,7 @@ export function hotReads(options: HotReadOptions): Middleware {
     if (!answer) return next();
     ctx.status = 200;
     ctx.set('ETag', answer.etag!);
+    if (answer.mapped) ctx.set(MAPPED_HEADER, MAPPED_DOWN);
     ctx.type = 'application/json';
     ctx.body = answer.text;
   };
@@ -159,6 +169,8 @@ export function hotReads(options: HotReadOptions): Middleware {
     await next();
     const body: unknown = ctx.body;
     if (ctx.status !== 200 || body === null || typeof body !== 'object' && typeof body !== 'string') return;
+    // A page of V3.1 content seen through V3.0 is not kept: a hit would lose the header that says so.
+    if (ctx.response.get(MAPPED_HEADER)) return;
     if (typeof body === 'object' && Object.getPrototypeOf(body) !== Object.prototype) return;
     // Serialized here once (Koa would do it as it sends), so what is kept is what is sent.
     const answer = typeof body === 'string' ? body : JSON.stringify(body);

@@ -33,6 +33,7 @@ import type { ServiceAccountSecretService } from '../management/service-accounts
 import type { ServiceAccountService } from '../management/service-accounts/service-account.service';
 import type { ChangeHub } from '../events/hub';
 import type { PushTargetService } from '../push/push-target.service';
+import type { AasVersion } from '../aas/versions';
 import { AppError, unauthenticated } from './errors';
 import { Loaders } from './loaders';
 
@@ -106,9 +107,6 @@ export interface Context extends RequestContext {
   /** Set by the model layer when a V3.0 answer holds V3.1 content mapped down: the REST answer says so in a header. */
   versionMapped?: boolean;
 }
-
-/** The metamodel versions a request may speak. */
-export type AasVersion = '3.0' | '3.1';
 
 /** The 401 of a valid token whose principal is gone (deleted, or removed from its last organization since). */
 const NO_PRINCIPAL = 'The bearer token is no longer valid: its account or service account does not exist any more, or was removed from its organizations.';

@@ -6,6 +6,7 @@ import { JsonObject } from '../model/parse';
 import { referenceKeyOf } from '../model/reference-keys';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson } from '../store/identifiable-json';
+import { textForVersion } from '../versions/view';
 import { originOf } from '../store/identifiable-store';
 import { ConceptDescription, ConceptDescriptionPage } from './concept-description.types';
 
@@ -63,8 +64,9 @@ export class ConceptDescriptionResolver {
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One concept description as AAS JSON text, as stored (from the read cache when it holds it).' })
-  conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    return ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id);
+  async conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
+    const found = await ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id);
+    return { ...found, text: textForVersion(ctx, found.text) };
   }
 
   @Authorized('contributor')

@@ -6,6 +6,7 @@ import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson, IdentifiableJsonPage } from '../store/identifiable-json';
+import { textForVersion, textsForVersion } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
@@ -69,7 +70,7 @@ export class ShellResolver {
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
   ): Promise<IdentifiableJsonPage> {
     const page = await ctx.services.shells.listText(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
-    return { result: page.items, pagingMetadata: { cursor: page.cursor } };
+    return { result: textsForVersion(ctx, page.items), pagingMetadata: { cursor: page.cursor } };
   }
 
   @Authorized('reader')
@@ -80,8 +81,9 @@ export class ShellResolver {
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One shell as AAS JSON text, as stored (from the read cache when it holds it).' })
-  shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    return ctx.services.shells.getText(tenantOf(ctx, tenant), id);
+  async shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
+    const found = await ctx.services.shells.getText(tenantOf(ctx, tenant), id);
+    return { ...found, text: textForVersion(ctx, found.text) };
   }
 
   @Authorized('reader')
