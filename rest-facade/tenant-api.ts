@@ -128,15 +128,12 @@ const chain =
     first(ctx, () => second(ctx, next));
 
 /**
- * Routes whose V3.1 operation takes `level` where V3.0.4's does not (IDTA-01002 V3.1.2: a PATCH of a submodel's
- * `$metadata`, a GET of an element's `$reference` below its shell). Neither answer has a hierarchy to cut (204, one
- * Reference), so both values answer the same; through V3.0 the parameter stays refused.
+ * Routes whose V3.1 operation takes `level` where V3.0.4's does not (the Submodel Repository of IDTA-01002 V3.1.2: a
+ * PATCH of a submodel's `$metadata`; the same operations below `/shells/{id}/submodels` in the Entire API Collection,
+ * but not in the AAS Repository's service file this server's document follows). The answer (204) has no hierarchy to
+ * cut, so both values answer the same; through V3.0 the parameter stays refused.
  */
-const V31_LEVEL_ROUTES = new Set([
-  'PATCH /submodels/:submodelIdentifier/$metadata',
-  'PATCH /shells/:aasIdentifier/submodels/:submodelIdentifier/$metadata',
-  'GET /shells/:aasIdentifier/submodels/:submodelIdentifier/submodel-elements/:idShortPath/$reference',
-]);
+const V31_LEVEL_ROUTES = new Set(['PATCH /submodels/:submodelIdentifier/$metadata']);
 
 /** A route as its version serves it: the modifiers V3.1 added. */
 function inVersion(spec: RouteSpec, version: ApiVersion): RouteSpec {
