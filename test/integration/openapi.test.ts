@@ -446,6 +446,16 @@ describe('OpenAPI documents', () => {
       expect(v31.status).toBe(200);
       expect(JSON.parse(v31.body).servers[0].url).toBe(`http://acme.tenants.test:${port}/api/v3.1`);
       expect(JSON.parse(v31.body).info.version).toBe('V3.1.2');
+      // The routes of both versions, host-based: the same shell through each.
+      const hostedTenant = await hosted.createTenant({ showcase: true });
+      const host = `${hostedTenant.name}.tenants.test:${port}`;
+      const created = await fetch(`${hosted.url}/tenants/${hostedTenant.name}/api/v3.1/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:hosted:v31')) });
+      expect(created.status).toBe(201);
+      for (const version of ['v3.0', 'v3.1']) {
+        const shell = await hostGet(port, host, `/api/${version}/shells/${Buffer.from('urn:hosted:v31').toString('base64url')}`);
+        expect(shell.status, `${version}: ${shell.body.slice(0, 200)}`).toBe(200);
+        expect(JSON.parse(shell.body).id).toBe('urn:hosted:v31');
+      }
       // Not a tenant host: no tenant.
       expect((await fetch(`${hosted.url}/api/v3.0/openapi.json`)).status).toBe(404);
     } finally {
