@@ -114,8 +114,9 @@ export class SubmodelService {
     }, cache);
   }
 
-  list(tenant: TenantEntity, filter: SubmodelFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
-    return this.store.page(tenant, filterConditions(filter), limit, cursor);
+  /** `view`: the version of the metamodel the reader speaks (V3.0 readers get what needs V3.1 mapped down). */
+  list(tenant: TenantEntity, filter: SubmodelFilter, limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<Page<JsonObject>> {
+    return this.store.page(tenant, filterConditions(filter), limit, cursor, undefined, view);
   }
 
   /**
