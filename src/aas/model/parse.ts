@@ -238,6 +238,7 @@ export function parseVerified<T extends types.Class>(
   parse: (json: jsonization.JsonValue) => common.Either<T, jsonization.DeserializationError>,
   json: unknown,
   warnings?: string[],
+  rule?: ErrorRule,
 ): JsonObject {
   const { instance, canonical, stray } = readModel(what, parse, json);
   if (stray.length && warnings) warnings.push(...stray.slice(0, MAX_REPORTED).map((m) => `${m} (left out)`));
@@ -248,8 +249,10 @@ export function parseVerified<T extends types.Class>(
   let count = duplicates.length;
   messages.push(...duplicates.slice(0, MAX_REPORTED).map((v) => v.text));
   for (const error of verification.verify(instance, true)) {
+    const message = rule ? rule(error.message, subjectOf(instance, error)) : error.message;
+    if (message === null) continue;
     count++;
-    if (messages.length < MAX_REPORTED) messages.push(`${jsonPath(error.path.toString())}: ${error.message}`);
+    if (messages.length < MAX_REPORTED) messages.push(`${jsonPath(error.path.toString())}: ${message}`);
   }
   if (count > 0) {
     if (count > MAX_REPORTED) messages.push(`... and ${count - MAX_REPORTED} more violations`);
@@ -278,18 +281,18 @@ function strayProperties(sent: unknown, canonical: unknown, path: string, found:
   return found;
 }
 
-export const parseShell = (json: unknown, warnings?: string[]) =>
-  parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json, warnings);
+export const parseShell = (json: unknown, warnings?: string[], rule?: ErrorRule) =>
+  parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json, warnings, rule);
 export const parseAssetInformation = (json: unknown) =>
   parseVerified('AssetInformation', jsonization.assetInformationFromJsonable, json);
 export const parseReference = (json: unknown) => parseVerified('Reference', jsonization.referenceFromJsonable, json);
-export const parseSubmodel = (json: unknown, warnings?: string[]) => parseVerified('Submodel', jsonization.submodelFromJsonable, json, warnings);
+export const parseSubmodel = (json: unknown, warnings?: string[], rule?: ErrorRule) => parseVerified('Submodel', jsonization.submodelFromJsonable, json, warnings, rule);
 export const parseSubmodelElement = (json: unknown) =>
   parseVerified('SubmodelElement', jsonization.submodelElementFromJsonable, json);
 /** A submodel element with its violations, for writes judged by what they change. */
 export const readSubmodelElement = (json: unknown) => readWithViolations('SubmodelElement', jsonization.submodelElementFromJsonable, json);
-export const parseConceptDescription = (json: unknown, warnings?: string[]) =>
-  parseVerified('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json, warnings);
+export const parseConceptDescription = (json: unknown, warnings?: string[], rule?: ErrorRule) =>
+  parseVerified('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json, warnings, rule);
 
 /** The document kinds `verifyDocument` (verify-document.ts) takes, and their parsers. */
 export const DOCUMENT_PARSERS = {

@@ -18,6 +18,19 @@ export function mapDownToV30(identifiable: JsonObject, options: V31MappingOption
   return mapped.length ? { json, mapped } : { json: identifiable, mapped };
 }
 
+/**
+ * One submodel element as a V3.0 client sees it (`mapDownToV30`'s rules): `json` null where V3.0 has no such element
+ * (a relationship without an end). `element` itself is left as it is.
+ */
+export function mapElementDownToV30(element: JsonObject): { json: JsonObject | null; mapped: string[] } {
+  const mapped: string[] = [];
+  if (neededVersion(element) === '3.0') return { json: element, mapped };
+  const holder: JsonObject = { submodelElements: [structuredClone(element)] };
+  mapV31Submodel(holder, '$', mapped);
+  const json = (holder.submodelElements as JsonObject[] | undefined)?.[0] ?? null;
+  return mapped.length ? { json, mapped } : { json: element, mapped };
+}
+
 /** Whether two JSON values are equal in meaning (objects compared by key, not by key order). */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;

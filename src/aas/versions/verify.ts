@@ -1,6 +1,7 @@
 import { types } from '@aas-core-works/aas-core3.0-typescript';
 import { badRequest } from '../../graphql/errors';
-import { DOCUMENT_READERS, type DocumentKind, type ErrorRule, type JsonObject, type Violation } from '../model/parse';
+import { DOCUMENT_PARSERS, DOCUMENT_READERS, type DocumentKind, type ErrorRule, type JsonObject, type Violation } from '../model/parse';
+import { type DroppedPart, readTolerantly } from '../model/tolerant-read';
 import { type AasVersion, CHILDREN, CONTENT_TYPE_MAX, IDENTIFIER_MAX, ID_SHORT_V31, OPERATION_VARIABLES, isObject } from './needed';
 
 /** The library's messages for the constraints V3.1 changed (aas-core3.0-typescript, verification). */
@@ -35,9 +36,10 @@ const V31_RULE: ErrorRule = (message, subject) => {
   return message;
 };
 
-/** A change the verification stand-in made: the value at `path` was `was` (undefined: absent) in what was sent. */
+/** A change the verification stand-in made: `owner[key]` (in the copy) was `was` (undefined: absent) as sent. */
 interface Patch {
-  path: (string | number)[];
+  owner: JsonObject;
+  key: string;
   was: unknown;
 }
 
@@ -52,48 +54,59 @@ const NO_END = { type: 'ExternalReference', keys: [{ type: 'GlobalReference', va
 function standIn(json: JsonObject): { copy: JsonObject; patches: Patch[] } {
   const copy = structuredClone(json);
   const patches: Patch[] = [];
-  const fill = (owner: JsonObject, key: string, value: unknown, path: (string | number)[]) => {
-    patches.push({ path: [...path, key], was: owner[key] });
+  const fill = (owner: JsonObject, key: string, value: unknown) => {
+    patches.push({ owner, key, was: owner[key] });
     owner[key] = value;
   };
-  const element = (node: unknown, path: (string | number)[]): void => {
+  const element = (node: unknown): void => {
     if (!isObject(node)) return;
     const type = node.modelType;
-    if ((type === 'File' || type === 'Blob') && node.contentType === undefined) fill(node, 'contentType', 'application/octet-stream', path);
+    if ((type === 'File' || type === 'Blob') && node.contentType === undefined) fill(node, 'contentType', 'application/octet-stream');
     if (type === 'Entity' && node.entityType === undefined) {
       const identified = node.globalAssetId !== undefined || (Array.isArray(node.specificAssetIds) && node.specificAssetIds.length > 0);
-      fill(node, 'entityType', identified ? 'SelfManagedEntity' : 'CoManagedEntity', path);
+      fill(node, 'entityType', identified ? 'SelfManagedEntity' : 'CoManagedEntity');
     }
     if (type === 'RelationshipElement' || type === 'AnnotatedRelationshipElement') {
-      for (const end of ['first', 'second']) if (node[end] === undefined) fill(node, end, structuredClone(NO_END), path);
+      for (const end of ['first', 'second']) if (node[end] === undefined) fill(node, end, structuredClone(NO_END));
     }
     const children = typeof type === 'string' ? CHILDREN[type] : undefined;
-    if (children) elements(node[children], [...path, children]);
+    if (children && Array.isArray(node[children])) (node[children] as unknown[]).forEach(element);
     if (type === 'Operation') {
       for (const key of OPERATION_VARIABLES) {
         const variables = node[key];
-        if (Array.isArray(variables)) variables.forEach((variable, i) => isObject(variable) && element(variable.value, [...path, key, i, 'value']));
+        if (Array.isArray(variables)) variables.forEach((variable) => isObject(variable) && element(variable.value));
       }
     }
   };
-  const elements = (list: unknown, path: (string | number)[]) => {
-    if (Array.isArray(list)) list.forEach((item, i) => element(item, [...path, i]));
-  };
   const info = copy.assetInformation;
-  if (copy.modelType === 'AssetAdministrationShell' && isObject(info) && info.assetKind === 'Role') fill(info, 'assetKind', 'NotApplicable', ['assetInformation']);
-  if (copy.modelType === 'Submodel') elements(copy.submodelElements, ['submodelElements']);
+  if (copy.modelType === 'AssetAdministrationShell' && isObject(info) && info.assetKind === 'Role') fill(info, 'assetKind', 'NotApplicable');
+  if (copy.modelType === 'Submodel' && Array.isArray(copy.submodelElements)) copy.submodelElements.forEach(element);
   return { copy, patches };
 }
 
-/** Undoes `patches` on `doc` (in place): what the stand-in filled in goes, what it replaced comes back. */
-function undo(doc: JsonObject, patches: Patch[]): JsonObject {
-  for (const { path, was } of [...patches].reverse()) {
-    let owner: unknown = doc;
-    for (const step of path.slice(0, -1)) owner = isObject(owner) || Array.isArray(owner) ? (owner as Record<string | number, unknown>)[step] : undefined;
-    if (!isObject(owner)) continue;
-    const key = path[path.length - 1] as string;
-    if (was === undefined) delete owner[key];
-    else owner[key] = was;
+/**
+ * Undoes `patches` on `doc`, what the library read from `copy` (in place): what the stand-in filled in goes, what
+ * it replaced comes back. `doc` has the shape of `copy` (less what a lenient or tolerant reading left out, which
+ * it left out of `copy` too, or properties the metamodel does not know): the two are walked side by side to find
+ * where each patched object of `copy` is in `doc`.
+ */
+function undo(doc: JsonObject, copy: JsonObject, patches: Patch[]): JsonObject {
+  if (!patches.length) return doc;
+  const owners = new Set(patches.map((p) => p.owner));
+  const found = new Map<JsonObject, JsonObject>();
+  const walk = (from: unknown, to: unknown): void => {
+    if (Array.isArray(from) && Array.isArray(to)) from.forEach((item, i) => walk(item, to[i]));
+    else if (isObject(from) && isObject(to)) {
+      if (owners.has(from)) found.set(from, to);
+      for (const [key, value] of Object.entries(from)) if (value !== null && typeof value === 'object' && Object.hasOwn(to, key)) walk(value, to[key]);
+    }
+  };
+  walk(copy, doc);
+  for (const { owner, key, was } of [...patches].reverse()) {
+    const target = found.get(owner);
+    if (!target) continue; // left out by the reading
+    if (was === undefined) delete target[key];
+    else target[key] = was;
   }
   return doc;
 }
@@ -121,7 +134,28 @@ export function readFor(version: AasVersion, kind: DocumentKind, json: unknown):
   }
   const { copy, patches } = standIn(json);
   const { doc, violations } = DOCUMENT_READERS[kind](copy, V31_RULE);
-  return { doc: undo(doc, patches), violations };
+  return { doc: undo(doc, copy, patches), violations };
+}
+
+/**
+ * `parseVerified` of a `kind` of metamodel `version`: every violation of that version refused (400), or, with
+ * `warnings` (lenient), reported there. The canonical JSON to store (for V3.1, what was sent, V3.1's parts included).
+ */
+export function parseFor(version: AasVersion, kind: DocumentKind, json: unknown, warnings?: string[]): JsonObject {
+  if (version === '3.0' || !isObject(json)) return DOCUMENT_PARSERS[kind](json, warnings);
+  const { copy, patches } = standIn(json);
+  return undo(DOCUMENT_PARSERS[kind](copy, warnings, V31_RULE), copy, patches);
+}
+
+/**
+ * `readTolerantly` of a `kind` of metamodel `version` (imports): lenient, with the violations of that version as
+ * warnings, and what cannot be read dropped. For V3.1, what is stored keeps V3.1's parts as they were written.
+ */
+export function readTolerantlyFor(version: AasVersion, kind: DocumentKind, json: unknown, warnings: string[]): { doc: JsonObject; dropped: DroppedPart[] } {
+  if (version === '3.0' || !isObject(json)) return readTolerantly(kind, json, warnings);
+  const { copy, patches } = standIn(json);
+  const read = readTolerantly(kind, copy, warnings, V31_RULE);
+  return { doc: undo(read.doc, copy, patches), dropped: read.dropped };
 }
 
 /**
