@@ -11,9 +11,10 @@ type ListAnswers = NonNullable<ReturnType<Services['shells']['listAnswers']>>;
 
 /** The reads this path serves, by the collection segment of their route: what the route's GraphQL field answers. */
 const READS: Record<string, (services: Services, tenant: Tenant, id: string) => Promise<{ text: string; etag: string } | undefined>> = {
-  shells: (services, tenant, id) => services.shells.cachedText(tenant, id),
-  submodels: (services, tenant, id) => services.submodels.cachedText(tenant, id),
-  'concept-descriptions': (services, tenant, id) => services.conceptDescriptions.cachedText(tenant, id),
+  // As stored: the answer is seen in the request's version by `answerHot` (textForVersion), as the routes do.
+  shells: (services, tenant, id) => services.shells.cachedText(tenant, id, '3.1'),
+  submodels: (services, tenant, id) => services.submodels.cachedText(tenant, id, '3.1'),
+  'concept-descriptions': (services, tenant, id) => services.conceptDescriptions.cachedText(tenant, id, '3.1'),
 };
 
 /** The cached answers of the collections' lists (`GET /shells` and the like), by the same segment. */

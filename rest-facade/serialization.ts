@@ -122,7 +122,7 @@ export function serializationHandler(access: TenantAccess, contextOf: (ctx: KoaC
     try {
       const format = type.endsWith('json') ? 'json' : 'xml';
       const aasx = type.startsWith('application/asset-administration-shell-package');
-      const chunks = await context.services.serialization.serialize(tenant, request, format, aasx);
+      const chunks = await context.services.serialization.serialize(tenant, request, format, aasx, metamodel);
       const name = `${request.aasIds.length === 1 ? safeName(request.aasIds[0]) : tenant.name}.aasx`;
       await sendChunks(ctx, chunks, () => setDownloadHeaders(ctx, type, aasx ? name : undefined));
     } catch (err) {

@@ -59,13 +59,13 @@ export class ConceptDescriptionResolver {
   @Authorized('reader')
   @Query(() => ConceptDescription)
   conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string) {
-    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id);
+    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id, ctx.aasVersion);
   }
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One concept description as AAS JSON text, as stored (from the read cache when it holds it).' })
   async conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    const found = await ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id);
+    const found = await ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id, '3.1');
     return { ...found, text: textForVersion(ctx, found.text) };
   }
 
@@ -76,7 +76,7 @@ export class ConceptDescriptionResolver {
     @Arg('tenant') tenant: string,
     @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
   ) {
-    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription);
+    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription, { aasVersion: ctx.aasVersion });
   }
 
   @Authorized('contributor')
@@ -88,7 +88,7 @@ export class ConceptDescriptionResolver {
     @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ) {
-    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch });
+    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch, aasVersion: ctx.aasVersion });
   }
 
   @Authorized('contributor')

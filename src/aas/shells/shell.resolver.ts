@@ -54,7 +54,7 @@ export class ShellResolver {
   ): Promise<ShellPage> {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor)
-      : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
+      : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, ctx.aasVersion);
     return pageResult<Shell>(page);
   }
 
@@ -69,20 +69,21 @@ export class ShellResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
   ): Promise<IdentifiableJsonPage> {
-    const page = await ctx.services.shells.listText(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
+    // Read as stored, seen in the request's version here (textsForVersion): the mapping and its mark in one place.
+    const page = await ctx.services.shells.listText(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, '3.1');
     return { result: textsForVersion(ctx, page.items), pagingMetadata: { cursor: page.cursor } };
   }
 
   @Authorized('reader')
   @Query(() => Shell)
   async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<Shell> {
-    return (await ctx.services.shells.get(tenantOf(ctx, tenant), id)) as unknown as Shell;
+    return (await ctx.services.shells.get(tenantOf(ctx, tenant), id, ctx.aasVersion)) as unknown as Shell;
   }
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One shell as AAS JSON text, as stored (from the read cache when it holds it).' })
   async shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    const found = await ctx.services.shells.getText(tenantOf(ctx, tenant), id);
+    const found = await ctx.services.shells.getText(tenantOf(ctx, tenant), id, '3.1');
     return { ...found, text: textForVersion(ctx, found.text) };
   }
 
@@ -105,7 +106,7 @@ export class ShellResolver {
     @Arg('tenant') tenant: string,
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
   ): Promise<Shell> {
-    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell)) as unknown as Shell;
+    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell, { aasVersion: ctx.aasVersion })) as unknown as Shell;
   }
 
   @Authorized('contributor')
@@ -117,7 +118,7 @@ export class ShellResolver {
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<Shell> {
-    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch })) as unknown as Shell;
+    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch, aasVersion: ctx.aasVersion })) as unknown as Shell;
   }
 
   @Authorized('contributor')

@@ -234,7 +234,7 @@ export class SubmodelResolver {
   ) {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor)
-      : await ctx.services.submodels.list(tenantOf(ctx, tenant), submodelFilter(filter), limit, cursor);
+      : await ctx.services.submodels.list(tenantOf(ctx, tenant), submodelFilter(filter), limit, cursor, ctx.aasVersion);
     return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
   }
 
@@ -273,7 +273,7 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
-    return shape(await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }), level, extent);
+    return shape(await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }, ctx.aasVersion), level, extent);
   }
 
   @Authorized('reader')
@@ -288,7 +288,8 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ): Promise<IdentifiableJson> {
-    const found = await ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue);
+    // Read as stored, seen in the request's version here (textForVersion): the mapping and its mark in one place.
+    const found = await ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue, '3.1');
     return { ...found, text: textForVersion(ctx, found.text) };
   }
 
@@ -322,7 +323,8 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
-    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId });
+    // As stored: the element's `json` is seen in the request's version (elementForVersion), which marks the answer.
+    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId }, '3.1');
     return elementRoot({ ...at, element: shape(at.element, level, extent) });
   }
 
@@ -333,7 +335,7 @@ export class SubmodelResolver {
     @Arg('tenant') tenant: string,
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
   ) {
-    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel);
+    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel, { aasVersion: ctx.aasVersion });
   }
 
   @Authorized('contributor')
@@ -345,7 +347,7 @@ export class SubmodelResolver {
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
     @Args() { shellId, ifMatch }: WriteScope,
   ) {
-    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch });
+    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch, aasVersion: ctx.aasVersion });
   }
 
   @Authorized('contributor')

@@ -1,5 +1,6 @@
 import type { Context } from '../../graphql/context';
 import type { JsonObject } from '../model/parse';
+import { originOf } from '../store/identifiable-store';
 import { mapDownToV30 } from './map';
 import { neededVersion } from './needed';
 
@@ -53,7 +54,13 @@ export function textsForVersion(ctx: Pick<Context, 'aasVersion' | 'versionMapped
 
 /** An identifiable's AAS JSON (a shell or a submodel; anything else as it is) as the request's version sees it. */
 export function jsonForVersion<T>(ctx: Pick<Context, 'aasVersion' | 'versionMapped'>, json: T): T {
-  if (ctx.aasVersion !== '3.0' || json === null || typeof json !== 'object' || neededVersion(json) !== '3.1') return json;
+  if (ctx.aasVersion !== '3.0' || json === null || typeof json !== 'object') return json;
+  // Read through the store's V3.0 view already: what it mapped is on the document's origin.
+  if (originOf(json)?.mapped?.length) {
+    ctx.versionMapped = true;
+    return json;
+  }
+  if (neededVersion(json) !== '3.1') return json;
   ctx.versionMapped = true;
   return mapDownToV30(json as JsonObject).json as T;
 }
