@@ -138,9 +138,16 @@ describe('serialization: the version from the path or the Accept profile', () =>
     expect((await json(asJson)).assetAdministrationShells[0].id).toBe('urn:v31:ser:1');
     const weighted = await fetch(url, { headers: { accept: 'application/xml;q=0.5, application/json;profile="https://admin-shell.io/aas/3/0"' } });
     expect(weighted.headers.get('content-type')).toMatch(/^application\/json/);
+    // XML in the namespace of the path's version, or of the profile asked.
     const xml = await fetch(url, { headers: { accept: 'application/xml' } });
     expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
-    expect(await xml.text()).toContain('<environment');
+    expect(await xml.text()).toMatch(/<environment[^>]*xmlns="https:\/\/admin-shell\.io\/aas\/3\/1"/);
+    const asV30 = await fetch(url, { headers: { accept: 'application/xml;profile="https://admin-shell.io/aas/3/0"' } });
+    expect(await asV30.text()).toMatch(/<environment[^>]*xmlns="https:\/\/admin-shell\.io\/aas\/3\/0"/);
+    const throughV30 = await fetch(url.replace('/api/v3.1/', '/api/v3.0/'), { headers: { accept: 'application/xml' } });
+    expect(await throughV30.text()).toMatch(/<environment[^>]*xmlns="https:\/\/admin-shell\.io\/aas\/3\/0"/);
+    const profiled = await fetch(url.replace('/api/v3.1/', '/api/v3.0/'), { headers: { accept: 'application/xml;profile="https://admin-shell.io/aas/3/1"' } });
+    expect(await profiled.text()).toMatch(/<environment[^>]*xmlns="https:\/\/admin-shell\.io\/aas\/3\/1"/);
     const unknown = await fetch(url, { headers: { accept: 'application/json;profile="https://admin-shell.io/aas/2/0"' } });
     expect(unknown.status).toBe(406);
     expect((await json(unknown)).messages[0].text).toContain('https://admin-shell.io/aas/3/1');
@@ -166,6 +173,10 @@ describe('a document that needs V3.1, through both versions', () => {
       expect(through30.headers.get('x-aas-version-mapped')).toBe('3.1->3.0');
       expect((await json(through30)).assetInformation.assetKind).toBe('NotApplicable');
     }
+    // Serialized through each version: the literal as stored through V3.1, mapped through V3.0.
+    const serialized = (base: string) => fetch(`${base}/serialization?aasIds=${b64('urn:v31:role:1')}&includeConceptDescriptions=false`, { headers: { accept: 'application/json' } }).then(json);
+    expect((await serialized(v31)).assetAdministrationShells[0].assetInformation.assetKind).toBe('Role');
+    expect((await serialized(v30)).assetAdministrationShells[0].assetInformation.assetKind).toBe('NotApplicable');
     const info = await fetch(`${url(v30)}/asset-information`);
     expect(info.headers.get('x-aas-version-mapped')).toBe('3.1->3.0');
     expect((await json(info)).assetKind).toBe('NotApplicable');
