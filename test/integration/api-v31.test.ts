@@ -160,7 +160,7 @@ describe('a document that needs V3.1, through both versions', () => {
     expect((await send(`${v31}/shells`, 'POST', sampleShell('urn:v31:role:1'))).status).toBe(201);
     // Stored as V3.1 content (what an import or a V3.1 write of the model stores): the literal V3.0 lacks.
     await server.dataSource.query(
-      `UPDATE shells SET doc = jsonb_set(doc, '{assetInformation,assetKind}', '"Role"'), asset_kind = 'Role' WHERE tenant_id = $1 AND id = $2`,
+      `UPDATE shells SET doc = jsonb_set(doc, '{assetInformation,assetKind}', '"Role"'), asset_kind = 'Role', aas_version = '3.1' WHERE tenant_id = $1 AND id = $2`,
       [tenant.id, 'urn:v31:role:1'],
     );
     const url = (base: string) => `${base}/shells/${b64('urn:v31:role:1')}`;

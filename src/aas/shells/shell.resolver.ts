@@ -6,7 +6,7 @@ import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson, IdentifiableJsonPage } from '../store/identifiable-json';
-import { textForVersion, textsForVersion } from '../versions/view';
+import { markedIfMapped, textForVersion, textsForVersion } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
@@ -77,7 +77,7 @@ export class ShellResolver {
   @Authorized('reader')
   @Query(() => Shell)
   async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<Shell> {
-    return (await ctx.services.shells.get(tenantOf(ctx, tenant), id, ctx.aasVersion)) as unknown as Shell;
+    return markedIfMapped(ctx, await ctx.services.shells.get(tenantOf(ctx, tenant), id, ctx.aasVersion)) as unknown as Shell;
   }
 
   @Authorized('reader')

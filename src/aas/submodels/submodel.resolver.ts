@@ -9,7 +9,7 @@ import { referenceKeyOf, valueKey } from '../model/reference-keys';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson } from '../store/identifiable-json';
-import { textForVersion } from '../versions/view';
+import { markedIfMapped, textForVersion } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
@@ -273,7 +273,7 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
-    return shape(await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }, ctx.aasVersion), level, extent);
+    return shape(markedIfMapped(ctx, await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }, ctx.aasVersion)), level, extent);
   }
 
   @Authorized('reader')

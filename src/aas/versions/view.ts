@@ -96,3 +96,12 @@ export function objectForVersion<T>(ctx: Pick<Context, 'aasVersion' | 'versionMa
   }
   return object;
 }
+
+/**
+ * A document read through the store's view of the request's version, marked when the store mapped it down: its
+ * parts (asset information, say) are answered without the document, whose origin says so.
+ */
+export function markedIfMapped<T extends object>(ctx: Pick<Context, 'aasVersion' | 'versionMapped'>, doc: T): T {
+  if (ctx.aasVersion === '3.0' && originOf(doc)?.mapped?.length) ctx.versionMapped = true;
+  return doc;
+}
