@@ -2,19 +2,22 @@ import type { IncomingMessage } from 'node:http';
 import type { Context as KoaContext, Middleware, Next } from 'koa';
 import { decodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
-import { textForVersion } from '../src/aas/versions/view';
-import { ApiVersion, MAPPED_DOWN, MAPPED_HEADER, enterVersion } from './api-versions';
+import { ApiVersion, MAPPED_HEADER, enterVersion } from './api-versions';
 
 type Services = Context['services'];
 type Tenant = Parameters<Services['shells']['cachedText']>[0];
 type ListAnswers = NonNullable<ReturnType<Services['shells']['listAnswers']>>;
 
 /** The reads this path serves, by the collection segment of their route: what the route's GraphQL field answers. */
-const READS: Record<string, (services: Services, tenant: Tenant, id: string) => Promise<{ text: string; etag: string } | undefined>> = {
-  // As stored: the answer is seen in the request's version by `answerHot` (textForVersion), as the routes do.
-  shells: (services, tenant, id) => services.shells.cachedText(tenant, id, '3.1'),
-  submodels: (services, tenant, id) => services.submodels.cachedText(tenant, id, '3.1'),
-  'concept-descriptions': (services, tenant, id) => services.conceptDescriptions.cachedText(tenant, id, '3.1'),
+type View = Context['aasVersion'];
+/**
+ * In the request's version: through V3.0 the cache answers only documents that need nothing of V3.1 (the others go
+ * to their route, which maps them and says so).
+ */
+const READS: Record<string, (services: Services, tenant: Tenant, id: string, view: View) => Promise<{ text: string; etag: string } | undefined>> = {
+  shells: (services, tenant, id, view) => services.shells.cachedText(tenant, id, view),
+  submodels: (services, tenant, id, view) => services.submodels.cachedText(tenant, id, view),
+  'concept-descriptions': (services, tenant, id, view) => services.conceptDescriptions.cachedText(tenant, id, view),
 };
 
 /** The cached answers of the collections' lists (`GET /shells` and the like), by the same segment. */
@@ -36,14 +39,10 @@ const LIST = new RegExp(`${BASE}$`);
  */
 const TARGET = new RegExp(`${BASE}(?:/([A-Za-z0-9_-]+)|(?:\\?([A-Za-z0-9_.~%=&+-]*))?)$`);
 
-/**
- * A 200 the hot path answers: the route's JSON text, with the ETag the route sends (a GET by id) or none (a list), and
- * whether it holds V3.1 content seen through V3.0 (the route's `X-AAS-Version-Mapped` header).
- */
+/** A 200 the hot path answers: the route's JSON text, with the ETag the route sends (a GET by id) or none (a list). */
 export interface HotAnswer {
   text: string;
   etag?: string;
-  mapped?: boolean;
 }
 
 /** A read the hot path may answer: a GET by id (`id`, decoded) or a list page (`query`: the query string). */
@@ -99,11 +98,7 @@ const listKey = (version: ApiVersion, query: string) => `${version} ${query}`;
 export async function answerHot(read: HotRead, context: Context, admitReader: HotReadOptions['admitReader']): Promise<HotAnswer | undefined> {
   try {
     const tenant = await admitReader(context, read.tenant);
-    if (read.id !== undefined) {
-      const found = await READS[read.collection](context.services, tenant, read.id);
-      // As the route answers it in the request's version (src/aas/versions/view.ts).
-      return found && { ...found, text: textForVersion(context, found.text), mapped: context.versionMapped };
-    }
+    if (read.id !== undefined) return await READS[read.collection](context.services, tenant, read.id, context.aasVersion);
     const text = await LISTS[read.collection](context.services, tenant)?.get(listKey(read.version, read.query ?? ''));
     return text === undefined ? undefined : { text };
   } catch {
@@ -144,7 +139,6 @@ export function hotReads(options: HotReadOptions): Middleware {
     if (!answer) return next();
     ctx.status = 200;
     ctx.set('ETag', answer.etag!);
-    if (answer.mapped) ctx.set(MAPPED_HEADER, MAPPED_DOWN);
     ctx.type = 'application/json';
     ctx.body = answer.text;
   };

@@ -23,7 +23,7 @@ import { createOpenApiRouter } from '../rest-facade/openapi/router';
 import { guardQueries } from '../rest-facade/query-guard';
 import { registryRefusals } from '../rest-facade/registry';
 import { createTenantApiRouter } from '../rest-facade/tenant-api';
-import { API_VERSION, API_VERSIONS, ApiVersion, MAPPED_DOWN, MAPPED_HEADER, METAMODEL_OF } from '../rest-facade/api-versions';
+import { API_VERSION, API_VERSIONS, ApiVersion, METAMODEL_OF } from '../rest-facade/api-versions';
 import { HotRead, answerHot, hotReadOf, hotReads } from '../rest-facade/hot-reads';
 import { identifierFallback } from '../rest-facade/identifier-fallback';
 import { routesBySegment } from '../rest-facade/segment-dispatch';
@@ -510,7 +510,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
     const headers: OutgoingHttpHeaders = { 'X-Request-Id': begun.requestId, ...BASELINE_HEADERS };
     if (answer.etag !== undefined) headers.ETag = answer.etag;
-    if (answer.mapped) headers[MAPPED_HEADER] = MAPPED_DOWN;
     headers['Content-Type'] = 'application/json; charset=utf-8';
     headers['Content-Length'] = Buffer.byteLength(answer.text);
     res.writeHead(200, headers);

@@ -1,7 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ClassType, Ctx, Field, FieldResolver, InterfaceType, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
-import type { Context } from '../../graphql/context';
-import { objectForVersion } from '../versions/view';
+import { type VersionedRequest, objectForVersion } from '../versions/view';
 import { JsonObject } from './parse';
 
 /**
@@ -58,7 +57,7 @@ export function jsonFieldResolver(type: ClassType): ClassType {
   @Resolver(() => type)
   class JsonFieldResolver {
     @FieldResolver(() => GraphQLJSONObject, { description: 'The whole object in the AAS JSON serialization.' })
-    json(@Root() root: JsonObject, @Ctx() ctx: Context): JsonObject {
+    json(@Root() root: JsonObject, @Ctx() ctx: VersionedRequest | undefined): JsonObject {
       // As the request's version sees it (V3.0: V3.1 content mapped down, src/aas/versions/view.ts).
       return objectForVersion(ctx, root);
     }

@@ -323,8 +323,8 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
-    // As stored: the element's `json` is seen in the request's version (elementForVersion), which marks the answer.
-    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId }, '3.1');
+    // Through the store's view of the request's version: what V3.0 does not see (a relationship without an end) is 404.
+    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId }, ctx.aasVersion);
     return elementRoot({ ...at, element: shape(at.element, level, extent) });
   }
 

@@ -1,8 +1,13 @@
-import type { Context } from '../../graphql/context';
 import type { JsonObject } from '../model/parse';
 import { originOf } from '../store/identifiable-store';
 import { mapDownToV30 } from './map';
-import { neededVersion } from './needed';
+import { type AasVersion, neededVersion } from './needed';
+
+/** What these functions need of a request's context (src/graphql/context.ts): its version, and the mark they set. */
+export interface VersionedRequest {
+  aasVersion?: AasVersion;
+  versionMapped?: boolean;
+}
 
 /**
  * What a request reads, as the version it speaks sees it: through V3.1 (and GraphQL) a document as stored; through
@@ -40,21 +45,21 @@ function v30Text(text: string): V30Text {
 }
 
 /** An identifiable's stored AAS JSON text as the request's version sees it. */
-export function textForVersion(ctx: Pick<Context, 'aasVersion' | 'versionMapped'>, text: string): string {
-  if (ctx.aasVersion !== '3.0') return text;
+export function textForVersion(ctx: VersionedRequest | undefined, text: string): string {
+  if (!ctx || ctx.aasVersion !== '3.0') return text;
   const view = v30Text(text);
   if (view.mapped) ctx.versionMapped = true;
   return view.text;
 }
 
 /** The same for texts of a page. */
-export function textsForVersion(ctx: Pick<Context, 'aasVersion' | 'versionMapped'>, texts: string[]): string[] {
-  return ctx.aasVersion === '3.0' ? texts.map((text) => textForVersion(ctx, text)) : texts;
+export function textsForVersion(ctx: VersionedRequest | undefined, texts: string[]): string[] {
+  return ctx?.aasVersion === '3.0' ? texts.map((text) => textForVersion(ctx, text)) : texts;
 }
 
 /** An identifiable's AAS JSON (a shell or a submodel; anything else as it is) as the request's version sees it. */
-export function jsonForVersion<T>(ctx: Pick<Context, 'aasVersion' | 'versionMapped'>, json: T): T {
-  if (ctx.aasVersion !== '3.0' || json === null || typeof json !== 'object') return json;
+export function jsonForVersion<T>(ctx: VersionedRequest | undefined, json: T): T {
+  if (!ctx || ctx.aasVersion !== '3.0' || json === null || typeof json !== 'object') return json;
   // Read through the store's V3.0 view already: what it mapped is on the document's origin.
   if (originOf(json)?.mapped?.length) {
     ctx.versionMapped = true;
@@ -69,8 +74,8 @@ export function jsonForVersion<T>(ctx: Pick<Context, 'aasVersion' | 'versionMapp
  * A submodel element's AAS JSON as the request's version sees it: mapped as it would be inside a submodel. An
  * element that V3.0 does not see at all (a relationship without an end) is answered as it is, marked.
  */
-export function elementForVersion<T>(ctx: Pick<Context, 'aasVersion' | 'versionMapped'>, element: T): T {
-  if (ctx.aasVersion !== '3.0' || element === null || typeof element !== 'object') return element;
+export function elementForVersion<T>(ctx: VersionedRequest | undefined, element: T): T {
+  if (!ctx || ctx.aasVersion !== '3.0' || element === null || typeof element !== 'object') return element;
   const holder = { modelType: 'Submodel', id: 'element', submodelElements: [element] } as unknown as JsonObject;
   if (neededVersion(holder) !== '3.1') return element;
   ctx.versionMapped = true;
@@ -82,8 +87,8 @@ export function elementForVersion<T>(ctx: Pick<Context, 'aasVersion' | 'versionM
  * Any object of the model the `json` field of GraphQL answers (a shell, a submodel, an element, asset information;
  * anything else has nothing V3.0 lacks) as the request's version sees it.
  */
-export function objectForVersion<T>(ctx: Pick<Context, 'aasVersion' | 'versionMapped'>, object: T): T {
-  if (ctx.aasVersion !== '3.0' || object === null || typeof object !== 'object') return object;
+export function objectForVersion<T>(ctx: VersionedRequest | undefined, object: T): T {
+  if (!ctx || ctx.aasVersion !== '3.0' || object === null || typeof object !== 'object') return object;
   const modelType = (object as JsonObject).modelType;
   if (modelType === 'AssetAdministrationShell' || modelType === 'Submodel') return jsonForVersion(ctx, object);
   if (typeof modelType === 'string') return modelType === 'ConceptDescription' ? jsonForVersion(ctx, object) : elementForVersion(ctx, object);
@@ -101,7 +106,7 @@ export function objectForVersion<T>(ctx: Pick<Context, 'aasVersion' | 'versionMa
  * A document read through the store's view of the request's version, marked when the store mapped it down: its
  * parts (asset information, say) are answered without the document, whose origin says so.
  */
-export function markedIfMapped<T extends object>(ctx: Pick<Context, 'aasVersion' | 'versionMapped'>, doc: T): T {
-  if (ctx.aasVersion === '3.0' && originOf(doc)?.mapped?.length) ctx.versionMapped = true;
+export function markedIfMapped<T extends object>(ctx: VersionedRequest | undefined, doc: T): T {
+  if (ctx?.aasVersion === '3.0' && originOf(doc)?.mapped?.length) ctx.versionMapped = true;
   return doc;
 }
