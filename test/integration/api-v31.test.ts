@@ -212,6 +212,27 @@ describe('a document that needs V3.1, through both versions', () => {
   });
 });
 
+describe('writes are verified in the version they come through', () => {
+  it('V3.1 takes what only V3.1 allows, V3.0 refuses it with 400 and stores nothing', async () => {
+    const role = sampleShell('urn:v31:write:role', { assetInformation: { assetKind: 'Role', globalAssetId: 'urn:v31:write:asset' } });
+    const refused = await send(`${v30}/shells`, 'POST', role);
+    expect(refused.status).toBe(400);
+    expect((await fetch(`${v31}/shells/${b64('urn:v31:write:role')}`)).status).toBe(404);
+    expect((await send(`${v31}/shells`, 'POST', role)).status).toBe(201);
+    expect((await json(fetch(`${v31}/shells/${b64('urn:v31:write:role')}`))).assetInformation.assetKind).toBe('Role');
+    const hyphen = submodel('urn:v31:write:hyphen', [property('Max-Speed')]);
+    expect((await send(`${v30}/submodels`, 'POST', hyphen)).status).toBe(400);
+    expect((await send(`${v31}/submodels`, 'POST', hyphen)).status).toBe(201);
+    // A V3.0 replacement of what it read keeps the V3.1 literal it did not touch.
+    const seen = await json(fetch(`${v30}/shells/${b64('urn:v31:write:role')}`));
+    expect(seen.assetInformation.assetKind).toBe('NotApplicable');
+    expect((await send(`${v30}/shells/${b64('urn:v31:write:role')}`, 'PUT', { ...seen, idShort: 'Renamed' })).status).toBe(204);
+    const stored = await json(fetch(`${v31}/shells/${b64('urn:v31:write:role')}`));
+    expect(stored.idShort).toBe('Renamed');
+    expect(stored.assetInformation.assetKind).toBe('Role');
+  });
+});
+
 describe('AASX exports through V3.1', () => {
   it('packs a readable environment', async () => {
     expect((await send(`${v31}/shells`, 'POST', sampleShell('urn:v31:aasx:1'))).status).toBe(201);

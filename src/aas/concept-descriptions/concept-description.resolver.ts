@@ -6,7 +6,7 @@ import { JsonObject } from '../model/parse';
 import { referenceKeyOf } from '../model/reference-keys';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson } from '../store/identifiable-json';
-import { textForVersion } from '../versions/view';
+import { viewedText } from '../versions/view';
 import { originOf } from '../store/identifiable-store';
 import { ConceptDescription, ConceptDescriptionPage } from './concept-description.types';
 
@@ -65,8 +65,7 @@ export class ConceptDescriptionResolver {
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One concept description as AAS JSON text, as stored (from the read cache when it holds it).' })
   async conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    const found = await ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id, '3.1');
-    return { ...found, text: textForVersion(ctx, found.text) };
+    return viewedText(ctx, await ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id, ctx.aasVersion));
   }
 
   @Authorized('contributor')

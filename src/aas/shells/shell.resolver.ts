@@ -6,7 +6,7 @@ import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson, IdentifiableJsonPage } from '../store/identifiable-json';
-import { markedIfMapped, textForVersion, textsForVersion } from '../versions/view';
+import { markedIfMapped, textsForVersion, viewedText } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
@@ -83,8 +83,8 @@ export class ShellResolver {
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One shell as AAS JSON text, as stored (from the read cache when it holds it).' })
   async shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    const found = await ctx.services.shells.getText(tenantOf(ctx, tenant), id, '3.1');
-    return { ...found, text: textForVersion(ctx, found.text) };
+    // Through the store's view of the request's version (the read cache's variant the hot reads ask for too).
+    return viewedText(ctx, await ctx.services.shells.getText(tenantOf(ctx, tenant), id, ctx.aasVersion));
   }
 
   @Authorized('reader')

@@ -9,7 +9,7 @@ import { referenceKeyOf, valueKey } from '../model/reference-keys';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson } from '../store/identifiable-json';
-import { markedIfMapped, textForVersion } from '../versions/view';
+import { markedIfMapped, viewedText } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
@@ -288,9 +288,8 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ): Promise<IdentifiableJson> {
-    // Read as stored, seen in the request's version here (textForVersion): the mapping and its mark in one place.
-    const found = await ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue, '3.1');
-    return { ...found, text: textForVersion(ctx, found.text) };
+    // Through the store's view of the request's version (the read cache's variant the hot reads ask for too).
+    return viewedText(ctx, await ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue, ctx.aasVersion));
   }
 
   @Authorized('reader')

@@ -170,7 +170,7 @@ export class SubmodelService {
    * passes the stored document through as PostgreSQL writes it: a large submodel is not parsed and serialized
    * again here.
    */
-  async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean, view: AasVersion = '3.0'): Promise<{ text: string; etag: string }> {
+  async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean }> {
     await this.checkScope(tenant, id, scope);
     if (level === 'deep') {
       const stored = await this.store.findText(tenant, id, withBlobValue ? 'true' : WITHOUT_BLOBS, view);
@@ -178,7 +178,8 @@ export class SubmodelService {
       if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     }
     const doc = shapeForOutput(await this.get(tenant, id, {}, view), level, withBlobValue);
-    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag };
+    // `mapped`: what a V3.0 reader gets was mapped down (the answer says so).
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length) };
   }
 
   /**

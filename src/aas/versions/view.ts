@@ -110,3 +110,13 @@ export function markedIfMapped<T extends object>(ctx: VersionedRequest | undefin
   if (ctx?.aasVersion === '3.0' && originOf(doc)?.mapped?.length) ctx.versionMapped = true;
   return doc;
 }
+
+/**
+ * A text read through the store's view of the request's version (`getText`): marked when the store mapped it down,
+ * or when it still holds what only V3.1 allows (seen as `textForVersion` sees it).
+ */
+export function viewedText(ctx: VersionedRequest | undefined, found: { text: string; etag: string; mapped?: boolean }): { text: string; etag: string } {
+  if (!ctx || ctx.aasVersion !== '3.0') return { text: found.text, etag: found.etag };
+  if (found.mapped) ctx.versionMapped = true;
+  return { text: textForVersion(ctx, found.text), etag: found.etag };
+}
