@@ -2,17 +2,22 @@ import type { IncomingMessage } from 'node:http';
 import type { Context as KoaContext, Middleware, Next } from 'koa';
 import { decodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
-import { API_VERSION } from './tenant-api';
+import { ApiVersion, MAPPED_HEADER, enterVersion } from './api-versions';
 
 type Services = Context['services'];
 type Tenant = Parameters<Services['shells']['cachedText']>[0];
 type ListAnswers = NonNullable<ReturnType<Services['shells']['listAnswers']>>;
 
 /** The reads this path serves, by the collection segment of their route: what the route's GraphQL field answers. */
-const READS: Record<string, (services: Services, tenant: Tenant, id: string) => Promise<{ text: string; etag: string } | undefined>> = {
-  shells: (services, tenant, id) => services.shells.cachedText(tenant, id),
-  submodels: (services, tenant, id) => services.submodels.cachedText(tenant, id),
-  'concept-descriptions': (services, tenant, id) => services.conceptDescriptions.cachedText(tenant, id),
+type View = Context['aasVersion'];
+/**
+ * In the request's version: through V3.0 the cache answers only documents that need nothing of V3.1 (the others go
+ * to their route, which maps them and says so).
+ */
+const READS: Record<string, (services: Services, tenant: Tenant, id: string, view: View) => Promise<{ text: string; etag: string } | undefined>> = {
+  shells: (services, tenant, id, view) => services.shells.cachedText(tenant, id, view),
+  submodels: (services, tenant, id, view) => services.submodels.cachedText(tenant, id, view),
+  'concept-descriptions': (services, tenant, id, view) => services.conceptDescriptions.cachedText(tenant, id, view),
 };
 
 /** The cached answers of the collections' lists (`GET /shells` and the like), by the same segment. */
@@ -22,10 +27,10 @@ const LISTS: Record<string, (services: Services, tenant: Tenant) => ListAnswers 
   'concept-descriptions': (services, tenant) => services.conceptDescriptions.listAnswers(tenant),
 };
 
-const BASE = `^/tenants/([^/%]+)/api/${API_VERSION.replace('.', '\\.')}/(shells|submodels|concept-descriptions)`;
-/** `/tenants/{tenant}/api/v3.0/{collection}/{id}`, with nothing escaped in the tenant's name (the router decodes those). */
+const BASE = `^/tenants/([^/%]+)/api/(v3\\.[01])/(shells|submodels|concept-descriptions)`;
+/** `/tenants/{tenant}/api/{version}/{collection}/{id}`, with nothing escaped in the tenant's name (the router decodes those). */
 const ITEM = new RegExp(`${BASE}/([A-Za-z0-9_-]+)$`);
-/** `/tenants/{tenant}/api/v3.0/{collection}`: its list. */
+/** `/tenants/{tenant}/api/{version}/{collection}`: its list. */
 const LIST = new RegExp(`${BASE}$`);
 /**
  * A request target as it comes off the wire, for the listener in front of Koa: a GET by id without a query string, or
@@ -43,6 +48,8 @@ export interface HotAnswer {
 /** A read the hot path may answer: a GET by id (`id`, decoded) or a list page (`query`: the query string). */
 export interface HotRead {
   tenant: string;
+  /** The API version it is read through: its context's metamodel version. */
+  version: ApiVersion;
   collection: string;
   id?: string;
   query?: string;
@@ -80,10 +87,14 @@ export function hotReadOf(req: IncomingMessage): HotRead | undefined {
   if (req.method !== 'GET') return undefined;
   const match = TARGET.exec(req.url ?? '');
   if (!match) return undefined;
-  if (match[3] === undefined) return { tenant: match[1], collection: match[2], query: match[4] ?? '' };
-  const id = idOf(match[3]);
-  return id === undefined ? undefined : { tenant: match[1], collection: match[2], id };
+  const version = match[2] as ApiVersion;
+  if (match[4] === undefined) return { tenant: match[1], version, collection: match[3], query: match[5] ?? '' };
+  const id = idOf(match[4]);
+  return id === undefined ? undefined : { tenant: match[1], version, collection: match[3], id };
 }
+
+/** A list answer is kept per API version: a version may answer the same page with other bytes (its metamodel). */
+const listKey = (version: ApiVersion, query: string) => `${version} ${query}`;
 
 /**
  * Answers a hot read from the read cache for a caller admitted as the tenant's reader: the cached text (a GET by id,
@@ -93,8 +104,8 @@ export function hotReadOf(req: IncomingMessage): HotRead | undefined {
 export async function answerHot(read: HotRead, context: Context, admitReader: HotReadOptions['admitReader']): Promise<HotAnswer | undefined> {
   try {
     const tenant = await admitReader(context, read.tenant);
-    if (read.id !== undefined) return await READS[read.collection](context.services, tenant, read.id);
-    const text = await LISTS[read.collection](context.services, tenant)?.get(read.query ?? '');
+    if (read.id !== undefined) return await READS[read.collection](context.services, tenant, read.id, context.aasVersion);
+    const text = await LISTS[read.collection](context.services, tenant)?.get(listKey(read.version, read.query ?? ''));
     return text === undefined ? undefined : { text };
   } catch {
     return undefined;
@@ -103,7 +114,7 @@ export async function answerHot(read: HotRead, context: Context, admitReader: Ho
 
 /**
  * Hot reads (issue 13), answered from the read cache past the router and the GraphQL execution of the route:
- * - `GET {tenant_url}/api/v3.0/shells/{id}`, `/submodels/{id}` and `/concept-descriptions/{id}` without query
+ * - `GET {tenant_url}/api/{v3.0|v3.1}/shells/{id}`, `/submodels/{id}` and `/concept-descriptions/{id}` without query
  *   parameters;
  * - the lists `GET /shells`, `/submodels` and `/concept-descriptions`, whatever their query string: the route's
  *   whole 200 answer is kept under that query string, and dropped when any identifiable of the collection in the
@@ -121,15 +132,17 @@ export async function answerHot(read: HotRead, context: Context, admitReader: Ho
  * list misses, which this middleware fills from the route's answer.
  */
 export function hotReads(options: HotReadOptions): Middleware {
-  const contextOf = (ctx: KoaContext, tenant: string): Context => {
-    ctx.state.tenant = tenant;
+  const contextOf = (ctx: KoaContext, match: RegExpExecArray): Context => {
+    ctx.state.tenant = match[1];
+    // The version the route sets again: the context made here is the one it runs with.
+    enterVersion(ctx.state, match[2] as ApiVersion);
     return options.contextOf(ctx);
   };
 
   const item = async (ctx: KoaContext, next: Next, match: RegExpExecArray) => {
-    const id = idOf(match[3]);
+    const id = idOf(match[4]);
     if (id === undefined) return next();
-    const answer = await answerHot({ tenant: match[1], collection: match[2], id }, contextOf(ctx, match[1]), options.admitReader);
+    const answer = await answerHot({ tenant: match[1], version: match[2] as ApiVersion, collection: match[3], id }, contextOf(ctx, match), options.admitReader);
     if (!answer) return next();
     ctx.status = 200;
     ctx.set('ETag', answer.etag!);
@@ -142,8 +155,8 @@ export function hotReads(options: HotReadOptions): Middleware {
     // An answer by semantic equivalence depends on more than the collection (equivalence sets, isCaseOf, dictionaries):
     // the route answers it every time, and it is never kept.
     if (byEquivalence(query)) return next();
-    const context = contextOf(ctx, match[1]);
-    const hit = tried ? undefined : await answerHot({ tenant: match[1], collection: match[2], query }, context, options.admitReader);
+    const context = contextOf(ctx, match);
+    const hit = tried ? undefined : await answerHot({ tenant: match[1], version: match[2] as ApiVersion, collection: match[3], query }, context, options.admitReader);
     if (hit) {
       ctx.status = 200;
       ctx.type = 'application/json';
@@ -152,7 +165,7 @@ export function hotReads(options: HotReadOptions): Middleware {
     }
     let answers: ListAnswers | undefined;
     try {
-      answers = LISTS[match[2]](context.services, await options.admitReader(context, match[1]));
+      answers = LISTS[match[3]](context.services, await options.admitReader(context, match[1]));
     } catch {
       answers = undefined;
     }
@@ -161,6 +174,8 @@ export function hotReads(options: HotReadOptions): Middleware {
     await next();
     const body: unknown = ctx.body;
     if (ctx.status !== 200 || body === null || typeof body !== 'object' && typeof body !== 'string') return;
+    // A page of V3.1 content seen through V3.0 is not kept: a hit would lose the header that says so.
+    if (ctx.response.get(MAPPED_HEADER)) return;
     if (typeof body === 'object' && Object.getPrototypeOf(body) !== Object.prototype) return;
     // Serialized here once (Koa would do it as it sends), so what is kept is what is sent.
     const answer = typeof body === 'string' ? body : JSON.stringify(body);
@@ -168,7 +183,7 @@ export function hotReads(options: HotReadOptions): Middleware {
       ctx.type = 'application/json';
       ctx.body = answer;
     }
-    answers.fill(query, token, answer);
+    answers.fill(listKey(match[2] as ApiVersion, query), token, answer);
   };
 
   return async (ctx, next) => {

@@ -64,8 +64,8 @@ const ifMatch = (req: RouteRequest) => req.header('if-match') ?? null;
 /** The instance name of an explicit route; `resolve()` in the core answers 404 for a name of no instance. */
 const instance = (req: Req) => req.params.instance;
 
-/** `{tenant_url}/{instanceName}/api/v3.0` of a request to an instance. */
-const instanceApiUrl = (req: RouteRequest) => req.apiUrl().replace(/\/api\/v3\.0$/, `/${req.params.instance}/api/v3.0`);
+/** `{tenant_url}/{instanceName}/api/{version}` of a request to an instance. */
+const instanceApiUrl = (req: RouteRequest) => req.apiUrl().replace(/\/api\/(v\d+\.\d+)$/, `/${req.params.instance}/api/$1`);
 
 const ids = (page: { result: string[]; pagingMetadata: { cursor?: string | null } }) => pagedResult(page, (id: string) => id);
 
@@ -439,8 +439,8 @@ export function registryRefusals(apiBase: string, hostBased: boolean): Middlewar
         405,
         `The tenant's implicit ${discovery ? 'discovery service' : 'registries'} are read-only: derived from the tenant's shells and submodels, they change when those do. ` +
           (discovery
-            ? "Write the shells' asset information in the repository (/api/v3.0/shells), or use an explicit discovery instance at {tenant_url}/{instanceName}/api/v3.0/lookup/shells."
-            : 'Write shells and submodels in the repository (/api/v3.0/shells, /api/v3.0/submodels), or use an explicit AAS registry instance at {tenant_url}/{instanceName}/api/v3.0/shell-descriptors.'),
+            ? `Write the shells' asset information in the repository (${apiBase}/shells), or use an explicit discovery instance at {tenant_url}/{instanceName}${apiBase}/lookup/shells.`
+            : `Write shells and submodels in the repository (${apiBase}/shells, ${apiBase}/submodels), or use an explicit AAS registry instance at {tenant_url}/{instanceName}${apiBase}/shell-descriptors.`),
       );
     }
     if (instanceSubmodels.test(ctx.path)) {

@@ -22,29 +22,32 @@ import { DCC_CONVERSIONS_PATH, dccConversionHandler } from './dcc';
 import { dictionaryUploadHandler, semanticRoutes } from './semantics';
 import { serializationHandler } from './serialization';
 import { TenantAccess } from './streamed';
+import { API_VERSION, API_VERSIONS, ApiVersion, MAPPED_DOWN, MAPPED_HEADER, apiVersionStep } from './api-versions';
 
-export const API_VERSION = 'v3.0';
+export { API_VERSION };
 
 export interface TenantApiOptions {
   schema: GraphQLSchema;
   /** The GraphQL context for this request (principal, services, logger). */
   contextOf(ctx: KoaContext): Context;
-  /** Base URL of a tenant's API, `{tenant_url}/api/v3.0`. */
-  apiUrlOf(tenant: string): string;
+  /** Base URL of a tenant's API in a version, `{tenant_url}/api/v3.0` or `{tenant_url}/api/v3.1`. */
+  apiUrlOf(tenant: string, version: ApiVersion): string;
   /** Who may send a body and run expensive work, and what a body may cost (admission.ts). */
   admission: Admission;
   /** Largest upload (thumbnails, attachments): FILE_UPLOAD_LIMIT. */
   uploadLimitBytes: number;
-  /** When set, `{tenant}.{suffix}` hosts serve the tenant API at `/api/v3.0`. */
+  /** When set, `{tenant}.{suffix}` hosts serve the tenant API at `/api/v3.0` and `/api/v3.1`. */
   tenantHostSuffix?: string;
 }
 
 /**
- * The AAS API v3.0 of every tenant, at `/tenants/{tenant}/api/v3.0` and, host-based, at `/api/v3.0` on
- * `{tenant}.{TENANT_HOST_SUFFIX}`, and that of its explicit registry instances, at
- * `/tenants/{tenant}/{instanceName}/api/v3.0` (host-based `/{instanceName}/api/v3.0`). Each route runs one GraphQL
+ * The AAS API of every tenant, in each version (api-versions.ts: `v3.0` and `v3.1`), at
+ * `/tenants/{tenant}/api/{version}` and, host-based, at `/api/{version}` on `{tenant}.{TENANT_HOST_SUFFIX}`, and that
+ * of its explicit registry instances, at `/tenants/{tenant}/{instanceName}/api/{version}` (host-based
+ * `/{instanceName}/api/{version}`). Both versions run the same route tables over the same data; each route's first
+ * step puts its version into the request (the metamodel version of its context). Each route runs one GraphQL
  * operation in-process, compiled at start-up. The instance routes are registered last; their first segment is a
- * parameter, but no fixed path of the tenant API has the shape `/{x}/api/v3.0/...` (`sphere` serves v1.0), and
+ * parameter, but no fixed path of the tenant API has the shape `/{x}/api/v3.x/...` (`sphere` serves v1.0), and
  * the fixed first segments are reserved names no instance can take.
  */
 export function createTenantApiRouter(options: TenantApiOptions): Router {
@@ -55,11 +58,18 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   // Streamed routes admit the caller themselves too (streamed.ts); this refuses before any work or body.
   const reader = [admitToTenant('reader', admission), shareOfWork];
   const contributor = [admitToTenant('contributor', admission), shareOfWork];
-  const bases: [string, Middleware][] = [[`/tenants/:tenant/api/${API_VERSION}`, tenantFromPath]];
-  if (options.tenantHostSuffix) bases.push([`/api/${API_VERSION}`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
-  const instanceBases: [string, Middleware][] = [[`/tenants/:tenant/:instance/api/${API_VERSION}`, tenantFromPath]];
-  if (options.tenantHostSuffix) instanceBases.push([`/:instance/api/${API_VERSION}`, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
-  const mount = (specs: RouteSpec[], specBases: [string, Middleware][]) => {
+  // Each base: its path, the step that finds its tenant (after the one that sets its version), its API version.
+  const bases: Base[] = [];
+  const instanceBases: Base[] = [];
+  const fromHost = options.tenantHostSuffix ? tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`) : undefined;
+  for (const version of API_VERSIONS) {
+    const step = apiVersionStep(version);
+    bases.push([`/tenants/:tenant/api/${version}`, chain(step, tenantFromPath), version]);
+    if (fromHost) bases.push([`/api/${version}`, chain(step, fromHost), version]);
+    instanceBases.push([`/tenants/:tenant/:instance/api/${version}`, chain(step, tenantFromPath), version]);
+    if (fromHost) instanceBases.push([`/:instance/api/${version}`, chain(step, fromHost), version]);
+  }
+  const mount = (specs: RouteSpec[], specBases: Base[]) => {
     for (const spec of specs) {
       const operation = executor.prepare(spec.operation);
       // One rule for every route that reads a body or runs expensive work: the caller is admitted, expensive work
@@ -68,9 +78,8 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
       const steps: Middleware[] = spec.body || expensive ? [admitCaller(operation.demands, admission)] : [];
       if (expensive) steps.push(shareOfWork);
       if (spec.body) steps.push(jsonBody(spec.largeBody ? admission.documentBody : admission.requestBody, spec.body !== 'any'));
-      steps.push(routeHandler(spec, operation, executor, options));
       const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-      for (const [base, tenant] of specBases) router[method](base + spec.path, tenant, ...steps);
+      for (const [base, tenant, version] of specBases) router[method](base + spec.path, tenant, ...steps, routeHandler(inVersion(spec, version), operation, executor, options, version));
     }
   };
   mount([...aasRepositoryRoutes, ...submodelRepositoryRoutes, ...conceptDescriptionRoutes, ...queryRoutes, ...searchRoutes, ...implicitRegistryRoutes], bases);
@@ -78,10 +87,10 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   const access = new TenantAccess(executor);
   const attachments = attachmentRoutes(access, options.contextOf, options.uploadLimitBytes);
   const imports = aasxImportHandlers(access, options.contextOf, options.uploadLimitBytes);
-  const packages = packageRoutes(access, options.contextOf, options.apiUrlOf, options.uploadLimitBytes);
   // Serializations, imports and AASX packages are expensive work: the caller is admitted and takes a share first.
-  for (const [base, tenant] of bases) {
-    router.get(`${base}/serialization`, tenant, ...reader, serializationHandler(access, options.contextOf));
+  for (const [base, tenant, version] of bases) {
+    const packages = packageRoutes(access, options.contextOf, (name) => options.apiUrlOf(name, version), options.uploadLimitBytes);
+    router.get(`${base}/serialization`, tenant, ...reader, serializationHandler(access, options.contextOf, version));
     router.post(`${base}/upload`, tenant, ...contributor, imports.upload);
     // The AASX File Server (packages.ts).
     router.get(`${base}/packages`, tenant, packages.list);
@@ -104,8 +113,9 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
     router.get(`${SPHERE_API}/import/progress/:importId`, fromHost, imports.progress);
   }
   // The sphere service's push targets (push-targets.ts).
-  const sphereBases: [string, Middleware][] = [[`/tenants/:tenant${SPHERE_API}`, tenantFromPath]];
-  if (options.tenantHostSuffix) sphereBases.push([SPHERE_API, tenantFromHost(`.${options.tenantHostSuffix.toLowerCase()}`)]);
+  // The sphere service is unversioned: its routes run with the context's default (the version named nowhere).
+  const sphereBases: Base[] = [[`/tenants/:tenant${SPHERE_API}`, tenantFromPath, API_VERSION]];
+  if (fromHost) sphereBases.push([SPHERE_API, fromHost, API_VERSION]);
   mount(pushTargetRoutes, sphereBases);
   // DCC conversion (dcc.ts): admitted as a reader here, as a contributor by the handler for mode=store.
   const dcc = dccConversionHandler(access, options.contextOf, options.apiUrlOf);
@@ -122,7 +132,30 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
 /** The platform's own services beside the AAS API (files, import). */
 export const SPHERE_API = '/sphere/api/v1.0';
 
-function routeHandler(spec: RouteSpec, operation: PreparedOperation, executor: OperationExecutor, options: TenantApiOptions): Middleware {
+/** A base of routes: its path, the steps that set its version and find its tenant, its API version. */
+type Base = [string, Middleware, ApiVersion];
+
+/** Two steps as one. */
+const chain =
+  (first: Middleware, second: Middleware): Middleware =>
+  (ctx, next) =>
+    first(ctx, () => second(ctx, next));
+
+/**
+ * Routes whose V3.1 operation takes `level` where V3.0.4's does not (the Submodel Repository of IDTA-01002 V3.1.2: a
+ * PATCH of a submodel's `$metadata`; the same operations below `/shells/{id}/submodels` in the Entire API Collection,
+ * but not in the AAS Repository's service file this server's document follows). The answer (204) has no hierarchy to
+ * cut, so both values answer the same; through V3.0 the parameter stays refused.
+ */
+const V31_LEVEL_ROUTES = new Set(['PATCH /submodels/:submodelIdentifier/$metadata']);
+
+/** A route as its version serves it: the modifiers V3.1 added. */
+function inVersion(spec: RouteSpec, version: ApiVersion): RouteSpec {
+  if (version === 'v3.0' || spec.modifiers?.level || !V31_LEVEL_ROUTES.has(`${spec.method} ${spec.path}`)) return spec;
+  return { ...spec, modifiers: { ...spec.modifiers, level: ['deep', 'core'] } };
+}
+
+function routeHandler(spec: RouteSpec, operation: PreparedOperation, executor: OperationExecutor, options: TenantApiOptions, version: ApiVersion): Middleware {
   return async (ctx) => {
     const tenant = ctx.state.tenant as string;
     const req = {
@@ -130,14 +163,17 @@ function routeHandler(spec: RouteSpec, operation: PreparedOperation, executor: O
       query: ctx.query as Query,
       body: ctx.request.body,
       tenant,
-      apiUrl: () => options.apiUrlOf(tenant),
+      apiUrl: () => options.apiUrlOf(tenant, version),
       header: (name: string) => ctx.get(name) || undefined,
     };
     checkModifiers(spec, req.query);
-    const data = await executor.run(operation, spec.variables(req), options.contextOf(ctx));
+    const context = options.contextOf(ctx);
+    const data = await executor.run(operation, spec.variables(req), context);
     const res = spec.respond(data, req);
     ctx.status = res.status;
     if (res.headers) ctx.set(res.headers);
+    // What the model layer mapped down for a V3.0 answer (V3.1 content seen through V3.0): the client can tell.
+    if (context.versionMapped) ctx.set(MAPPED_HEADER, MAPPED_DOWN);
     if (res.jsonText !== undefined) {
       ctx.type = 'application/json';
       ctx.body = res.jsonText;

@@ -22,7 +22,8 @@ import { managementRoutes } from '../rest-facade/management';
 import { createOpenApiRouter } from '../rest-facade/openapi/router';
 import { guardQueries } from '../rest-facade/query-guard';
 import { registryRefusals } from '../rest-facade/registry';
-import { API_VERSION, createTenantApiRouter } from '../rest-facade/tenant-api';
+import { createTenantApiRouter } from '../rest-facade/tenant-api';
+import { API_VERSION, API_VERSIONS, ApiVersion, METAMODEL_OF } from '../rest-facade/api-versions';
 import { HotRead, answerHot, hotReadOf, hotReads } from '../rest-facade/hot-reads';
 import { identifierFallback } from '../rest-facade/identifier-fallback';
 import { routesBySegment } from '../rest-facade/segment-dispatch';
@@ -203,7 +204,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // request, whoever asks for it (the hot reads, then the route).
   const contextOf = (ctx: Koa.Context): Context => {
     if (ctx.state.context) return ctx.state.context;
-    const context = createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined, clientGoneSignal(ctx.res));
+    // The API version's metamodel, when a route below `/api/{version}` (or the hot reads) set it before; else V3.1.
+    const context = createContext(services, ctx.state.requestId, ctx.state.log, ctx.get('authorization') || undefined, clientGoneSignal(ctx.res), ctx.state.aasVersion);
     requestOf.set(context, ctx);
     return (ctx.state.context = context);
   };
@@ -258,7 +260,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Cached GETs by id, past routing and GraphQL execution, admitted by the auth checker itself (hot-reads.ts).
   koa.use(hotReads({ contextOf, admitReader, triedBefore: (ctx) => handedOver.has(ctx.req) }));
   koa.use(health.routes());
-  const tenantApiUrlOf = (tenant: string) => `${services.tenants.urlOf(tenant)}/api/${API_VERSION}`;
+  const tenantApiUrlOf = (tenant: string, version: ApiVersion = API_VERSION) => `${services.tenants.urlOf(tenant)}/api/${version}`;
   const links = entryPoints({
     publicUrl: config.publicUrl,
     manageUrl: config.manageUrl,
@@ -456,10 +458,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     managementRoutes,
     managementBase: MANAGEMENT_API_BASE,
     tenantRouters: [tenantApi, fileApi],
-    tenantBase: `/api/${API_VERSION}`,
+    tenantBases: API_VERSIONS.map((version) => `/api/${version}`),
     manageUrl: config.manageUrl,
     tenantUrlOf: (tenant) => services.tenants.urlOf(tenant),
-    tenantApiUrlOf,
     tenantHostSuffix: config.tenantHostSuffix,
     graphqlSchema: schema,
     mqttUrl: config.events.mqttUrl,
@@ -486,7 +487,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(routesBySegment(tenantApi));
   koa.use(tenantApi.allowedMethods());
   // Writes to the implicit registries and discovery, and an instance's submodel registry: Results saying why not.
-  koa.use(registryRefusals(`/api/${API_VERSION}`, Boolean(config.tenantHostSuffix)));
+  for (const version of API_VERSIONS) koa.use(registryRefusals(`/api/${version}`, Boolean(config.tenantHostSuffix)));
 
   koa.use(managementApi.routes());
   koa.use(managementApi.allowedMethods());
@@ -501,7 +502,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
    */
   const answerHotRead = async (req: IncomingMessage, res: ServerResponse, read: HotRead): Promise<void> => {
     const begun = begin(req);
-    const context = createContext(services, begun.requestId, begun.log, req.headers.authorization || undefined);
+    const context = createContext(services, begun.requestId, begun.log, req.headers.authorization || undefined, undefined, METAMODEL_OF[read.version]);
     // Under the request's client-gone signal, as in Koa (the same signal): its statements are the request's, and a
     // database that failed it here is not asked again by its route (db/answer-watch.ts).
     const answer = await whileClientHere(clientGoneSignal(res), () => withReadBudget(config.responseLimitBytes, () => answerHot(read, context, admitReader)));

@@ -6,9 +6,12 @@ import { parse } from 'yaml';
 /* eslint-disable @typescript-eslint/no-explicit-any -- OpenAPI documents are walked as plain JSON */
 export type Json = any;
 
-/** The vendored official files (see NOTICE.md there), found from the sources and from the build in `dist/`. */
-export function specDir(): string {
-  const candidates = [path.join(__dirname, 'aas-api-v3.0.4'), path.resolve(__dirname, '../../../rest-facade/openapi/aas-api-v3.0.4')];
+/**
+ * The vendored official files of one release (see NOTICE.md there: `aas-api-v3.0.4`, `aas-api-v3.1.2`), found from
+ * the sources and from the build in `dist/`.
+ */
+export function specDir(release = 'aas-api-v3.0.4'): string {
+  const candidates = [path.join(__dirname, release), path.resolve(__dirname, '../../../rest-facade/openapi', release)];
   const found = candidates.find((dir) => fs.existsSync(path.join(dir, 'LICENSE.txt')));
   if (!found) throw new Error(`The AAS API OpenAPI files are missing (looked in ${candidates.join(', ')}).`);
   return found;
@@ -44,10 +47,13 @@ function parseYaml(text: string): Json {
 /** The AAS API's schemas (Part 2): the Result of every error, the error responses, paging parameters. */
 export const PART2 = 'Part2-API-Schemas/openapi.yaml';
 
-/** The remote schema domains the service files reference, and their local copies. */
+/**
+ * The remote schema domains the service files reference, and their local copies: those of the bundler's release (the
+ * V3.0.4 names this server's own operations use resolve to the V3.1.2 copies in a V3.1.2 document).
+ */
 const DOMAINS: [RegExp, string][] = [
-  [/^https:\/\/api\.swaggerhub\.com\/domains\/Plattform_i40\/Part1-MetaModel-Schemas\/V3\.0\.\d+$/, 'Part1-MetaModel-Schemas/openapi.yaml'],
-  [/^https:\/\/api\.swaggerhub\.com\/domains\/Plattform_i40\/Part2-API-Schemas\/V3\.0\.\d+$/, PART2],
+  [/^https:\/\/api\.swaggerhub\.com\/domains\/Plattform_i40\/Part1-MetaModel-Schemas\/V3\.[01]\.\d+$/, 'Part1-MetaModel-Schemas/openapi.yaml'],
+  [/^https:\/\/api\.swaggerhub\.com\/domains\/Plattform_i40\/Part2-API-Schemas\/V3\.[01]\.\d+$/, PART2],
 ];
 
 const COMPONENT = /^\/components\/([A-Za-z]+)\/([^/]+)$/;

@@ -18,13 +18,14 @@ export interface OpenApiOptions {
    * described (their host-based twins are the same routes).
    */
   tenantRouters: Router[];
-  /** `/api/v3.0`: the AAS API's routes are below `/tenants/:tenant{tenantBase}` (and host-based, `{tenantBase}`). */
-  tenantBase: string;
+  /**
+   * `/api/v3.0`, `/api/v3.1`: the AAS API's routes are below `/tenants/:tenant{tenantBase}` (and host-based,
+   * `{tenantBase}`), one document for each, the routes outside every base (the platform's own) in each of them.
+   */
+  tenantBases: readonly string[];
   manageUrl: string;
   /** `{tenant_url}` of a tenant. */
   tenantUrlOf(tenant: string): string;
-  /** `{tenant_url}/api/v3.0` of a tenant. */
-  tenantApiUrlOf(tenant: string): string;
   tenantHostSuffix?: string;
   /** The GraphQL schema the routes' operations run on: the Management API's bodies and answers come from it. */
   graphqlSchema: GraphQLSchema;
@@ -53,12 +54,12 @@ export interface OpenApi {
 }
 
 /**
- * `GET {manage_url}/api/v1/openapi.json` and `GET {tenant_url}/api/v3.0/openapi.json`: the OpenAPI 3.1
- * documents of the Management API and of a tenant's AAS API, built once at start-up from what the routers
- * serve. They describe and hold no data, so they are served without a token, for any tenant name (which
- * reveals nothing about which tenants exist). Beside the tenant's: `{tenant_url}/api/v3.0/asyncapi.json`, the
- * AsyncAPI 3.0 document of its change events. With the router: the query parameters each described route's
- * operation declares, which the routes are held to (query-guard.ts).
+ * `GET {manage_url}/api/v1/openapi.json` and `GET {tenant_url}/api/{version}/openapi.json`: the OpenAPI 3.1
+ * documents of the Management API and of a tenant's AAS API in each version (V3.0.4 at `/api/v3.0`, V3.1.2 at
+ * `/api/v3.1`), built once at start-up from what the routers serve. They describe and hold no data, so they are
+ * served without a token, for any tenant name (which reveals nothing about which tenants exist). Beside the tenant's:
+ * `{tenant_url}/api/{version}/asyncapi.json`, the AsyncAPI 3.0 document of its change events. With the router: the
+ * query parameters each described route's operation declares, which the routes are held to (query-guard.ts).
  */
 export function createOpenApiRouter(options: OpenApiOptions): OpenApi {
   const managementDoc = managementDocument(servedRoutes(options.managementRouter), options.managementRoutes, options.manageUrl, options.managementBase, options.graphqlSchema);
@@ -71,16 +72,9 @@ export function createOpenApiRouter(options: OpenApiOptions): OpenApi {
     routes.filter((r) => r.path.startsWith(`${prefix}/`)).map((r) => ({ method: r.method, path: r.path.slice(prefix.length) }));
   const tenantRoutes = below(tenantPrefix, served.filter((r) => !r.path.startsWith(`${instancePrefix}/`)));
   const instanceRoutes = below(instancePrefix, served);
-  const docOptions = { manageUrl: options.manageUrl, apiBase: options.tenantBase, tenantUrl: TENANT_URL };
-  const tenantDoc = tenantDocument(tenantRoutes, docOptions);
-  const instanceDoc = instanceDocument(instanceRoutes, docOptions);
-  const tenantTemplate = template(tenantDoc);
-  const instanceTemplate = template(instanceDoc);
-  const tenantText = (tenant: string) => tenantTemplate({ [SERVER_URL]: options.tenantApiUrlOf(tenant), [TENANT_URL]: options.tenantUrlOf(tenant) });
-  // Any instance name gets the document (as any tenant name does): it reveals nothing about which exist.
-  const instanceText = (tenant: string, instance: string) =>
-    instanceTemplate({ [SERVER_URL]: `${options.tenantUrlOf(tenant)}/${instance}${options.tenantBase}`, [TENANT_URL]: options.tenantUrlOf(tenant) });
-  const prefix = `${tenantPrefix}${options.tenantBase}`;
+  // A version's document holds its own routes and those below no version (the platform's own services).
+  const inBase = (base: string, path: string) => path.startsWith(`${base}/`);
+  const ofVersion = (base: string, routes: typeof tenantRoutes) => routes.filter((r) => inBase(base, r.path) || !options.tenantBases.some((b) => inBase(b, r.path)));
   const broker = options.mqttUrl ? new URL(options.mqttUrl) : undefined;
   if (broker) broker.username = broker.password = '';
   const asyncApiText = (tenant: string) => JSON.stringify(asyncApiDocument({ tenant, tenantUrl: options.tenantUrlOf(tenant), mqttUrl: broker?.toString() }));
@@ -91,39 +85,50 @@ export function createOpenApiRouter(options: OpenApiOptions): OpenApi {
     ctx.body = body;
   };
   router.get(`${options.managementBase}/openapi.json`, (ctx) => send(ctx, management));
-  router.get(`${prefix}/openapi.json`, (ctx) => send(ctx, tenantText(ctx.params.tenant)));
-  router.get(`${prefix}/asyncapi.json`, (ctx) => send(ctx, asyncApiText(ctx.params.tenant)));
-  router.get(`${instancePrefix}${options.tenantBase}/openapi.json`, (ctx) => send(ctx, instanceText(ctx.params.tenant, ctx.params.instance)));
-  if (options.tenantHostSuffix) {
-    const suffix = `.${options.tenantHostSuffix.toLowerCase()}`;
-    router.get(`${options.tenantBase}/openapi.json`, (ctx, next) => {
-      const host = ctx.hostname.toLowerCase();
-      if (!host.endsWith(suffix) || host.length === suffix.length) return next();
-      send(ctx, tenantText(host.slice(0, -suffix.length)));
-    });
-    router.get(`${options.tenantBase}/asyncapi.json`, (ctx, next) => {
-      const host = ctx.hostname.toLowerCase();
-      if (!host.endsWith(suffix) || host.length === suffix.length) return next();
-      send(ctx, asyncApiText(host.slice(0, -suffix.length)));
-    });
-    router.get(`/:instance${options.tenantBase}/openapi.json`, (ctx, next) => {
-      const host = ctx.hostname.toLowerCase();
-      if (!host.endsWith(suffix) || host.length === suffix.length) return next();
-      send(ctx, instanceText(host.slice(0, -suffix.length), ctx.params.instance));
-    });
-  }
-  // The documents' paths: the Management API's in full, a tenant's (and an instance's) below the tenant URL.
-  const declared = {
-    management: declaredQueries(managementDoc),
-    tenant: declaredQueries(tenantDoc, options.tenantBase),
-    instance: declaredQueries(instanceDoc, options.tenantBase),
+  const suffix = options.tenantHostSuffix ? `.${options.tenantHostSuffix.toLowerCase()}` : undefined;
+  /** The tenant a host names (`{tenant}.{TENANT_HOST_SUFFIX}`), or undefined. */
+  const hostTenant = (ctx: RouterContext) => {
+    const host = ctx.hostname.toLowerCase();
+    return suffix && host.endsWith(suffix) && host.length > suffix.length ? host.slice(0, -suffix.length) : undefined;
   };
-  const hostInstance = new RegExp(`^/:instance(?=${options.tenantBase.replace(/\./g, '\\.')}/)`);
+  // The query parameters of the documents' paths: the Management API's in full, a tenant's (and an instance's) below
+  // the tenant URL, each version's with its base (the platform's own paths, in every document, are one and the same).
+  const declared = { management: declaredQueries(managementDoc), tenant: new Map<string, DeclaredQuery>(), instance: new Map<string, DeclaredQuery>() };
+  for (const base of options.tenantBases) {
+    const docOptions = { manageUrl: options.manageUrl, apiBase: base, tenantUrl: TENANT_URL };
+    const tenantDoc = tenantDocument(ofVersion(base, tenantRoutes), docOptions);
+    const instanceDoc = instanceDocument(instanceRoutes.filter((r) => inBase(base, r.path)), docOptions);
+    for (const [key, value] of declaredQueries(tenantDoc, base)) declared.tenant.set(key, value);
+    for (const [key, value] of declaredQueries(instanceDoc, base)) declared.instance.set(key, value);
+    const tenantTemplate = template(tenantDoc);
+    const instanceTemplate = template(instanceDoc);
+    const tenantText = (tenant: string) => tenantTemplate({ [SERVER_URL]: `${options.tenantUrlOf(tenant)}${base}`, [TENANT_URL]: options.tenantUrlOf(tenant) });
+    // Any instance name gets the document (as any tenant name does): it reveals nothing about which exist.
+    const instanceText = (tenant: string, instance: string) => instanceTemplate({ [SERVER_URL]: `${options.tenantUrlOf(tenant)}/${instance}${base}`, [TENANT_URL]: options.tenantUrlOf(tenant) });
+    router.get(`${tenantPrefix}${base}/openapi.json`, (ctx) => send(ctx, tenantText(ctx.params.tenant)));
+    router.get(`${tenantPrefix}${base}/asyncapi.json`, (ctx) => send(ctx, asyncApiText(ctx.params.tenant)));
+    router.get(`${instancePrefix}${base}/openapi.json`, (ctx) => send(ctx, instanceText(ctx.params.tenant, ctx.params.instance)));
+    if (suffix) {
+      router.get(`${base}/openapi.json`, (ctx, next) => {
+        const tenant = hostTenant(ctx);
+        return tenant ? send(ctx, tenantText(tenant)) : next();
+      });
+      router.get(`${base}/asyncapi.json`, (ctx, next) => {
+        const tenant = hostTenant(ctx);
+        return tenant ? send(ctx, asyncApiText(tenant)) : next();
+      });
+      router.get(`/:instance${base}/openapi.json`, (ctx, next) => {
+        const tenant = hostTenant(ctx);
+        return tenant ? send(ctx, instanceText(tenant, ctx.params.instance)) : next();
+      });
+    }
+  }
+  const hostInstance = new RegExp(`^/:instance(?=(?:${options.tenantBases.map((b) => b.replace(/\./g, '\\.')).join('|')})/)`);
   const declaredQuery = (method: string, path: string): DeclaredQuery | undefined => {
     const key = (rest: string) => `${method} ${pathShape(rest)}`;
     if (path.startsWith(`${instancePrefix}/`)) return declared.instance.get(key(path.slice(instancePrefix.length)));
     if (path.startsWith(`${tenantPrefix}/`)) return declared.tenant.get(key(path.slice(tenantPrefix.length)));
-    // Host-based routes: the tenant's, an instance's (`/:instance/api/v3.0/...`), or the Management API's.
+    // Host-based routes: the tenant's, an instance's (`/:instance/api/v3.x/...`), or the Management API's.
     if (hostInstance.test(path)) return declared.instance.get(key(path.replace(hostInstance, '')));
     return declared.management.get(key(path)) ?? declared.tenant.get(key(path));
   };

@@ -7,7 +7,7 @@ import { semanticOperation } from './semantic-operations';
 import { searchOperation } from './search-operation';
 import { repositoryQueryOperation } from './query-operations';
 
-/** The service specifications whose operations a tenant's API serves, searched in this order. */
+/** The service specifications whose operations a tenant's API V3.0 serves, searched in this order. */
 const SERVICE_FILES = [
   'AssetAdministrationShellRepositoryServiceSpecification/V3.0_SSP-001.yaml',
   'SubmodelRepositoryServiceSpecification/V3.0_SSP-001.yaml',
@@ -22,6 +22,41 @@ const SERVICE_FILES = [
 
 /** The service specifications of explicit registry instances (each instance serves the operations of its kind). */
 const INSTANCE_FILES = ['AssetAdministrationShellRegistryServiceSpecification/V3.0_SSP-001.yaml', 'DiscoveryServiceSpecification/V3.0_SSP-001.yaml'];
+
+/** The same for the API V3.1: V3.1.2 has a read profile of the discovery (SSP-002), and the AASX File Server's file. */
+const SERVICE_FILES_V31 = [
+  'AssetAdministrationShellRepositoryServiceSpecification/V3.1_SSP-001.yaml',
+  'SubmodelRepositoryServiceSpecification/V3.1_SSP-001.yaml',
+  'ConceptDescriptionRepositoryServiceSpecification/V3.1_SSP-001.yaml',
+  'AssetAdministrationShellRegistryServiceSpecification/V3.1_SSP-002.yaml',
+  'SubmodelRegistryServiceSpecification/V3.1_SSP-002.yaml',
+  'DiscoveryServiceSpecification/V3.1_SSP-002.yaml',
+  'AasxFileServerServiceSpecification/V3.1_SSP-001.yaml',
+  'Entire-API-Collection/V3.1.yaml',
+];
+const INSTANCE_FILES_V31 = ['AssetAdministrationShellRegistryServiceSpecification/V3.1_SSP-001.yaml', 'DiscoveryServiceSpecification/V3.1_SSP-001.yaml'];
+
+/** An AAS API release whose vendored files a document is built from. */
+interface Release {
+  /** The directory of its files below rest-facade/openapi. */
+  dir: string;
+  /** `V3.0.4`: the document's version. */
+  name: string;
+  serviceFiles: readonly string[];
+  instanceFiles: readonly string[];
+}
+
+/** The release each API base serves (rest-facade/api-versions.ts). */
+const RELEASES: Record<string, Release> = {
+  '/api/v3.0': { dir: 'aas-api-v3.0.4', name: 'V3.0.4', serviceFiles: SERVICE_FILES, instanceFiles: INSTANCE_FILES },
+  '/api/v3.1': { dir: 'aas-api-v3.1.2', name: 'V3.1.2', serviceFiles: SERVICE_FILES_V31, instanceFiles: INSTANCE_FILES_V31 },
+};
+
+function releaseOf(apiBase: string): Release {
+  const release = RELEASES[apiBase];
+  if (!release) throw new Error(`No AAS API release is served at ${apiBase}.`);
+  return release;
+}
 
 /** A query parameter of this server's own, beside an official operation's. */
 const SUBMODEL_SEMANTIC_ID = {
@@ -128,7 +163,7 @@ const INSTANCE_EXTRAS: Extras = {
 
 export interface TenantDocumentOptions {
   manageUrl: string;
-  /** `/api/v3.0`: where the AAS API is below the tenant URL, the document's server. */
+  /** `/api/v3.0` or `/api/v3.1`: where the AAS API is below the tenant URL, the document's server; it picks the release. */
   apiBase: string;
   /** The tenant URL, the server of the paths outside `apiBase` (the platform's own, below `/sphere/api/v1.0`). */
   tenantUrl: string;
@@ -143,19 +178,27 @@ export interface TenantDocumentOptions {
  * path the rest. `servers` is left for the caller (one URL per tenant).
  */
 export function tenantDocument(served: ServedRoute[], options: TenantDocumentOptions): Json {
+  const release = releaseOf(options.apiBase);
+  const v31 = release.name.startsWith('V3.1');
   return aasApiDocument(
-    'Asset platform | AAS API V3.0.4 (tenant)',
-    'The operations of the Asset Administration Shell API (Specification of the Asset Administration Shell, Part 2, V3.0.4) that this ' +
+    `Asset platform | AAS API ${release.name} (tenant)`,
+    `The operations of the Asset Administration Shell API (Specification of the Asset Administration Shell, Part 2, ${release.name}) that this ` +
       'tenant serves: the AAS Repository, Submodel Repository and Concept Description Repository (full profiles, SSP-001), and the ' +
       "tenant's implicit registries and discovery, derived from its shells and submodels and read-only (a PUT of a descriptor as derived is 204 and changes nothing; AAS Registry and Submodel Registry " +
-      'read profiles, SSP-002; the reads of Discovery SSP-001; `POST /lookup/shellsByAssetLink` of V3.1). Descriptions, ' +
-      'parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
+      (v31
+        ? 'read profiles, SSP-002; the Discovery read profile, SSP-002), the query profiles and the AASX File Server. '
+        : 'read profiles, SSP-002; the reads of Discovery SSP-001; `POST /lookup/shellsByAssetLink` of V3.1). ') +
+      (v31
+        ? 'Documents are read and written in the metamodel V3.1, as stored; the same data is served in V3.0 at `{tenant_url}/api/v3.0`. '
+        : 'Documents are served in the metamodel V3.0: one that needs V3.1 is mapped down, and its answer says so (header `X-AAS-Version-Mapped: 3.1->3.0`); `{tenant_url}/api/v3.1` serves it as stored. ') +
+      'Descriptions, parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
       '(https://creativecommons.org/licenses/by/4.0/), bundled into this document. Where the specification leaves a choice open, the ' +
       "server's README documents it. Beside the AAS API, the platform's own services of the tenant: the file repository at " +
-      '`{tenant_url}/sphere/api/v1.0/files` (also served, deprecated, at `{tenant_url}/api/v3.0/files`) and the AASX import. Explicit ' +
-      'registry instances, at `{tenant_url}/{instanceName}/api/v3.0`, have a document of their own there (`openapi.json`). Tenants in ' +
+      '`{tenant_url}/sphere/api/v1.0/files`' +
+      (v31 ? '' : ' (also served, deprecated, at `{tenant_url}/api/v3.0/files`)') +
+      ` and the AASX import. Explicit registry instances, at \`{tenant_url}/{instanceName}${options.apiBase}\`, have a document of their own there (\`openapi.json\`). Tenants in ` +
       'showcase mode need no token.',
-    apiPaths(served, SERVICE_FILES, TENANT_EXTRAS, options, TENANT_NOTES),
+    apiPaths(served, release, TENANT_EXTRAS, options, TENANT_NOTES),
     options,
   );
 }
@@ -166,15 +209,16 @@ export function tenantDocument(served: ServedRoute[], options: TenantDocumentOpt
  * operations of its kind (tags: the discovery's, or the AAS registry's) and answers the others 404.
  */
 export function instanceDocument(served: ServedRoute[], options: TenantDocumentOptions): Json {
+  const release = releaseOf(options.apiBase);
   return aasApiDocument(
-    'Asset platform | AAS API V3.0.4 (explicit registry instance)',
+    `Asset platform | AAS API ${release.name} (explicit registry instance)`,
     "An explicit instance of a tenant, created by an operator (Management API, GraphQL), with data of its own: either a discovery service " +
       '(Discovery full profile SSP-001, plus `POST /lookup/shellsByAssetLink` of V3.1) or an AAS registry (AAS Registry full profile SSP-001, ' +
       'submodel descriptors under their shell descriptor). An instance answers the operations of the other kind with 404, as it does any ' +
-      "`/submodel-descriptors` path: there is no explicit submodel registry (the tenant's implicit one is at `{tenant_url}/api/v3.0/submodel-descriptors`). " +
+      `\`/submodel-descriptors\` path: there is no explicit submodel registry (the tenant's implicit one is at \`{tenant_url}${options.apiBase}/submodel-descriptors\`). ` +
       'Descriptions, parameters and schemas are those of the official OpenAPI files of the Industrial Digital Twin Association (IDTA), CC BY 4.0 ' +
       "(https://creativecommons.org/licenses/by/4.0/), bundled into this document; the server's README documents its choices.",
-    apiPaths(served, INSTANCE_FILES, INSTANCE_EXTRAS, options),
+    apiPaths(served, release, INSTANCE_EXTRAS, options, {}, 'instance'),
     options,
   );
 }
@@ -183,7 +227,7 @@ export function instanceDocument(served: ServedRoute[], options: TenantDocumentO
 function aasApiDocument(title: string, description: string, { bundler, paths }: ReturnType<typeof apiPaths>, options: TenantDocumentOptions): Json {
   return {
     openapi: OPENAPI_VERSION,
-    info: { title, version: 'V3.0.4', description, license: { name: 'CC BY 4.0 (the AAS API descriptions)', url: 'https://creativecommons.org/licenses/by/4.0/' } },
+    info: { title, version: releaseOf(options.apiBase).name, description, license: { name: 'CC BY 4.0 (the AAS API descriptions)', url: 'https://creativecommons.org/licenses/by/4.0/' } },
     servers: [{ url: options.apiBase }],
     security: SECURITY,
     paths,
@@ -192,9 +236,17 @@ function aasApiDocument(title: string, description: string, { bundler, paths }: 
 }
 
 /** The path items of `served`, each operation from the first of `files` that has it (or this server's own). */
-function apiPaths(served: ServedRoute[], files: readonly string[], extras: Extras, options: TenantDocumentOptions, notes: Record<string, string> = {}): { bundler: Bundler; paths: Record<string, Json> } {
+function apiPaths(
+  served: ServedRoute[],
+  release: Release,
+  extras: Extras,
+  options: TenantDocumentOptions,
+  notes: Record<string, string> = {},
+  kind: 'tenant' | 'instance' = 'tenant',
+): { bundler: Bundler; paths: Record<string, Json> } {
   const { apiBase } = options;
-  const bundler = new Bundler(specDir());
+  const files = kind === 'tenant' ? release.serviceFiles : release.instanceFiles;
+  const bundler = new Bundler(specDir(release.dir));
   // path shape -> [the specification's path text, its path item, its file], per file in order: an operation comes
   // from the first file whose path item has its method.
   const specPaths = new Map<string, [string, Json, string][]>();

@@ -35,6 +35,7 @@ import type { ChangeHub } from '../events/hub';
 import type { PushTargetService } from '../push/push-target.service';
 import type { DccService } from '../dcc/dcc.service';
 import type { SemanticService } from '../aas/semantics/semantic.service';
+import type { AasVersion } from '../aas/versions';
 import { AppError, unauthenticated } from './errors';
 import { Loaders } from './loaders';
 
@@ -103,6 +104,14 @@ export interface Context extends RequestContext {
   services: Services;
   /** Batched loads of related rows for this request: a field that loads rows goes through one of these. */
   loaders: Loaders;
+  /**
+   * The metamodel version the request speaks: that of its REST API (`/api/v3.0` or `/api/v3.1`); GraphQL and the
+   * platform's own services speak V3.1, the stored model as written. Resolvers pass it to the services: a document is
+   * read, written and verified in this version (docs/aas-versions.md).
+   */
+  aasVersion: AasVersion;
+  /** Set by the model layer when a V3.0 answer holds V3.1 content mapped down: the REST answer says so in a header. */
+  versionMapped?: boolean;
 }
 
 /** The 401 of a valid token whose principal is gone (deleted, or removed from its last organization since). */
@@ -114,6 +123,7 @@ export function createContext(
   log: Logger,
   authorization: string | undefined,
   signal?: AbortSignal,
+  aasVersion: AasVersion = '3.1',
 ): Context {
   // The token's principal and its roles come together: the query of the roles also tells whether it still exists.
   let caller: Promise<{ principal: Principal; roles: EffectiveRole[] } | null> | undefined;
@@ -133,6 +143,7 @@ export function createContext(
     tenantsAsked: new Set(),
     loaders: new Loaders(services),
     signal,
+    aasVersion,
     principal: () => callerOf().then((c) => c?.principal ?? null),
     roles: () => callerOf().then((c) => c?.roles ?? []),
   };

@@ -24,6 +24,7 @@ import { benchDcc } from './dcc';
 import { benchPeer, type OurDatabase } from './peer';
 import { printColumns } from './table';
 import { benchScaleOut } from './scaleout';
+import { benchVersions } from './versions';
 
 /**
  * `npm run bench`: starts the built server as a child process (on DATABASE_URL in a fresh database of its
@@ -52,6 +53,7 @@ import { benchScaleOut } from './scaleout';
  * `BENCH_ONLY=events` runs the change-event bench of `events.ts` alone (writes with events off and on, latency to MQTT).
  * `BENCH_ONLY=package` runs the import and export of the largest real package (`package.ts`) alone: on PostgreSQL
  * when DATABASE_URL is set, then on the embedded database, each in a fresh database of its own.
+ * `BENCH_ONLY=versions` runs GET by id and the list of shells through /api/v3.0 and /api/v3.1 alone (`versions.ts`), on fewer shells.
  * `BENCH_ONLY=scaleout` runs the scale-out line of `scaleout.ts` alone: three replicas on a fresh database of the
  * DATABASE_URL server, cold GET by id and POST through HAProxy with 1, 2 and 3 of them (skipped without DATABASE_URL or haproxy).
  */
@@ -63,8 +65,8 @@ const peerAt = process.argv.indexOf('--peer');
 const PEER_URL = peerAt >= 0 ? process.argv[peerAt + 1] : undefined;
 if (peerAt >= 0 && !PEER_URL?.match(/^https?:\/\//)) throw new Error('--peer takes the URL of an AAS server, e.g. --peer http://localhost:8081');
 const ONLY = PEER_URL ? 'peer' : process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'semantics', 'events', 'package', 'scaleout', 'import', 'dcc'].includes(ONLY)) {
-  throw new Error(`BENCH_ONLY takes 'hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'semantics', 'events', 'package', 'scaleout', 'import' or 'dcc', got '${ONLY}'`);
+if (ONLY !== undefined && ONLY !== 'peer' && !['hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'semantics', 'events', 'package', 'scaleout', 'import', 'dcc', 'versions'].includes(ONLY)) {
+  throw new Error(`BENCH_ONLY takes 'hardening', 'admission', 'identity', 'files', 'registry', 'submodels', 'query', 'semantics', 'events', 'package', 'scaleout', 'import', 'dcc' or 'versions', got '${ONLY}'`);
 }
 const SHELLS = ONLY ? 1_000 : 10_000;
 const PAGE = 100;
@@ -474,6 +476,11 @@ async function main(): Promise<void> {
     rows.push(...(await benchAdmission(hardeningContext, run)));
     return finish(rows, 0, server, started);
   }
+  const versions = async () => (await benchVersions({ server, apiPath, measure, rotating, printTable, byIdPaths })).rows;
+  if (ONLY === 'versions') {
+    rows.push(...(await versions()));
+    return finish(rows, 0, server, started);
+  }
   if (ONLY) {
     rows.push(...(await (ONLY === 'identity' ? identity() : hardening())));
     return finish(rows, 0, server, started);
@@ -495,6 +502,7 @@ async function main(): Promise<void> {
   console.log(`goal deep page ~ first page (>= 0.9): ${deepRatio.toFixed(3)} ${verdict(deepRatio >= 0.9)}`);
   console.log(`(response: ${Buffer.from(canned.body, 'base64').length} bytes per shell)`);
 
+  rows.push(...(await versions()));
   rows.push(...(await submodels()));
   rows.push(...(await hardening()));
   rows.push(...(await identity()));

@@ -378,50 +378,59 @@ describe('OpenAPI documents', () => {
     // below the tenant URL.
     const tenant = await server.createTenant({ showcase: true });
     const tenantUrl = `${server.url}/tenants/${tenant.name}`;
-    const aas: Doc = await (await get(`/tenants/${tenant.name}/api/v3.0/openapi.json`)).json();
-    // The routes of explicit registry instances (`/tenants/:tenant/:instance/...`) have their own document, below.
-    const tenantServed = registered([...tenantRouter.stack, ...fileRouter.stack], '/tenants/:tenant', '/tenants/:tenant/:instance/');
-    expect(tenantServed.size).toBeGreaterThan(50);
+    const allServed = registered([...tenantRouter.stack, ...fileRouter.stack], '/tenants/:tenant', '/tenants/:tenant/:instance/');
     const fileRoutes = ['GET /files', 'POST /files', 'GET /files/{}', 'PUT /files/{}', 'DELETE /files/{}', 'GET /files/{}/metadata', 'PUT /files/{}/metadata'];
     for (const base of ['/sphere/api/v1.0', '/api/v3.0']) {
-      for (const route of fileRoutes) expect(tenantServed).toContain(route.replace(' ', ` ${base}`));
+      for (const route of fileRoutes) expect(allServed).toContain(route.replace(' ', ` ${base}`));
     }
-    const tenantDocumented = documentedBelow(aas, tenantUrl);
-    expect(new Set(tenantDocumented.map(shape))).toEqual(tenantServed);
-    // Served and documented is not enough: a placeholder operation means nobody described the route.
-    const placeholders = tenantDocumented.filter((r) => /an addition of this server/.test(r.operation.summary ?? ''));
-    expect(placeholders.map(shape)).toEqual(UNDESCRIBED);
-    for (const route of tenantDocumented) await expectServed(tenantUrl, route);
-    // The implicit registries and discovery are among them, described by the official operations (or this server's own, V3.1's search).
-    for (const route of ['GET /api/v3.0/lookup/shells', 'POST /api/v3.0/lookup/shellsByAssetLink', 'GET /api/v3.0/shell-descriptors/{}/submodel-descriptors/{}', 'GET /api/v3.0/submodel-descriptors/{}']) {
-      expect(tenantServed).toContain(route);
-    }
-    expect(tenantDocumented.map(shape)).not.toContain('POST /api/v3.0/shell-descriptors');
-    // The repositories' query endpoints of V3.1, described after V3.1's operations (query-operations.ts).
-    const queries = { 'POST /api/v3.0/query/shells': 'QueryAssetAdministrationShells', 'POST /api/v3.0/query/submodels': 'QuerySubmodels', 'POST /api/v3.0/query/concept-descriptions': 'QueryConceptDescriptions' };
-    for (const [route, operationId] of Object.entries(queries)) {
-      expect(tenantServed).toContain(route);
-      expect(tenantDocumented.find((r) => shape(r) === route)?.operation.operationId, route).toBe(operationId);
-    }
-
-    // Explicit registry instances: every route registered below `{tenant_url}/{instanceName}` is in the instance
-    // document and the other way round, none a placeholder, each served (an instance of each kind, and one of none).
-    const instanceServed = registered(tenantRouter.stack, '/tenants/:tenant/:instance');
-    expect(instanceServed.size).toBeGreaterThan(15);
-    for (const route of ['GET /api/v3.0/description', 'POST /api/v3.0/lookup/shells/{}', 'DELETE /api/v3.0/shell-descriptors/{}/submodel-descriptors/{}']) {
-      expect(instanceServed).toContain(route);
-    }
+    // The deprecated file location is V3.0's only.
+    for (const route of fileRoutes) expect(allServed).not.toContain(route.replace(' ', ' /api/v3.1'));
     await server.services.registryInstances.create(tenant, { name: 'oa-registry', kind: 'aas-registry' });
     await server.services.registryInstances.create(tenant, { name: 'oa-discovery', kind: 'discovery' });
-    for (const name of ['oa-registry', 'oa-discovery', 'oa-none']) {
-      const instanceUrl = `${tenantUrl}/${name}`;
-      const doc: Doc = await (await get(`/tenants/${tenant.name}/${name}/api/v3.0/openapi.json`)).json();
-      await validate(doc);
-      expect(doc.servers).toEqual([{ url: `${instanceUrl}/api/v3.0` }]);
-      const instanceDocumented = documentedBelow(doc, instanceUrl);
-      expect(new Set(instanceDocumented.map(shape))).toEqual(instanceServed);
-      expect(instanceDocumented.filter((r) => /an addition of this server/.test(r.operation.summary ?? '')).map(shape)).toEqual([]);
-      for (const route of instanceDocumented) await expectServed(instanceUrl, route);
+    // Each version's document describes the routes below its base and the platform's own (below no version).
+    for (const version of ['v3.0', 'v3.1']) {
+      const other = version === 'v3.0' ? '/api/v3.1/' : '/api/v3.0/';
+      const aas: Doc = await (await get(`/tenants/${tenant.name}/api/${version}/openapi.json`)).json();
+      await validate(aas);
+      expect(aas.info.version).toBe(version === 'v3.0' ? 'V3.0.4' : 'V3.1.2');
+      const tenantServed = new Set([...allServed].filter((route) => !route.includes(` ${other}`)));
+      expect(tenantServed.size).toBeGreaterThan(50);
+      const tenantDocumented = documentedBelow(aas, tenantUrl);
+      expect(new Set(tenantDocumented.map(shape))).toEqual(tenantServed);
+      // Served and documented is not enough: a placeholder operation means nobody described the route.
+      const placeholders = tenantDocumented.filter((r) => /an addition of this server/.test(r.operation.summary ?? ''));
+      expect(placeholders.map(shape)).toEqual(UNDESCRIBED.map((route) => route.replace('/api/v3.0/', `/api/${version}/`)));
+      for (const route of tenantDocumented) await expectServed(tenantUrl, route);
+      // The implicit registries and discovery are among them, described by the official operations (or this server's own, V3.1's search).
+      for (const route of ['GET /lookup/shells', 'POST /lookup/shellsByAssetLink', 'GET /shell-descriptors/{}/submodel-descriptors/{}', 'GET /submodel-descriptors/{}']) {
+        expect(tenantServed).toContain(route.replace(' ', ` /api/${version}`));
+      }
+      expect(tenantDocumented.map(shape)).not.toContain(`POST /api/${version}/shell-descriptors`);
+      // The repositories' query endpoints of V3.1, described after V3.1's operations (query-operations.ts).
+      const queries = { '/query/shells': 'QueryAssetAdministrationShells', '/query/submodels': 'QuerySubmodels', '/query/concept-descriptions': 'QueryConceptDescriptions' };
+      for (const [path, operationId] of Object.entries(queries)) {
+        const route = `POST /api/${version}${path}`;
+        expect(tenantServed).toContain(route);
+        expect(tenantDocumented.find((r) => shape(r) === route)?.operation.operationId, route).toBe(operationId);
+      }
+
+      // Explicit registry instances: every route registered below `{tenant_url}/{instanceName}` is in the instance
+      // document and the other way round, none a placeholder, each served (an instance of each kind, and one of none).
+      const instanceServed = new Set([...registered(tenantRouter.stack, '/tenants/:tenant/:instance')].filter((route) => route.includes(` /api/${version}/`)));
+      expect(instanceServed.size).toBeGreaterThan(15);
+      for (const route of ['GET /description', 'POST /lookup/shells/{}', 'DELETE /shell-descriptors/{}/submodel-descriptors/{}']) {
+        expect(instanceServed).toContain(route.replace(' ', ` /api/${version}`));
+      }
+      for (const name of ['oa-registry', 'oa-discovery', 'oa-none']) {
+        const instanceUrl = `${tenantUrl}/${name}`;
+        const doc: Doc = await (await get(`/tenants/${tenant.name}/${name}/api/${version}/openapi.json`)).json();
+        await validate(doc);
+        expect(doc.servers).toEqual([{ url: `${instanceUrl}/api/${version}` }]);
+        const instanceDocumented = documentedBelow(doc, instanceUrl);
+        expect(new Set(instanceDocumented.map(shape))).toEqual(instanceServed);
+        expect(instanceDocumented.filter((r) => /an addition of this server/.test(r.operation.summary ?? '')).map(shape)).toEqual([]);
+        for (const route of instanceDocumented) await expectServed(instanceUrl, route);
+      }
     }
     expect(MANAGEMENT_API_BASE).toBe('/api/v1');
   });
@@ -433,6 +442,20 @@ describe('OpenAPI documents', () => {
       const res = await hostGet(port, `acme.tenants.test:${port}`, '/api/v3.0/openapi.json');
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body).servers[0].url).toBe(`http://acme.tenants.test:${port}/api/v3.0`);
+      const v31 = await hostGet(port, `acme.tenants.test:${port}`, '/api/v3.1/openapi.json');
+      expect(v31.status).toBe(200);
+      expect(JSON.parse(v31.body).servers[0].url).toBe(`http://acme.tenants.test:${port}/api/v3.1`);
+      expect(JSON.parse(v31.body).info.version).toBe('V3.1.2');
+      // The routes of both versions, host-based: the same shell through each.
+      const hostedTenant = await hosted.createTenant({ showcase: true });
+      const host = `${hostedTenant.name}.tenants.test:${port}`;
+      const created = await fetch(`${hosted.url}/tenants/${hostedTenant.name}/api/v3.1/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:hosted:v31')) });
+      expect(created.status).toBe(201);
+      for (const version of ['v3.0', 'v3.1']) {
+        const shell = await hostGet(port, host, `/api/${version}/shells/${Buffer.from('urn:hosted:v31').toString('base64url')}`);
+        expect(shell.status, `${version}: ${shell.body.slice(0, 200)}`).toBe(200);
+        expect(JSON.parse(shell.body).id).toBe('urn:hosted:v31');
+      }
       // Not a tenant host: no tenant.
       expect((await fetch(`${hosted.url}/api/v3.0/openapi.json`)).status).toBe(404);
     } finally {

@@ -6,6 +6,7 @@ import { JsonObject } from '../model/parse';
 import { referenceKeyOf } from '../model/reference-keys';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson } from '../store/identifiable-json';
+import { viewedText } from '../versions/view';
 import { originOf } from '../store/identifiable-store';
 import { SemanticMatchingArg } from '../semantics/semantic.types';
 import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
@@ -61,13 +62,13 @@ export class ConceptDescriptionResolver {
   @Authorized('reader')
   @Query(() => ConceptDescription)
   conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string) {
-    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id);
+    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id, ctx.aasVersion);
   }
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One concept description as AAS JSON text, as stored (from the read cache when it holds it).' })
-  conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    return ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id);
+  async conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
+    return viewedText(ctx, await ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id, ctx.aasVersion));
   }
 
   @Authorized('contributor')
@@ -77,7 +78,7 @@ export class ConceptDescriptionResolver {
     @Arg('tenant') tenant: string,
     @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
   ) {
-    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription);
+    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription, { aasVersion: ctx.aasVersion });
   }
 
   @Authorized('contributor')
@@ -89,7 +90,7 @@ export class ConceptDescriptionResolver {
     @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ) {
-    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch });
+    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch, aasVersion: ctx.aasVersion });
   }
 
   @Authorized('contributor')

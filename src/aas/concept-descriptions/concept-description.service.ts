@@ -1,3 +1,4 @@
+import { type AasVersion, neededVersion } from '../versions';
 import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
@@ -5,7 +6,7 @@ import type { JsonObject } from '../model/parse';
 import { judgeReplacement, readDocument, verifyDocument } from '../model/verify-document';
 import { referenceKey } from '../model/reference-keys';
 import { CacheSync } from '../store/cache-sync';
-import { Condition, IdentifiableStore, Page } from '../store/identifiable-store';
+import { Condition, IdentifiableStore, Page, originOf } from '../store/identifiable-store';
 import type { ListAnswers, WriteOptions } from '../store/identifiable-store';
 import { ConceptDescriptionEntity } from './concept-description.entity';
 
@@ -18,6 +19,8 @@ export interface ConceptDescriptionFilter {
 
 export interface ConceptDescriptionWrite {
   ifMatch?: string | null;
+  /** The version of the metamodel the write comes through: whose constraints judge it (default '3.0'). */
+  aasVersion?: AasVersion;
 }
 
 /** The Concept Description Repository. Every change goes through the store's write path. */
@@ -30,6 +33,7 @@ export class ConceptDescriptionService {
       entity: ConceptDescriptionEntity,
       modelType: 'ConceptDescription',
       columns: (doc) => ({
+        aasVersion: neededVersion(doc),
         idShort: (doc.idShort as string | undefined) ?? null,
         isCaseOf: ((doc.isCaseOf ?? []) as JsonObject[]).map(referenceKey),
         dataSpecifications: ((doc.embeddedDataSpecifications ?? []) as JsonObject[]).map((eds) =>
@@ -39,30 +43,33 @@ export class ConceptDescriptionService {
     }, cache);
   }
 
-  list(tenant: TenantEntity, filter: ConceptDescriptionFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
+  list(tenant: TenantEntity, filter: ConceptDescriptionFilter, limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<Page<JsonObject>> {
     const conditions: Condition[] = [];
     if (filter.idShort != null) conditions.push(['id_short = ?', filter.idShort]);
     if (filter.isCaseOfKey != null) conditions.push(['is_case_of @> ARRAY[?::text]', filter.isCaseOfKey]);
     if (filter.dataSpecificationKey != null) conditions.push(['data_specifications @> ARRAY[?::text]', filter.dataSpecificationKey]);
-    return this.store.page(tenant, conditions, limit, cursor);
+    return this.store.page(tenant, conditions, limit, cursor, undefined, view);
   }
 
-  async get(tenant: TenantEntity, id: string): Promise<JsonObject> {
-    const doc = await this.store.find(tenant, id);
+  async get(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<JsonObject> {
+    const doc = await this.store.find(tenant, id, view);
     if (!doc) throw notFound(`Concept description '${id}' not found.`);
     return doc;
   }
 
   /** The concept description as JSON text, as stored (the read cache's, when it holds it). */
-  async getText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string }> {
-    const stored = await this.store.findText(tenant, id);
+  async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean }> {
+    const stored = await this.store.findText(tenant, id, 'true', view);
     if (!stored) throw notFound(`Concept description '${id}' not found.`);
-    return { text: stored.text!, etag: stored.etag };
+    if (stored.text !== null) return { text: stored.text, etag: stored.etag };
+    const doc = await this.get(tenant, id, view);
+    // `mapped`: what a V3.0 reader gets was mapped down (the answer says so).
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length) };
   }
 
   /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */
-  cachedText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string } | undefined> {
-    return this.store.cachedText(tenant, id);
+  cachedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string } | undefined> {
+    return this.store.cachedText(tenant, id, 'true', view);
   }
 
   /** Whole list answers (`GET` of the collection) cached per query string, for the façade's hot reads. */
@@ -71,8 +78,8 @@ export class ConceptDescriptionService {
   }
 
   /** Concept descriptions by id, for DataLoaders. */
-  findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
-    return this.store.findMany(tenant, ids);
+  findMany(tenant: TenantEntity, ids: readonly string[], view: AasVersion = '3.0'): Promise<Map<string, JsonObject>> {
+    return this.store.findMany(tenant, ids, undefined, view);
   }
 
   /** Creates or overwrites a concept description the caller verified (imports; `manager`: inside the import's transaction). */
@@ -86,16 +93,16 @@ export class ConceptDescriptionService {
   }
 
   async create(tenant: TenantEntity, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {
-    const doc = await verifyDocument('ConceptDescription', json);
+    const doc = await verifyDocument('ConceptDescription', json, undefined, options.aasVersion);
     const id = doc.id as string;
     return this.store.create(tenant, doc, () => conflict(`Concept description '${id}' already exists.`), options);
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ConceptDescriptionWrite = {}): Promise<JsonObject> {
-    const read = await readDocument('ConceptDescription', json);
+    const read = await readDocument('ConceptDescription', json, options.aasVersion);
     if (read.doc.id !== id) throw badRequest(`The concept description's id '${String(read.doc.id)}' differs from the id in the path '${id}'.`);
     // Refused only for violations the stored one did not already have: judged against it where there are any.
-    const next = read.violations.length ? (current: JsonObject) => judgeReplacement('ConceptDescription', read, current) : read.doc;
+    const next = read.violations.length ? (current: JsonObject) => judgeReplacement('ConceptDescription', read, current, options.aasVersion) : read.doc;
     return this.store.replace(tenant, id, next, () => notFound(`Concept description '${id}' not found.`), options);
   }
 

@@ -2,7 +2,7 @@ import { AasxError, AasxPackage, readAasxPackage } from '../aasx';
 import { badRequest } from '../../graphql/errors';
 import { readEnvironmentDocument } from './environment-document';
 import type { ImportWarning } from './import-warnings';
-import { isExternal, partName } from './part-name';
+import type { AasVersion } from '../versions';
 
 /** The environment of a package's spec parts, and what reading it found. */
 export interface PackageEnvironment {
@@ -12,6 +12,8 @@ export interface PackageEnvironment {
   environment: unknown;
   /** The package's own (`package`), and those of reading the spec part's AAS version (`version`: V3.1, V2.0, ...). */
   warnings: ImportWarning[];
+  /** The version its spec parts are written in, where their namespace says it (`EnvironmentDocument`). */
+  version?: AasVersion;
 }
 
 export interface PackageReadOptions {
@@ -45,12 +47,8 @@ export async function readPackageEnvironment(packagePath: string, options: Packa
     throw badRequest(`Not a valid AASX package: ${pkg.contentTypeCaseMismatches[0]}`, pkg.contentTypeCaseMismatches);
   }
   const warnings = pkg.warnings.map((text): ImportWarning => ({ kind: 'package', text }));
-  // A V3.1 File without contentType is read with the content type of the package part it names.
-  const contentTypeOf = (value: string) => {
-    const part = isExternal(value) ? undefined : partName(value);
-    return part === undefined ? undefined : pkg.part(part)?.contentType;
-  };
   const environments: unknown[] = [];
+  const versions = new Set<AasVersion | undefined>();
   for (const spec of pkg.specs) {
     let text: string;
     try {
@@ -59,16 +57,19 @@ export async function readPackageEnvironment(packagePath: string, options: Packa
       if (err instanceof AasxError) throw badRequest(`${spec.path}: ${err.message}`);
       throw err;
     }
-    const read = readEnvironmentDocument(text, spec.format, spec.path, { contentTypeOf });
+    const read = readEnvironmentDocument(text, spec.format, spec.path);
     environments.push(read.environment);
+    versions.add(read.version);
     warnings.push(...read.warnings.map((text): ImportWarning => ({ kind: 'version', text })));
   }
   const specPath = pkg.specs.map((spec) => spec.path).join(', ');
-  if (environments.length === 1) return { pkg, specPath, environment: environments[0], warnings };
+  // Parts of different versions: each identifiable is read as JSON's are (as V3.1 where V3.0 cannot read it).
+  const version = versions.size === 1 ? [...versions][0] : undefined;
+  if (environments.length === 1) return { pkg, specPath, environment: environments[0], warnings, version };
   if (environments.length > 1) {
     warnings.push({ kind: 'package', text: `The package has ${environments.length} AAS spec parts (${specPath}): read as one environment, their contents in that order` });
   }
-  return { pkg, specPath, environment: mergedEnvironment(environments), warnings };
+  return { pkg, specPath, environment: mergedEnvironment(environments), warnings, version };
 }
 
 /** One environment of the lists of several (each read from a spec part); a part that is no environment is left for the import to refuse. */

@@ -1,7 +1,6 @@
 import { badRequest } from '../../graphql/errors';
 import { AAS_V2_NAMESPACE, xmlRootNamespace } from '../aasx';
 import { LEGACY_XML } from '../xml/legacy';
-import { type V31MappingOptions, mapV31Environment } from '../model/v31-mapping';
 import { XmlReadError, readXmlEnvironment } from '../xml/reader';
 import { V2XmlError, convertV2Xml } from '../xml/v2';
 import { repairDataSpecifications } from '../model/data-specification-repair';
@@ -11,6 +10,7 @@ import { AAS_V1_NAMESPACE } from '../xml/v1';
 import { AAS_V31_NAMESPACE, AAS_V31_XML, AAS_V32_NAMESPACE, AAS_V32_XML } from '../xml/v31';
 import { AAS_V3RC_NAMESPACE } from '../xml/v3rc';
 import type { XmlDialect } from '../xml/reader';
+import type { AasVersion } from '../versions';
 
 /**
  * What the import relaxes in every V3 XML dialect: an embedded data specification without its `dataSpecification`
@@ -36,19 +36,23 @@ export const ACCEPTED_XML_NAMESPACES = [
 export interface EnvironmentDocument {
   environment: unknown;
   warnings: string[];
+  /**
+   * The version of the metamodel the document is written in, where its namespace says it (XML); undefined for JSON,
+   * which has no namespace: each of its identifiables is read as V3.1 when V3.0 cannot read it as written.
+   */
+  version?: AasVersion;
 }
 
 /**
  * Reads an environment document, the spec part of a package or an uploaded `.json`/`.xml` file: JSON (V3.0 or
  * V3.1), V3.0 XML, V3.1 XML, V3.2 XML (read as V3.1), or V2.0, V1.0 or V3.0 release candidate XML (converted, with
  * a warning for what did not map); any other namespace is refused naming those it could be. Embedded data
- * specifications without their reference are repaired (`repairDataSpecifications`, with a warning), and so are a shell's
- * submodel references written as ExternalReferences to a Submodel (`repairSubmodelReferences`). V3.1 content is mapped onto V3.0 (`mapV31Environment`, with a warning for each thing mapped); JSON has
- * no namespace that says its version, so every JSON environment goes through that mapping. No XML with a DTD is
- * read. Every problem is a 400 whose message starts with `name` (the part name, the file name). `v31` tells the
- * mapping the package's parts.
+ * specifications without their reference are repaired (`repairDataSpecifications`, with a warning), and so are a
+ * shell's submodel references written as ExternalReferences to a Submodel (`repairSubmodelReferences`). V3.1
+ * content is kept as written (`version` says which version the document is in; the import stores it so). No XML
+ * with a DTD is read. Every problem is a 400 whose message starts with `name` (the part name, the file name).
  */
-export function readEnvironmentDocument(text: string, format: 'json' | 'xml', name: string, v31: V31MappingOptions = {}): EnvironmentDocument {
+export function readEnvironmentDocument(text: string, format: 'json' | 'xml', name: string): EnvironmentDocument {
   const warnings: string[] = [];
   try {
     if (format === 'json') {
@@ -60,7 +64,6 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
       }
       repairDataSpecifications(environment, warnings, name);
       repairSubmodelReferences(environment, warnings, name);
-      mapV31Environment(environment, warnings, v31);
       return { environment, warnings };
     }
     if (/<!DOCTYPE/i.test(text.slice(0, 64 * 1024))) {
@@ -77,11 +80,10 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
     if (namespace === AAS_V31_NAMESPACE || namespace === AAS_V32_NAMESPACE) {
       const v32 = namespace === AAS_V32_NAMESPACE;
       const environment = readXmlEnvironment(text, { dialect: v32 ? V32_IMPORT_XML : V31_IMPORT_XML });
-      warnings.push(v32 ? `${name} is an AAS V3.2 environment (${namespace}): read as V3.1, then as V3.0` : `${name} is an AAS V3.1 environment: read as V3.0`);
+      if (v32) warnings.push(`${name} is an AAS V3.2 environment (${namespace}): read as V3.1`);
       repairDataSpecifications(environment, warnings, name);
       repairSubmodelReferences(environment, warnings, name);
-      mapV31Environment(environment, warnings, v31);
-      return { environment, warnings };
+      return { environment, warnings, version: '3.1' };
     }
     const legacy = namespace === undefined ? undefined : LEGACY_XML.get(namespace);
     if (legacy) {
@@ -96,7 +98,7 @@ export function readEnvironmentDocument(text: string, format: 'json' | 'xml', na
     const environment = readXmlEnvironment(text, { dialect: V30_IMPORT_XML });
     repairDataSpecifications(environment, warnings, name);
     repairSubmodelReferences(environment, warnings, name);
-    return { environment, warnings };
+    return { environment, warnings, version: '3.0' };
   } catch (err) {
     if (err instanceof V2XmlError || err instanceof XmlReadError) throw badRequest(`${name}: ${err.message}`);
     throw err;

@@ -12,6 +12,8 @@ import { fileElements, fileElementsAt } from '../model/file-elements';
 import type { DocumentKind, JsonObject } from '../model/parse';
 import { type DroppedPart, UnreadableDocument } from '../model/tolerant-read';
 import { verifyTolerantly } from '../model/verify-document';
+import { type AasVersion, mapDownToV30 } from '../versions';
+import { isObject } from '../versions/needed';
 import { filesReferencedBy, filesStillReferenced } from '../store/file-references';
 import { childList } from '../submodels/element-tree';
 import { ImportProgress, type ImportStatus, type WatchedImport, WatchedImports } from './import-progress';
@@ -51,6 +53,12 @@ export interface ImportOptions {
   progressMs?: number;
   /** Fires when the client has gone: the import stops at its next document and rolls back. */
   signal?: AbortSignal;
+  /**
+   * The version of the metamodel the environment is written in (its XML namespace): its documents are stored as
+   * written and verified with that version's constraints. Undefined (JSON): each document is read as V3.1 where
+   * V3.0 cannot read it as written (`Role`, an Entity without `entityType`, ...), else as V3.0.
+   */
+  version?: AasVersion;
 }
 
 /**
@@ -125,7 +133,7 @@ export class ImportService {
     const progress = options.progress ?? new ImportProgress(options.log, options.progressMs);
     progress.phase('reading the package', { tenant: tenant.name, bytes: (await fs.promises.stat(packagePath)).size });
     // The platform's own route (exactly one shell) holds a package to its rule: [Content_Types].xml paths match in case.
-    const { pkg, environment, warnings, specPath } = await readPackageEnvironment(packagePath, { exactContentTypes: options.exactlyOneShell ?? true });
+    const { pkg, environment, warnings, specPath, version } = await readPackageEnvironment(packagePath, { exactContentTypes: options.exactlyOneShell ?? true });
     const files = {
       get: (path: string): PackageFile | undefined => {
         const part = pkg.part(path);
@@ -134,7 +142,7 @@ export class ImportService {
     };
     try {
       const { exactlyOneShell = true, log, progressMs, signal } = options;
-      return await this.importRead(tenant, environment, { log, progressMs, signal, files, exactlyOneShell, warnings, source: specPath }, progress);
+      return await this.importRead(tenant, environment, { log, progressMs, signal, files, exactlyOneShell, warnings, source: specPath, version }, progress);
     } catch (err) {
       // A file of the package that fails to inflate (a bomb, a bad CRC) is found while it is stored.
       if (err instanceof AasxError) throw badRequest(`Not a valid AASX package: ${err.message}`);
@@ -172,8 +180,8 @@ export class ImportService {
       throw badRequest(`${name} is neither an AASX package nor a JSON or XML environment (by its content type '${file.contentType}', its name, or its first bytes).`);
     }
     if (format === 'aasx') return this.importPackage(tenant, path, { ...options, exactlyOneShell: false });
-    const { environment, warnings } = await readEnvironmentFile(path, format, name);
-    return this.importEnvironment(tenant, environment, { ...options, warnings: warnings.map((text): ImportWarning => ({ kind: 'version', text })), source: name });
+    const { environment, warnings, version } = await readEnvironmentFile(path, format, name);
+    return this.importEnvironment(tenant, environment, { ...options, warnings: warnings.map((text): ImportWarning => ({ kind: 'version', text })), source: name, version });
   }
 
   async importEnvironment(tenant: TenantEntity, env: unknown, options: ImportOptions = {}): Promise<ImportResult> {
@@ -219,8 +227,9 @@ export class ImportService {
         let doc: JsonObject;
         // A File with an empty value names no file: read as one without a value (the metamodel has no empty paths).
         for (const element of fileElements(item)) if (element.value === '') delete element.value;
+        const version = options.version ?? (isObject(item) && mapDownToV30(item).mapped.length ? '3.1' : '3.0');
         try {
-          doc = await verifyTolerantly(kind, item, found, dropped);
+          doc = await verifyTolerantly(kind, item, found, dropped, version);
         } catch (err) {
           const reason = unreadable(err);
           if (kind !== 'ConceptDescription') {
@@ -238,6 +247,8 @@ export class ImportService {
         seen.set(id, i);
         for (const part of dropped) warnings.push({ kind: 'dropped', text: `${source}$.${list}[${i}]${part.path.slice(1)}: dropped: ${part.what} (${part.why})` });
         for (const m of found) warnings.push({ kind: m.endsWith(' (left out)') ? 'dropped' : 'constraint', text: `${what} '${id}': ${m}` });
+        // Stored as written; what V3.0 clients will read mapped, said once here.
+        if (version === '3.1') for (const m of mapDownToV30(doc).mapped) warnings.push({ kind: 'version', text: `${what} '${id}' (AAS V3.1, stored as written), read through V3.0: ${m}` });
         verified.push(doc);
       }
       docs.set(kind, verified);

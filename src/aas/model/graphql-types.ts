@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ClassType, Field, FieldResolver, InterfaceType, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
+import { ClassType, Ctx, Field, FieldResolver, InterfaceType, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
+import { type VersionedRequest, objectForVersion } from '../versions/view';
 import { JsonObject } from './parse';
 
 /**
@@ -50,14 +51,15 @@ registerEnumType(KeyTypes, { name: 'KeyTypes' });
 
 /**
  * Adds the field `json` (the whole object in the AAS JSON serialization) to an AAS object type. The objects
- * resolved are the stored AAS JSON itself, so the field returns its root.
+ * resolved are the stored AAS JSON itself, so the field returns its root, as the request's version sees it.
  */
 export function jsonFieldResolver(type: ClassType): ClassType {
   @Resolver(() => type)
   class JsonFieldResolver {
     @FieldResolver(() => GraphQLJSONObject, { description: 'The whole object in the AAS JSON serialization.' })
-    json(@Root() root: JsonObject): JsonObject {
-      return root;
+    json(@Root() root: JsonObject, @Ctx() ctx: VersionedRequest | undefined): JsonObject {
+      // As the request's version sees it (V3.0: V3.1 content mapped down, src/aas/versions/view.ts).
+      return objectForVersion(ctx, root);
     }
   }
   return JsonFieldResolver;

@@ -166,15 +166,25 @@ function duplicatesOutsideLibrary(node: unknown, path: string, key: string, foun
 }
 
 /**
+ * How a version of the metamodel other than the library's (V3.0) judges one of the library's errors: the message
+ * to report instead (the same one where nothing differs), or null where that version has no such constraint.
+ * `subject` is what the error is about (the value, or the instance whose invariant it is).
+ */
+export type ErrorRule = (message: string, subject: unknown) => string | null;
+
+/**
  * The violations of `instance`: with `recursive` false, only its own invariants (not its parts'). A container's
  * violation about its children is one violation per child it is about (`childrenAt`).
  */
-export function violationsOf(instance: types.Class, recursive = true): Violation[] {
+export function violationsOf(instance: types.Class, recursive = true, rule?: ErrorRule): Violation[] {
   const found: Violation[] = [];
   for (const error of verification.verify(instance, recursive)) {
-    const key = stableKey(error);
-    const text = `${jsonPath(error.path.toString())}: ${error.message}`;
-    const children = childrenAt(subjectOf(instance, error), error.message);
+    const subject = subjectOf(instance, error);
+    const message = rule ? rule(error.message, subject) : error.message;
+    if (message === null) continue;
+    const key = `${stableKey(error)}${message === error.message ? '' : ` (${message})`}`;
+    const text = `${jsonPath(error.path.toString())}: ${message}`;
+    const children = childrenAt(subject, error.message);
     if (children) for (const child of children) found.push({ key: `${key} ${child}`, text });
     else found.push({ key, text });
   }
@@ -207,12 +217,13 @@ export function readWithViolations<T extends types.Class>(
   what: string,
   parse: (json: jsonization.JsonValue) => common.Either<T, jsonization.DeserializationError>,
   json: unknown,
+  rule?: ErrorRule,
 ): { doc: JsonObject; instance: T; violations: Violation[] } {
   const read = readModel(what, parse, json);
   if (read.stray.length) throw badRequest(`Invalid ${what}: ${read.stray[0]}`, read.stray.slice(0, MAX_REPORTED));
   const violations: Violation[] = [];
   duplicatesOutsideLibrary(read.canonical, '', '', violations);
-  return { doc: read.canonical, instance: read.instance, violations: [...violations, ...violationsOf(read.instance)] };
+  return { doc: read.canonical, instance: read.instance, violations: [...violations, ...violationsOf(read.instance, true, rule)] };
 }
 
 /**
@@ -227,6 +238,7 @@ export function parseVerified<T extends types.Class>(
   parse: (json: jsonization.JsonValue) => common.Either<T, jsonization.DeserializationError>,
   json: unknown,
   warnings?: string[],
+  rule?: ErrorRule,
 ): JsonObject {
   const { instance, canonical, stray } = readModel(what, parse, json);
   if (stray.length && warnings) warnings.push(...stray.slice(0, MAX_REPORTED).map((m) => `${m} (left out)`));
@@ -237,8 +249,10 @@ export function parseVerified<T extends types.Class>(
   let count = duplicates.length;
   messages.push(...duplicates.slice(0, MAX_REPORTED).map((v) => v.text));
   for (const error of verification.verify(instance, true)) {
+    const message = rule ? rule(error.message, subjectOf(instance, error)) : error.message;
+    if (message === null) continue;
     count++;
-    if (messages.length < MAX_REPORTED) messages.push(`${jsonPath(error.path.toString())}: ${error.message}`);
+    if (messages.length < MAX_REPORTED) messages.push(`${jsonPath(error.path.toString())}: ${message}`);
   }
   if (count > 0) {
     if (count > MAX_REPORTED) messages.push(`... and ${count - MAX_REPORTED} more violations`);
@@ -267,18 +281,18 @@ function strayProperties(sent: unknown, canonical: unknown, path: string, found:
   return found;
 }
 
-export const parseShell = (json: unknown, warnings?: string[]) =>
-  parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json, warnings);
+export const parseShell = (json: unknown, warnings?: string[], rule?: ErrorRule) =>
+  parseVerified('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json, warnings, rule);
 export const parseAssetInformation = (json: unknown) =>
   parseVerified('AssetInformation', jsonization.assetInformationFromJsonable, json);
 export const parseReference = (json: unknown) => parseVerified('Reference', jsonization.referenceFromJsonable, json);
-export const parseSubmodel = (json: unknown, warnings?: string[]) => parseVerified('Submodel', jsonization.submodelFromJsonable, json, warnings);
+export const parseSubmodel = (json: unknown, warnings?: string[], rule?: ErrorRule) => parseVerified('Submodel', jsonization.submodelFromJsonable, json, warnings, rule);
 export const parseSubmodelElement = (json: unknown) =>
   parseVerified('SubmodelElement', jsonization.submodelElementFromJsonable, json);
 /** A submodel element with its violations, for writes judged by what they change. */
 export const readSubmodelElement = (json: unknown) => readWithViolations('SubmodelElement', jsonization.submodelElementFromJsonable, json);
-export const parseConceptDescription = (json: unknown, warnings?: string[]) =>
-  parseVerified('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json, warnings);
+export const parseConceptDescription = (json: unknown, warnings?: string[], rule?: ErrorRule) =>
+  parseVerified('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json, warnings, rule);
 
 /** The document kinds `verifyDocument` (verify-document.ts) takes, and their parsers. */
 export const DOCUMENT_PARSERS = {
@@ -289,9 +303,9 @@ export const DOCUMENT_PARSERS = {
 
 /** The same kinds read with their violations (`readWithViolations`). */
 export const DOCUMENT_READERS = {
-  AssetAdministrationShell: (json: unknown) => readWithViolations('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json),
-  Submodel: (json: unknown) => readWithViolations('Submodel', jsonization.submodelFromJsonable, json),
-  ConceptDescription: (json: unknown) => readWithViolations('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json),
+  AssetAdministrationShell: (json: unknown, rule?: ErrorRule) => readWithViolations('AssetAdministrationShell', jsonization.assetAdministrationShellFromJsonable, json, rule),
+  Submodel: (json: unknown, rule?: ErrorRule) => readWithViolations('Submodel', jsonization.submodelFromJsonable, json, rule),
+  ConceptDescription: (json: unknown, rule?: ErrorRule) => readWithViolations('ConceptDescription', jsonization.conceptDescriptionFromJsonable, json, rule),
 } as const;
 
 export type DocumentKind = keyof typeof DOCUMENT_PARSERS;

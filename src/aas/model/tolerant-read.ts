@@ -1,6 +1,6 @@
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
 import { elementsNestDeeperThan, nestsDeeperThan } from '../../common/json-depth';
-import { DOCUMENT_PARSERS, type DocumentKind, type JsonObject } from './parse';
+import { DOCUMENT_PARSERS, type DocumentKind, type ErrorRule, type JsonObject } from './parse';
 
 /**
  * Tolerant reading, for imports of packages from other tools: a document that cannot be read as the metamodel
@@ -281,13 +281,13 @@ export function dropUnreadableParts(kind: DocumentKind, json: JsonObject): Dropp
  * document and what was dropped; `UnreadableDocument` when it cannot be read even so, the parser's 400 when the
  * problem is not one of reading (a document nested too deep, JSON or submodel elements).
  */
-export function readTolerantly(kind: DocumentKind, json: unknown, warnings: string[]): { doc: JsonObject; dropped: DroppedPart[] } {
+export function readTolerantly(kind: DocumentKind, json: unknown, warnings: string[], rule?: ErrorRule): { doc: JsonObject; dropped: DroppedPart[] } {
   try {
-    return { doc: DOCUMENT_PARSERS[kind](json, warnings), dropped: [] };
+    return { doc: DOCUMENT_PARSERS[kind](json, warnings, rule), dropped: [] };
   } catch (err) {
     if (json === null || typeof json !== 'object' || Array.isArray(json) || nestsDeeperThan(json) || elementsNestDeeperThan(json)) throw err;
     const dropped = dropUnreadableParts(kind, json as JsonObject);
     if (!dropped.length) throw err;
-    return { doc: DOCUMENT_PARSERS[kind](json, warnings), dropped };
+    return { doc: DOCUMENT_PARSERS[kind](json, warnings, rule), dropped };
   }
 }

@@ -44,21 +44,28 @@ const isObject = (value: unknown): value is JsonObject => value !== null && type
 export function mapV31Environment(env: unknown, warnings: string[], options: V31MappingOptions = {}): void {
   if (!isObject(env)) return;
   const shells = env.assetAdministrationShells;
-  if (Array.isArray(shells)) {
-    shells.forEach((shell, i) => {
-      const info = isObject(shell) ? shell.assetInformation : undefined;
-      if (isObject(info) && info.assetKind === 'Role') {
-        info.assetKind = 'NotApplicable';
-        warnings.push(`$.assetAdministrationShells[${i}].assetInformation.assetKind: AssetKind Role (new in V3.1): read as NotApplicable`);
-      }
-    });
-  }
+  if (Array.isArray(shells)) shells.forEach((shell, i) => mapV31Shell(shell, `$.assetAdministrationShells[${i}]`, warnings));
   const submodels = env.submodels;
-  if (Array.isArray(submodels)) {
-    submodels.forEach((submodel, i) => {
-      if (isObject(submodel)) mapElements(submodel, 'submodelElements', `$.submodels[${i}]`, '', false, warnings, options);
-    });
+  if (Array.isArray(submodels)) submodels.forEach((submodel, i) => mapV31Submodel(submodel, `$.submodels[${i}]`, warnings, options));
+}
+
+/** Maps one shell in place (its `Role`), `path` naming it in the warnings. */
+export function mapV31Shell(shell: unknown, path: string, warnings: string[]): void {
+  const info = isObject(shell) ? shell.assetInformation : undefined;
+  if (isObject(info) && info.assetKind === 'Role') {
+    info.assetKind = 'NotApplicable';
+    warnings.push(`${path}.assetInformation.assetKind: AssetKind Role (new in V3.1): read as NotApplicable`);
   }
+}
+
+/** Maps one submodel's elements in place, `path` naming it in the warnings. */
+export function mapV31Submodel(submodel: unknown, path: string, warnings: string[], options: V31MappingOptions = {}): void {
+  if (isObject(submodel)) mapElements(submodel, 'submodelElements', path, '', false, warnings, options);
+}
+
+/** Whether V3.0 has no form of `element` at all (a relationship without both ends): the mapping leaves it out. */
+export function leftOutInV30(element: unknown): boolean {
+  return isObject(element) && (element.modelType === 'RelationshipElement' || element.modelType === 'AnnotatedRelationshipElement') && (element.first === undefined || element.second === undefined);
 }
 
 /** Maps the elements `owner[key]` holds, leaving out those V3.0 cannot have. */

@@ -1,5 +1,8 @@
-import { DOCUMENT_PARSERS, DOCUMENT_READERS, introduced, refuseViolations, type DocumentKind, type JsonObject, type Violation } from './parse';
-import { type DroppedPart, readTolerantly } from './tolerant-read';
+import type { AasVersion } from '../versions/needed';
+import { mapDownToV30 } from '../versions/map';
+import { parseFor, readFor, readTolerantlyFor } from '../versions/verify';
+import { introduced, refuseViolations, type DocumentKind, type JsonObject, type Violation } from './parse';
+import type { DroppedPart } from './tolerant-read';
 import { verifyPool } from './verify-pool';
 
 /**
@@ -24,32 +27,29 @@ function holdsMoreThan(json: unknown, max: number): boolean {
  * `parseVerified` for `kind`, off the event loop when the document is large: a 50 MB submodel takes seconds to
  * verify, which would otherwise stall every other request (and the health check) for as long.
  */
-export async function verifyDocument(kind: DocumentKind, json: unknown, warnings?: string[]): Promise<JsonObject> {
-  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return DOCUMENT_PARSERS[kind](json, warnings);
+export async function verifyDocument(kind: DocumentKind, json: unknown, warnings?: string[], version: AasVersion = '3.0'): Promise<JsonObject> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return parseFor(version, kind, json, warnings);
   // Its depth was checked where it came in (the REST body, the GraphQL variables), and the worker checks it again.
-  return verifyPool.verify(kind, JSON.stringify(json), warnings);
+  return verifyPool.verify(kind, JSON.stringify(json), warnings, version);
 }
 
 /**
  * `readTolerantly` for `kind` (imports): lenient, and what cannot be read is dropped (into `dropped`), off the
  * event loop when the document is large (as `verifyDocument`). `UnreadableDocument` when it cannot be read even so.
  */
-export async function verifyTolerantly(kind: DocumentKind, json: unknown, warnings: string[], dropped: DroppedPart[]): Promise<JsonObject> {
+export async function verifyTolerantly(kind: DocumentKind, json: unknown, warnings: string[], dropped: DroppedPart[], version: AasVersion = '3.0'): Promise<JsonObject> {
   if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) {
-    const read = readTolerantly(kind, json, warnings);
+    const read = readTolerantlyFor(version, kind, json, warnings);
     dropped.push(...read.dropped);
     return read.doc;
   }
-  return verifyPool.tolerant(kind, JSON.stringify(json), warnings, dropped);
+  return verifyPool.tolerant(kind, JSON.stringify(json), warnings, dropped, version);
 }
 
 /** `readWithViolations` for `kind`, off the event loop when the document is large (as `verifyDocument`). */
-export async function readDocument(kind: DocumentKind, json: unknown): Promise<{ doc: JsonObject; violations: Violation[] }> {
-  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) {
-    const { doc, violations } = DOCUMENT_READERS[kind](json);
-    return { doc, violations };
-  }
-  return verifyPool.read(kind, JSON.stringify(json));
+export async function readDocument(kind: DocumentKind, json: unknown, version: AasVersion = '3.0'): Promise<{ doc: JsonObject; violations: Violation[] }> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return readFor(version, kind, json);
+  return verifyPool.read(kind, JSON.stringify(json), version);
 }
 
 /**
@@ -57,20 +57,24 @@ export async function readDocument(kind: DocumentKind, json: unknown): Promise<{
  * did not already have, or when it cannot be read; a violation both have (an import with warnings, sent back as it
  * was read) does not block the write. Returns the canonical JSON to store.
  */
-export async function verifyReplacement(kind: DocumentKind, json: unknown, stored: JsonObject): Promise<JsonObject> {
-  return judgeReplacement(kind, await readDocument(kind, json), stored);
+export async function verifyReplacement(kind: DocumentKind, json: unknown, stored: JsonObject, version: AasVersion = '3.0'): Promise<JsonObject> {
+  return judgeReplacement(kind, await readDocument(kind, json, version), stored, version);
 }
 
 /** `verifyReplacement` of a document already read (`readDocument`). */
-export async function judgeReplacement(kind: DocumentKind, read: { doc: JsonObject; violations: Violation[] }, stored: JsonObject): Promise<JsonObject> {
-  if (read.violations.length) refuseViolations(kind, introduced(read.violations, await violationsOfStored(kind, stored)));
+export async function judgeReplacement(kind: DocumentKind, read: { doc: JsonObject; violations: Violation[] }, stored: JsonObject, version: AasVersion = '3.0'): Promise<JsonObject> {
+  if (read.violations.length) refuseViolations(kind, introduced(read.violations, await violationsOfStored(kind, stored, version)));
   return read.doc;
 }
 
-/** The violations of a stored document; none where it cannot be read as `kind` at all (nothing to compare with). */
-async function violationsOfStored(kind: DocumentKind, stored: JsonObject): Promise<Violation[]> {
+/**
+ * The violations of a stored document under `version`; none where it cannot be read as `kind` at all (nothing to
+ * compare with).
+ */
+async function violationsOfStored(kind: DocumentKind, stored: JsonObject, version: AasVersion): Promise<Violation[]> {
   try {
-    return (await readDocument(kind, stored)).violations;
+    // A V3.0 write is judged against what a V3.0 client saw of the stored document (mapped down).
+    return (await readDocument(kind, version === '3.0' ? mapDownToV30(stored).json : stored, version)).violations;
   } catch {
     return [];
   }

@@ -3,6 +3,7 @@ import { workerScript } from '../../common/worker-script';
 import { badRequest } from '../../graphql/errors';
 import type { DocumentKind, JsonObject, Violation } from './parse';
 import { type DroppedPart, UnreadableDocument } from './tolerant-read';
+import type { AasVersion } from '../versions/needed';
 import type { VerifyRequest, VerifyResponse } from './verify-worker';
 
 interface Waiting {
@@ -26,35 +27,35 @@ class VerifyPool {
   private readonly waiting = new Map<number, Waiting>();
   private next = 0;
 
-  /** With `warnings`, lenient: the problems found are added there (see parseVerified). */
-  verify(kind: DocumentKind, text: string, warnings?: string[]): Promise<JsonObject> {
+  /** With `warnings`, lenient: the problems found are added there (see parseVerified). `version`: whose constraints. */
+  verify(kind: DocumentKind, text: string, warnings?: string[], version: AasVersion = '3.0'): Promise<JsonObject> {
     const worker = this.started();
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, warnings });
-      worker.postMessage({ id, kind, text, lenient: warnings !== undefined } satisfies VerifyRequest);
+      worker.postMessage({ id, kind, text, version, lenient: warnings !== undefined } satisfies VerifyRequest);
     });
   }
 
   /** `readWithViolations` of `kind`: the document and its violations, refused only when it cannot be read. */
-  async read(kind: DocumentKind, text: string): Promise<{ doc: JsonObject; violations: Violation[] }> {
+  async read(kind: DocumentKind, text: string, version: AasVersion = '3.0'): Promise<{ doc: JsonObject; violations: Violation[] }> {
     const worker = this.started();
     const id = this.next++;
     const violations: Violation[] = [];
     const doc = await new Promise<JsonObject>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, violations });
-      worker.postMessage({ id, kind, text, violations: true } satisfies VerifyRequest);
+      worker.postMessage({ id, kind, text, version, violations: true } satisfies VerifyRequest);
     });
     return { doc, violations };
   }
 
   /** `readTolerantly` of `kind`: warnings and the parts dropped go to `warnings` and `dropped`. */
-  tolerant(kind: DocumentKind, text: string, warnings: string[], dropped: DroppedPart[]): Promise<JsonObject> {
+  tolerant(kind: DocumentKind, text: string, warnings: string[], dropped: DroppedPart[], version: AasVersion = '3.0'): Promise<JsonObject> {
     const worker = this.started();
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, warnings, dropped });
-      worker.postMessage({ id, kind, text, tolerant: true } satisfies VerifyRequest);
+      worker.postMessage({ id, kind, text, version, tolerant: true } satisfies VerifyRequest);
     });
   }
 

@@ -1,7 +1,9 @@
 import { parentPort } from 'node:worker_threads';
 import { GraphQLError } from 'graphql';
-import { DOCUMENT_PARSERS, DOCUMENT_READERS, DocumentKind, Violation } from './parse';
-import { DroppedPart, UnreadableDocument, readTolerantly } from './tolerant-read';
+import type { AasVersion } from '../versions/needed';
+import { parseFor, readFor, readTolerantlyFor } from '../versions/verify';
+import { DocumentKind, Violation } from './parse';
+import { DroppedPart, UnreadableDocument } from './tolerant-read';
 
 /**
  * The worker side of `verify-pool`: reads JSON text as one AAS document kind, verifies it, and answers the
@@ -12,6 +14,8 @@ export interface VerifyRequest {
   id: number;
   kind: DocumentKind;
   text: string;
+  /** The version of the metamodel whose constraints apply ('3.0' when not given). */
+  version?: AasVersion;
   /** Lenient: problems are answered as warnings (parseVerified's `warnings`). */
   lenient?: boolean;
   /** The violations are answered, not refused (`readWithViolations`). */
@@ -25,21 +29,21 @@ export type VerifyResponse =
   | { id: number; message: string; messages: string[] }
   | { id: number; unreadable: { path: string; reason: string } };
 
-parentPort?.on('message', ({ id, kind, text, lenient, violations, tolerant }: VerifyRequest) => {
+parentPort?.on('message', ({ id, kind, text, version = '3.0', lenient, violations, tolerant }: VerifyRequest) => {
   try {
     if (tolerant) {
       const warnings: string[] = [];
-      const read = readTolerantly(kind, JSON.parse(text), warnings);
+      const read = readTolerantlyFor(version, kind, JSON.parse(text), warnings);
       parentPort!.postMessage({ id, text: JSON.stringify(read.doc), warnings, dropped: read.dropped } satisfies VerifyResponse);
       return;
     }
     if (violations) {
-      const read = DOCUMENT_READERS[kind](JSON.parse(text));
+      const read = readFor(version, kind, JSON.parse(text));
       parentPort!.postMessage({ id, text: JSON.stringify(read.doc), violations: read.violations } satisfies VerifyResponse);
       return;
     }
     const warnings: string[] | undefined = lenient ? [] : undefined;
-    const doc = DOCUMENT_PARSERS[kind](JSON.parse(text), warnings);
+    const doc = parseFor(version, kind, JSON.parse(text), warnings);
     parentPort!.postMessage({ id, text: JSON.stringify(doc), warnings } satisfies VerifyResponse);
   } catch (err) {
     if (err instanceof UnreadableDocument) {

@@ -7,6 +7,7 @@ import type { ConceptDescriptionService } from '../concept-descriptions/concept-
 import type { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
 import type { SubmodelService } from '../submodels/submodel.service';
+import type { AasVersion } from '../versions';
 import { writeXmlEnvironmentChunks } from '../xml/writer';
 import type { EnvironmentParts } from './environment-parts';
 import { FileSource, SpecWriter, aasxPackage } from './package';
@@ -49,42 +50,46 @@ export class SerializationService {
     private readonly readLimitBytes: number,
   ) {}
 
-  /** The environment as JSON or XML text, or as an AASX package with that spec part, a chunk at a time. */
-  async serialize(tenant: TenantEntity, request: SerializationRequest, format: 'json' | 'xml', aasx: boolean): Promise<AsyncIterable<string | Buffer>> {
-    const writeSpec = SPEC_WRITERS[format];
-    if (aasx) return this.package(tenant, request, format, writeSpec);
-    return writeSpec(await this.parts(tenant, request));
+  /**
+   * The environment as JSON or XML text, or as an AASX package with that spec part, a chunk at a time, in metamodel
+   * `version`: for V3.0 the documents that need V3.1 mapped down and V3.0 XML, for V3.1 as stored and V3.1 XML.
+   */
+  async serialize(tenant: TenantEntity, request: SerializationRequest, format: 'json' | 'xml', aasx: boolean, version: AasVersion = '3.0'): Promise<AsyncIterable<string | Buffer>> {
+    const writeSpec = specWriter(format, version);
+    if (aasx) return this.package(tenant, request, format, writeSpec, version);
+    return writeSpec(await this.parts(tenant, request, version));
   }
 
   /** The environment as an AASX package (streamed), the spec part written by `writeSpec` (see package.ts). */
-  async package(tenant: TenantEntity, request: SerializationRequest, format: 'json' | 'xml', writeSpec: SpecWriter): Promise<Readable> {
-    if (isWholeTenant(request) || request.allConceptDescriptions) return aasxPackage(tenant, () => this.parts(tenant, request), this.files, format, writeSpec);
+  async package(tenant: TenantEntity, request: SerializationRequest, format: 'json' | 'xml', writeSpec: SpecWriter, version: AasVersion = '3.0'): Promise<Readable> {
+    if (isWholeTenant(request) || request.allConceptDescriptions) return aasxPackage(tenant, () => this.parts(tenant, request, version), this.files, format, writeSpec);
     // Read once (404 for missing ids before anything is written); the package passes over the lists twice.
-    const lists = await this.lists(tenant, request);
+    const lists = await this.lists(tenant, request, version);
     return aasxPackage(tenant, async () => partsOf(lists), this.files, format, writeSpec);
   }
 
-  async parts(tenant: TenantEntity, request: SerializationRequest): Promise<EnvironmentParts> {
+  /** The documents of the request, as a reader of metamodel `version` sees them. */
+  async parts(tenant: TenantEntity, request: SerializationRequest, version: AasVersion = '3.0'): Promise<EnvironmentParts> {
     const empty = (async function* () {})();
     if (!isWholeTenant(request) && request.includeConceptDescriptions && request.allConceptDescriptions) {
-      const lists = await this.lists(tenant, { ...request, includeConceptDescriptions: false });
-      return { ...partsOf(lists), conceptDescriptions: this.all((cursor) => this.conceptDescriptions.list(tenant, {}, PAGE, cursor)) };
+      const lists = await this.lists(tenant, { ...request, includeConceptDescriptions: false }, version);
+      return { ...partsOf(lists), conceptDescriptions: this.all((cursor) => this.conceptDescriptions.list(tenant, {}, PAGE, cursor, version)) };
     }
     if (isWholeTenant(request)) {
       return {
-        assetAdministrationShells: this.all((cursor) => this.shells.list(tenant, {}, PAGE, cursor)),
-        submodels: this.all((cursor) => this.submodels.list(tenant, {}, PAGE, cursor)),
-        conceptDescriptions: request.includeConceptDescriptions ? this.all((cursor) => this.conceptDescriptions.list(tenant, {}, PAGE, cursor)) : empty,
+        assetAdministrationShells: this.all((cursor) => this.shells.list(tenant, {}, PAGE, cursor, version)),
+        submodels: this.all((cursor) => this.submodels.list(tenant, {}, PAGE, cursor, version)),
+        conceptDescriptions: request.includeConceptDescriptions ? this.all((cursor) => this.conceptDescriptions.list(tenant, {}, PAGE, cursor, version)) : empty,
       };
     }
-    return partsOf(await this.lists(tenant, request));
+    return partsOf(await this.lists(tenant, request, version));
   }
 
   /** The documents of explicit ids, in memory (the ids fit into a URL). */
-  private async lists(tenant: TenantEntity, request: SerializationRequest): Promise<Lists> {
-    const shells = await this.exactly(tenant, 'shell', request.aasIds, (ids) => this.shells.findMany(tenant, ids));
-    const submodels = await this.exactly(tenant, 'submodel', request.submodelIds, (ids) => this.submodels.findMany(tenant, ids));
-    const conceptDescriptions = request.includeConceptDescriptions ? await this.referencedConceptDescriptions(tenant, [...shells, ...submodels]) : [];
+  private async lists(tenant: TenantEntity, request: SerializationRequest, version: AasVersion): Promise<Lists> {
+    const shells = await this.exactly(tenant, 'shell', request.aasIds, (ids) => this.shells.findMany(tenant, ids, version));
+    const submodels = await this.exactly(tenant, 'submodel', request.submodelIds, (ids) => this.submodels.findMany(tenant, ids, version));
+    const conceptDescriptions = request.includeConceptDescriptions ? await this.referencedConceptDescriptions(tenant, [...shells, ...submodels], version) : [];
     return { shells, submodels, conceptDescriptions };
   }
 
@@ -113,7 +118,7 @@ export class SerializationService {
     return unique.map((id) => found.get(id)!);
   }
 
-  private async referencedConceptDescriptions(tenant: TenantEntity, documents: JsonObject[]): Promise<JsonObject[]> {
+  private async referencedConceptDescriptions(tenant: TenantEntity, documents: JsonObject[], version: AasVersion): Promise<JsonObject[]> {
     const found = new Map<string, JsonObject>();
     let wanted = new Set<string>();
     for (const document of documents) referenceKeyValues(document, wanted);
@@ -121,7 +126,7 @@ export class SerializationService {
       const ids = [...wanted].filter((id) => !found.has(id));
       const next = new Set<string>();
       for (let i = 0; i < ids.length; i += BATCH) {
-        for (const [id, doc] of await this.conceptDescriptions.findMany(tenant, ids.slice(i, i + BATCH))) {
+        for (const [id, doc] of await this.conceptDescriptions.findMany(tenant, ids.slice(i, i + BATCH), version)) {
           found.set(id, doc);
           valueListIds(doc, next);
         }
@@ -148,11 +153,13 @@ const partsOf = (lists: Lists): EnvironmentParts => ({
   conceptDescriptions: iterate(lists.conceptDescriptions),
 });
 
-/** The spec part writers, by format: each writes the documents without the empty values the schemas forbid. */
-const SPEC_WRITERS: Record<'json' | 'xml', SpecWriter> = {
-  json: (parts) => environmentJson(schemaConforming(parts)),
-  xml: (parts) => writeXmlEnvironmentChunks(schemaConforming(parts)),
-};
+/**
+ * The spec part writer of a format and metamodel version: it writes the documents without the empty values the
+ * schemas forbid; XML in the version's namespace (JSON has none).
+ */
+export function specWriter(format: 'json' | 'xml', version: AasVersion = '3.0'): SpecWriter {
+  return format === 'json' ? (parts) => environmentJson(schemaConforming(parts)) : (parts) => writeXmlEnvironmentChunks(schemaConforming(parts), { version });
+}
 
 /** The parts with every document as `withoutEmpties` writes it. */
 function schemaConforming(parts: EnvironmentParts): EnvironmentParts {

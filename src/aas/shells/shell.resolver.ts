@@ -6,6 +6,7 @@ import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson, IdentifiableJsonPage } from '../store/identifiable-json';
+import { markedIfMapped, textsForVersion, viewedText } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
@@ -56,7 +57,7 @@ export class ShellResolver {
   ): Promise<ShellPage> {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
-      : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
+      : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, ctx.aasVersion);
     return pageResult<Shell>(page);
   }
 
@@ -71,20 +72,22 @@ export class ShellResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
   ): Promise<IdentifiableJsonPage> {
-    const page = await ctx.services.shells.listText(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
-    return { result: page.items, pagingMetadata: { cursor: page.cursor } };
+    // Read as stored, seen in the request's version here (textsForVersion): the mapping and its mark in one place.
+    const page = await ctx.services.shells.listText(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, '3.1');
+    return { result: textsForVersion(ctx, page.items), pagingMetadata: { cursor: page.cursor } };
   }
 
   @Authorized('reader')
   @Query(() => Shell)
   async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<Shell> {
-    return (await ctx.services.shells.get(tenantOf(ctx, tenant), id)) as unknown as Shell;
+    return markedIfMapped(ctx, await ctx.services.shells.get(tenantOf(ctx, tenant), id, ctx.aasVersion)) as unknown as Shell;
   }
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One shell as AAS JSON text, as stored (from the read cache when it holds it).' })
-  shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    return ctx.services.shells.getText(tenantOf(ctx, tenant), id);
+  async shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
+    // Through the store's view of the request's version (the read cache's variant the hot reads ask for too).
+    return viewedText(ctx, await ctx.services.shells.getText(tenantOf(ctx, tenant), id, ctx.aasVersion));
   }
 
   @Authorized('reader')
@@ -106,7 +109,7 @@ export class ShellResolver {
     @Arg('tenant') tenant: string,
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
   ): Promise<Shell> {
-    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell)) as unknown as Shell;
+    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell, { aasVersion: ctx.aasVersion })) as unknown as Shell;
   }
 
   @Authorized('contributor')
@@ -118,7 +121,7 @@ export class ShellResolver {
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<Shell> {
-    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch })) as unknown as Shell;
+    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch, aasVersion: ctx.aasVersion })) as unknown as Shell;
   }
 
   @Authorized('contributor')

@@ -1,3 +1,4 @@
+import { type AasVersion, neededVersion } from '../versions';
 import { DataSource, EntityManager } from 'typeorm';
 import { cursorList } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
@@ -7,7 +8,7 @@ import { asSubmodelModelReference, withSubmodelModelReferences } from '../model/
 import { judgeReplacement, readDocument, verifyDocument, verifyReplacement } from '../model/verify-document';
 import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
 import { CacheSync } from '../store/cache-sync';
-import { Condition, IdentifiableStore, Page, pageOfList } from '../store/identifiable-store';
+import { Condition, IdentifiableStore, Page, originOf, pageOfList } from '../store/identifiable-store';
 import type { ListAnswers, WriteOptions } from '../store/identifiable-store';
 import { ShellEntity } from './shell.entity';
 
@@ -34,6 +35,8 @@ export interface ShellFilter extends IdentifiableTextFilter {
 export interface ShellWrite {
   ifMatch?: string | null;
   manager?: EntityManager;
+  /** The version of the metamodel the write comes through: whose constraints judge it (default '3.0'; see WriteOptions). */
+  aasVersion?: AasVersion;
 }
 
 function isSubmodelReference(ref: JsonObject): boolean {
@@ -112,6 +115,7 @@ export class ShellService {
         const assetIds = (info.specificAssetIds ?? []).map(({ name, value }) => ({ name, value }));
         if (info.globalAssetId !== undefined) assetIds.unshift({ name: 'globalAssetId', value: info.globalAssetId });
         return {
+          aasVersion: neededVersion(doc),
           idShort: (doc.idShort as string | undefined) ?? null,
           assetKind: info.assetKind,
           assetType: info.assetType ?? null,
@@ -124,13 +128,14 @@ export class ShellService {
     }, cache);
   }
 
-  list(tenant: TenantEntity, filter: ShellFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
-    return this.store.page(tenant, shellConditions(filter), limit, cursor);
+  /** `view`: the version of the metamodel the reader speaks (V3.0 readers get what needs V3.1 mapped down). */
+  list(tenant: TenantEntity, filter: ShellFilter, limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<Page<JsonObject>> {
+    return this.store.page(tenant, shellConditions(filter), limit, cursor, undefined, view);
   }
 
   /** The shells `list` would give, as JSON texts never parsed here (the REST list). */
-  listText(tenant: TenantEntity, filter: ShellFilter, limit: number, cursor?: string | null): Promise<Page<string>> {
-    return this.store.pageText(tenant, shellConditions(filter), limit, cursor);
+  listText(tenant: TenantEntity, filter: ShellFilter, limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<Page<string>> {
+    return this.store.pageText(tenant, shellConditions(filter), limit, cursor, view);
   }
 
   /** The ids of the shells `list` would give (discovery): one index lookup, no document read. */
@@ -138,22 +143,26 @@ export class ShellService {
     return this.store.pageIds(tenant, shellConditions(filter), limit, cursor);
   }
 
-  async get(tenant: TenantEntity, id: string): Promise<JsonObject> {
-    const doc = await this.store.find(tenant, id);
+  async get(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<JsonObject> {
+    const doc = await this.store.find(tenant, id, view);
     if (!doc) throw notFound(`Shell '${id}' not found.`);
     return doc;
   }
 
   /** The shell as JSON text, as stored (the read cache's, when it holds it). */
-  async getText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string }> {
-    const stored = await this.store.findText(tenant, id);
+  async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean }> {
+    const stored = await this.store.findText(tenant, id, 'true', view);
     if (!stored) throw notFound(`Shell '${id}' not found.`);
-    return { text: stored.text!, etag: stored.etag };
+    if (stored.text !== null) return { text: stored.text, etag: stored.etag };
+    // A V3.0 reader of a shell that needs V3.1: mapped down.
+    const doc = await this.get(tenant, id, view);
+    // `mapped`: what a V3.0 reader gets was mapped down (the answer says so).
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length) };
   }
 
   /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */
-  cachedText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string } | undefined> {
-    return this.store.cachedText(tenant, id);
+  cachedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string } | undefined> {
+    return this.store.cachedText(tenant, id, 'true', view);
   }
 
   /** Whole list answers (`GET` of the collection) cached per query string, for the façade's hot reads. */
@@ -162,8 +171,8 @@ export class ShellService {
   }
 
   /** Shells by id, for DataLoaders. */
-  findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
-    return this.store.findMany(tenant, ids);
+  findMany(tenant: TenantEntity, ids: readonly string[], view: AasVersion = '3.0'): Promise<Map<string, JsonObject>> {
+    return this.store.findMany(tenant, ids, undefined, view);
   }
 
   async submodelRefs(tenant: TenantEntity, id: string, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
@@ -182,15 +191,15 @@ export class ShellService {
   }
 
   async create(tenant: TenantEntity, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const doc = await verifyDocument('AssetAdministrationShell', withSubmodelModelReferences(json));
+    const doc = await verifyDocument('AssetAdministrationShell', withSubmodelModelReferences(json), undefined, options.aasVersion);
     return this.store.create(tenant, doc, () => conflict(`Shell '${doc.id as string}' already exists.`), options);
   }
 
   async replace(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const read = await readDocument('AssetAdministrationShell', withSubmodelModelReferences(json));
+    const read = await readDocument('AssetAdministrationShell', withSubmodelModelReferences(json), options.aasVersion);
     if (read.doc.id !== id) throw badRequest(`The shell's id '${String(read.doc.id)}' differs from the id in the path '${id}'.`);
     // Judged against the stored shell only where the new one has violations (only new ones count).
-    const next = read.violations.length ? (current: JsonObject) => judgeReplacement('AssetAdministrationShell', read, current) : read.doc;
+    const next = read.violations.length ? (current: JsonObject) => judgeReplacement('AssetAdministrationShell', read, current, options.aasVersion) : read.doc;
     return this.store.replace(tenant, id, next, () => notFound(`Shell '${id}' not found.`), options);
   }
 

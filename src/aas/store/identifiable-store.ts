@@ -13,6 +13,7 @@ import { changeRecordCte, outboxWritten, recordChange } from '../../events/outbo
 import { badRequest, conflict, notFound, preconditionFailed } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject } from '../model/parse';
+import { type AasVersion, mapDownToV30, mergeV30Write } from '../versions';
 import { ElementRow, RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
 import { ElementEdit, LockNeeded, Step, ordOf, pathText, readElementById } from './element-edit';
 import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
@@ -34,6 +35,12 @@ export interface WriteOptions {
   event?: boolean;
   /** Join this transaction instead of opening one. */
   manager?: EntityManager;
+  /**
+   * The version of the metamodel the write comes through (default '3.0'). A V3.0 replacement of a document that
+   * needs V3.1 is made from the stored one as V3.0 sees it (`mapDownToV30`) and merged onto it (`mergeV30Write`):
+   * the V3.1 parts it did not touch stay.
+   */
+  aasVersion?: AasVersion;
 }
 
 /** One element of a stored submodel, read from its rows. */
@@ -70,6 +77,11 @@ export interface Origin {
   etag: string;
   /** The row's insertion number, the key `page` sorts by: for cursors of lists that page within documents. */
   seq: number;
+  /**
+   * What was mapped down for a V3.0 reader of a document that needs V3.1 (`mapDownToV30`), so the answer can say
+   * so; absent when nothing was.
+   */
+  mapped?: string[];
 }
 
 /** A side table, so documents stay plain AAS JSON: resolvers of related fields find the tenant here. */
@@ -79,6 +91,26 @@ function tagged(doc: JsonObject, tenant: TenantEntity, seq: string, version: num
   origins.set(doc, { tenant, etag: etagOf(seq, version), seq: Number(seq) });
   return doc;
 }
+
+/**
+ * `doc` as a reader of metamodel `view` sees it: as stored, but mapped down for a V3.0 reader where the row says
+ * the document needs V3.1 (`needs`, its `aas_version`), then tagged as `tagged` does, with what was mapped.
+ */
+function viewed(doc: JsonObject, needs: string | undefined, view: AasVersion, tenant: TenantEntity, seq: string, version: number): JsonObject {
+  if (view === '3.1' || needs !== '3.1') return tagged(doc, tenant, seq, version);
+  const { json, mapped } = mapDownToV30(doc);
+  tagged(json, tenant, seq, version);
+  if (mapped.length) origins.get(json)!.mapped = mapped;
+  return json;
+}
+
+/** The text of a document stored as `text`, as a V3.0 reader sees it (its row needs V3.1: `mapDownToV30`). */
+function textForV30(text: string): string {
+  return JSON.stringify(mapDownToV30(JSON.parse(text) as JsonObject).json);
+}
+
+/** SQL: `usable` (a condition over the row), for a reader of `view`: V3.0 readers take the stored text only where it needs nothing of V3.1. */
+const usableFor = (usable: string, view: AasVersion) => (view === '3.1' ? usable : usable === 'true' ? `aas_version = '3.0'` : `(${usable}) AND aas_version = '3.0'`);
 
 export function originOf(doc: object): Origin | undefined {
   return origins.get(doc);
@@ -276,30 +308,32 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     return doc;
   }
 
-  /** The document, tagged with its entity tag, or null. */
-  async find(tenant: TenantEntity, id: string): Promise<JsonObject | null> {
+  /** The document, tagged with its entity tag, or null; as a reader of metamodel `view` sees it (`viewed`). */
+  async find(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<JsonObject | null> {
     checkId(this.spec.modelType, id);
     const { table } = this.spec;
     // The head and its elements in one statement: one round trip.
     const rows = await budgeted((remaining) =>
-      readRows<{ seq: string; version: number; bytes: string; doc: JsonObject | null; elements?: string | null }>(
+      readRows<{ seq: string; version: number; needs: string; bytes: string; doc: JsonObject | null; elements?: string | null }>(
         this.dataSource,
-        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('doc_bytes', '$3')} AS doc${this.elementsColumn('doc_bytes <= $3::bigint', `${table}.seq`)}
+        `SELECT seq, version, aas_version AS needs, doc_bytes AS bytes, ${docWithin('doc_bytes', '$3')} AS doc${this.elementsColumn('doc_bytes <= $3::bigint', `${table}.seq`)}
           FROM ${table} WHERE ${BY_ID}`,
         [tenant.id, id, remaining],
         true,
       ),
     );
     if (!rows.length) return null;
-    return tagged(this.withElements(rows[0]), tenant, rows[0].seq, rows[0].version);
+    return viewed(this.withElements(rows[0]), rows[0].needs, view, tenant, rows[0].seq, rows[0].version);
   }
 
   /**
    * The document as JSON text, straight from PostgreSQL, without parsing it here; `text` is null when the row
    * fails `usable` (SQL over the row's columns), e.g. because the document needs shaping first. Null when absent.
+   * For a V3.0 reader (`view`) a document that needs V3.1 is such a row: it is read with `find`, which maps it down.
    */
-  async findText(tenant: TenantEntity, id: string, usable = 'true'): Promise<{ etag: string; text: string | null } | null> {
+  async findText(tenant: TenantEntity, id: string, usable = 'true', view: AasVersion = '3.0'): Promise<{ etag: string; text: string | null } | null> {
     checkId(this.spec.modelType, id);
+    usable = usableFor(usable, view);
     const cache = this.sync?.cache;
     const key = cache?.on ? ReadCache.key(this.spec.table, tenant.id, id) : undefined;
     const hit = key ? await this.charged(cache!.get(key, usable)) : undefined;
@@ -335,7 +369,8 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * the document needs shaping); never reads the database. Charged to the read budget only when answered. For the
    * façade's hot reads (`rest-facade/hot-reads.ts`).
    */
-  async cachedText(tenant: TenantEntity, id: string, usable = 'true'): Promise<{ etag: string; text: string } | undefined> {
+  async cachedText(tenant: TenantEntity, id: string, usable = 'true', view: AasVersion = '3.0'): Promise<{ etag: string; text: string } | undefined> {
+    usable = usableFor(usable, view);
     const cache = this.sync?.cache;
     if (!cache?.on) return undefined;
     checkId(this.spec.modelType, id);
@@ -375,28 +410,28 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * Several documents by id in one statement, for DataLoaders; absent ids are absent from the map. `omit`: top-level
    * fields left in the database (a submodel's elements, where only its head is wanted).
    */
-  async findMany(tenant: TenantEntity, ids: readonly string[], omit?: readonly string[]): Promise<Map<string, JsonObject>> {
+  async findMany(tenant: TenantEntity, ids: readonly string[], omit?: readonly string[], view: AasVersion = '3.0'): Promise<Map<string, JsonObject>> {
     for (const id of ids) checkId(this.spec.modelType, id);
     const { table } = this.spec;
     const within = 'sum(doc_bytes) OVER (ORDER BY seq) <= $3::bigint';
     // The documents with their elements in one statement.
     const elements = omit?.includes(ELEMENTS) ? '' : this.elementsColumn(within, `${table}.seq`);
     const rows = await budgeted((remaining) =>
-      readRows<{ id: string; seq: string; version: number; bytes: string; doc: JsonObject | null; elements?: string | null }>(
+      readRows<{ id: string; seq: string; version: number; needs: string; bytes: string; doc: JsonObject | null; elements?: string | null }>(
         this.dataSource,
-        `SELECT id, seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', '$3', docWithout(omit))} AS doc${elements} FROM ${table}
+        `SELECT id, seq, version, aas_version AS needs, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', '$3', docWithout(omit))} AS doc${elements} FROM ${table}
           WHERE tenant_id = $1 AND md5(id) = ANY (SELECT md5(x) FROM unnest($2::text[]) AS x) AND id = ANY ($2::text[])`,
         [tenant.id, ids, remaining],
         true,
       ),
     );
-    return new Map(rows.map((row) => [row.id, tagged(this.withElements(row), tenant, row.seq, row.version)]));
+    return new Map(rows.map((row) => [row.id, viewed(this.withElements(row), row.needs, view, tenant, row.seq, row.version)]));
   }
 
   /** A page in insertion order; one index range scan, as cheap on page 1,000 as on page 1. `omit` as for `findMany`. */
-  async page(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null, omit?: readonly string[]): Promise<Page<JsonObject>> {
+  async page(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null, omit?: readonly string[], view: AasVersion = '3.0'): Promise<Page<JsonObject>> {
     const page = await this.pageRows<JsonObject>(tenant, conditions, limit, cursor, docWithout(omit), !omit?.includes(ELEMENTS));
-    return { items: page.items.map((row) => tagged(this.withElements(row), tenant, row.seq, row.version)), cursor: page.cursor };
+    return { items: page.items.map((row) => viewed(this.withElements(row), row.needs, view, tenant, row.seq, row.version)), cursor: page.cursor };
   }
 
   /**
@@ -407,18 +442,20 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * the text of every row whose cached entity tag is the row's own (so never an outdated one, whatever the cache's
    * staleness), and reads the others' texts in one statement by primary key, filling the cache with them.
    */
-  async pageText(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null): Promise<Page<string>> {
+  async pageText(tenant: TenantEntity, conditions: Condition[], limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<Page<string>> {
     if (this.spec.elementRows) throw new Error(`${this.spec.modelType} documents are not stored whole`);
     const cache = this.sync?.cache;
+    // A V3.0 reader reads a document that needs V3.1 mapped down (the cache holds texts as stored).
+    const seen = (text: string, needs: string) => (view === '3.0' && needs === '3.1' ? textForV30(text) : text);
     if (!cache?.on) {
       const page = await this.pageRows<string>(tenant, conditions, limit, cursor, 'doc::text');
-      return { items: page.items.map((row) => compactJsonbText(row.doc!)), cursor: page.cursor };
+      return { items: page.items.map((row) => seen(compactJsonbText(row.doc!), row.needs)), cursor: page.cursor };
     }
     const token = cache.token();
     const { where, params, limitParam, list } = this.pageQuery(tenant, conditions, limit, cursor);
-    const rows = await readRows<{ seq: string; id: string; version: number; bytes: string }>(
+    const rows = await readRows<{ seq: string; id: string; version: number; needs: string; bytes: string }>(
       this.dataSource,
-      `SELECT seq, id, version, doc_bytes AS bytes FROM ${this.spec.table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
+      `SELECT seq, id, version, aas_version AS needs, doc_bytes AS bytes FROM ${this.spec.table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
       params,
     );
     const page = pageOf(list, rows, limit, (row) => Number(row.seq));
@@ -446,7 +483,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       }
     }
     // A document deleted between the two statements is not in the answer.
-    return { items: page.items.flatMap((row) => texts.get(row.seq) ?? []), cursor: page.cursor };
+    return { items: page.items.flatMap((row) => { const text = texts.get(row.seq); return text === undefined ? [] : [seen(text, row.needs)]; }), cursor: page.cursor };
   }
 
   /**
@@ -461,9 +498,9 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       ? this.elementsColumn(`sum(doc_bytes) OVER (ORDER BY seq) <= ${remainingParam}::bigint AND row_number() OVER (ORDER BY seq) < ${limitParam}`, `${table}.seq`)
       : '';
     const rows = await budgeted((remaining) =>
-      readRows<{ seq: string; version: number; bytes: string; doc: D | null; elements?: string | null }>(
+      readRows<{ seq: string; version: number; needs: string; bytes: string; doc: D | null; elements?: string | null }>(
         this.dataSource,
-        `SELECT seq, version, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', remainingParam, docExpression)} AS doc${elementsColumn}
+        `SELECT seq, version, aas_version AS needs, doc_bytes AS bytes, ${docWithin('sum(doc_bytes) OVER (ORDER BY seq)', remainingParam, docExpression)} AS doc${elementsColumn}
           FROM ${table} WHERE ${where} ORDER BY seq LIMIT ${limitParam}`,
         [...params, remaining],
         true,
@@ -658,31 +695,44 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   ): Promise<JsonObject> {
     const { modelType } = this.spec;
     checkId(modelType, id);
+    const v30 = (options.aasVersion ?? '3.0') === '3.0';
+    // A V3.0 write is made from what V3.0 sees of the stored document and keeps the V3.1 parts it did not touch.
+    const made = async (current: JsonObject): Promise<JsonObject> => {
+      if (!v30) return typeof next === 'function' ? next(current) : next;
+      const doc = typeof next === 'function' ? await next(mapDownToV30(current).json) : next;
+      return mergeV30Write(current, doc);
+    };
     const locking = () =>
       this.write(
         tenant,
         id,
         async (current) => {
           if (!current) throw absent();
-          return { kind: 'updated', doc: typeof next === 'function' ? await next(current) : next };
+          return { kind: 'updated', doc: await made(current) };
         },
         options,
       ).then((stored) => stored!);
     if (!(await this.oneStatement(options))) return locking();
+    // A new document of a V3.0 write is written without reading the stored one where that needs nothing of V3.1.
+    let reads = typeof next === 'function';
     for (let turn = 0; turn < RETRIES; turn++) {
       let doc: JsonObject;
       let expect: { seq: string; version: number } | undefined;
-      if (typeof next === 'function') {
+      if (reads) {
         const current = await this.current(tenant, id);
         if (!current) throw absent();
         this.checkIfMatch(id, options, current.seq, current.version);
         expect = { seq: current.seq, version: current.version };
-        doc = await next(current.doc);
-      } else doc = next;
-      const done = await this.writeOnce(tenant, id, { kind: 'updated', doc, expect }, options);
+        doc = await made(current.doc);
+      } else doc = next as JsonObject;
+      const done = await this.writeOnce(tenant, id, { kind: 'updated', doc, expect, onlyV30: !reads && v30 }, options);
       if (!done) throw absent();
       if (done.written !== null) return tagged(doc, tenant, done.seq, done.written);
       this.checkIfMatch(id, options, done.seq, done.version);
+      if (done.needs === '3.1') {
+        reads = true;
+        turn--; // not a lost race: the stored document needs V3.1, so the write is merged onto it
+      }
     }
     return locking();
   }
@@ -745,9 +795,12 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   private async writeOnce(
     tenant: TenantEntity,
     id: string,
-    change: { kind: 'created'; doc: JsonObject } | { kind: 'updated'; doc: JsonObject; expect?: { seq: string; version: number } } | { kind: 'deleted' },
+    change:
+      | { kind: 'created'; doc: JsonObject }
+      | { kind: 'updated'; doc: JsonObject; expect?: { seq: string; version: number }; onlyV30?: boolean }
+      | { kind: 'deleted' },
     options: WriteOptions,
-  ): Promise<{ seq: string; version: number; written: number | null } | null> {
+  ): Promise<{ seq: string; version: number; needs: string | null; written: number | null } | null> {
     const { table, modelType, elementRows } = this.spec;
     const params: unknown[] = [tenant.id, id];
     const bind = (value: unknown) => `$${params.push(value)}`;
@@ -769,11 +822,11 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         ctes.push(`head AS (INSERT INTO ${table} (tenant_id, id, version, ${columns.names.join(', ')}) VALUES ($1, $2, 1, ${columns.values.join(', ')})
           ON CONFLICT DO NOTHING RETURNING seq, version)`);
       } else {
-        const { expect } = change;
-        ctes.push(`cur AS (SELECT seq, version FROM ${table} WHERE ${BY_ID})`);
-        const compareAndSet = expect
-          ? ` AND s.seq = ${bind(expect.seq)}::bigint AND s.version = ${bind(expect.version)}::int`
-          : elementRows ? ' AND s.version = cur.version' : '';
+        const { expect, onlyV30 } = change;
+        ctes.push(`cur AS (SELECT seq, version, aas_version FROM ${table} WHERE ${BY_ID})`);
+        const compareAndSet =
+          (expect ? ` AND s.seq = ${bind(expect.seq)}::bigint AND s.version = ${bind(expect.version)}::int` : elementRows ? ' AND s.version = cur.version' : '') +
+          (onlyV30 ? ` AND cur.aas_version = '3.0'` : '');
         ctes.push(`head AS (UPDATE ${table} s SET ${columns.names.map((name, i) => `${name} = ${columns.values[i]}`).join(', ')}, version = s.version + 1
           FROM cur WHERE s.tenant_id = $1 AND s.seq = cur.seq${compareAndSet}${admitted} RETURNING s.seq, s.version)`);
       }
@@ -786,11 +839,11 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const notification = this.sync?.notification(key);
     // Only where the statement wrote: PostgreSQL delivers it with the commit.
     const notify = notification === undefined ? '' : `, CASE WHEN head.seq IS NOT NULL THEN pg_notify('${CHANGED_CHANNEL}', ${bind(notification)}) END AS notified`;
-    const [found, from] = change.kind === 'created' ? ['head.seq, head.version', 'head'] : ['cur.seq, cur.version', 'cur LEFT JOIN head ON true'];
+    const [found, from] = change.kind === 'created' ? ['head.seq, head.version, NULL AS needs', 'head'] : [`cur.seq, cur.version, ${change.kind === 'updated' ? 'cur.aas_version' : 'NULL'} AS needs`, 'cur LEFT JOIN head ON true'];
     const added = elementRows && rows.length ? '(SELECT count(*) FROM added)::int' : '0';
     const sql = `WITH ${ctes.join(',\n')}
       SELECT ${found}, head.version AS written, ${event ? '(SELECT count(*) FROM outbox_row)::int' : '0'} AS recorded, ${added} AS added${notify} FROM ${from}`;
-    const send = () => writeRows<{ seq: string; version: number; written: number | null; recorded: number; added: number }>(this.dataSource, sql, params, true);
+    const send = () => writeRows<{ seq: string; version: number; needs: string | null; written: number | null; recorded: number; added: number }>(this.dataSource, sql, params, true);
     let result;
     try {
       result = await (this.sync ? this.sync.writingOnce(key, send) : send());
@@ -803,7 +856,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     if (!row) return null;
     if (row.recorded) outboxWritten();
     if (row.added) rowsWritten(this.dataSource.manager, 'submodel_elements', row.added);
-    return { seq: String(row.seq), version: Number(row.version), written: row.written === null ? null : Number(row.written) };
+    return { seq: String(row.seq), version: Number(row.version), needs: row.needs, written: row.written === null ? null : Number(row.written) };
   }
 
   /**

@@ -43,6 +43,10 @@ export class SubmodelEntity {
   @Column({ type: 'integer' })
   version: number;
 
+  /** The newest version of the AAS metamodel its content needs ('3.0' or '3.1'; src/aas/versions). */
+  @Column({ name: 'aas_version', type: 'text' })
+  aasVersion: string;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

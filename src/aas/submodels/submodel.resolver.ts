@@ -11,6 +11,7 @@ import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { SemanticMatchingArg } from '../semantics/semantic.types';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { IdentifiableJson } from '../store/identifiable-json';
+import { markedIfMapped, viewedText } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
@@ -243,7 +244,7 @@ export class SubmodelResolver {
   ) {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
-      : await ctx.services.submodels.list(tenantOf(ctx, tenant), await submodelFilter(ctx, tenantOf(ctx, tenant), filter), limit, cursor);
+      : await ctx.services.submodels.list(tenantOf(ctx, tenant), await submodelFilter(ctx, tenantOf(ctx, tenant), filter), limit, cursor, ctx.aasVersion);
     return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
   }
 
@@ -282,7 +283,7 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
-    return shape(await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }), level, extent);
+    return shape(markedIfMapped(ctx, await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }, ctx.aasVersion)), level, extent);
   }
 
   @Authorized('reader')
@@ -297,7 +298,8 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ): Promise<IdentifiableJson> {
-    return ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue);
+    // Through the store's view of the request's version (the read cache's variant the hot reads ask for too).
+    return viewedText(ctx, await ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue, ctx.aasVersion));
   }
 
   @Authorized('reader')
@@ -330,7 +332,8 @@ export class SubmodelResolver {
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
-    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId });
+    // Through the store's view of the request's version: what V3.0 does not see (a relationship without an end) is 404.
+    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId }, ctx.aasVersion);
     return elementRoot({ ...at, element: shape(at.element, level, extent) });
   }
 
@@ -341,7 +344,7 @@ export class SubmodelResolver {
     @Arg('tenant') tenant: string,
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
   ) {
-    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel);
+    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel, { aasVersion: ctx.aasVersion });
   }
 
   @Authorized('contributor')
@@ -353,7 +356,7 @@ export class SubmodelResolver {
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
     @Args() { shellId, ifMatch }: WriteScope,
   ) {
-    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch });
+    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch, aasVersion: ctx.aasVersion });
   }
 
   @Authorized('contributor')

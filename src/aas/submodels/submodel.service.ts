@@ -1,3 +1,4 @@
+import { type AasVersion, mapElementDownToV30, neededVersion } from '../versions';
 import { DataSource, EntityManager } from 'typeorm';
 import { MAX_LIMIT, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
@@ -43,6 +44,8 @@ export interface Scope {
 
 export interface SubmodelWrite extends Scope {
   ifMatch?: string | null;
+  /** The version of the metamodel a whole-submodel write comes through: whose constraints judge it (default '3.0'). */
+  aasVersion?: AasVersion;
   /** Join this transaction (element-level changes that go with a stored file). */
   manager?: EntityManager;
 }
@@ -105,6 +108,7 @@ export class SubmodelService {
       modelType: 'Submodel',
       elementRows: true,
       columns: (doc) => ({
+        aasVersion: neededVersion(doc),
         idShort: (doc.idShort as string | undefined) ?? null,
         kind: (doc.kind as string | undefined) ?? 'Instance',
         semanticKeys: referenceFilterKeys(doc.semanticId as JsonObject | undefined),
@@ -113,8 +117,9 @@ export class SubmodelService {
     }, cache);
   }
 
-  list(tenant: TenantEntity, filter: SubmodelFilter, limit: number, cursor?: string | null): Promise<Page<JsonObject>> {
-    return this.store.page(tenant, filterConditions(filter), limit, cursor);
+  /** `view`: the version of the metamodel the reader speaks (V3.0 readers get what needs V3.1 mapped down). */
+  list(tenant: TenantEntity, filter: SubmodelFilter, limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<Page<JsonObject>> {
+    return this.store.page(tenant, filterConditions(filter), limit, cursor, undefined, view);
   }
 
   /**
@@ -155,9 +160,10 @@ export class SubmodelService {
     };
   }
 
-  async get(tenant: TenantEntity, id: string, scope: Scope = {}): Promise<JsonObject> {
+  /** `view`: the version of the metamodel the reader speaks (V3.0 readers get what needs V3.1 mapped down). */
+  async get(tenant: TenantEntity, id: string, scope: Scope = {}, view: AasVersion = '3.0'): Promise<JsonObject> {
     await this.checkScope(tenant, id, scope);
-    const doc = await this.store.find(tenant, id);
+    const doc = await this.store.find(tenant, id, view);
     if (!doc) throw notFound(`Submodel '${id}' not found.`);
     return doc;
   }
@@ -167,23 +173,24 @@ export class SubmodelService {
    * passes the stored document through as PostgreSQL writes it: a large submodel is not parsed and serialized
    * again here.
    */
-  async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean): Promise<{ text: string; etag: string }> {
+  async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean }> {
     await this.checkScope(tenant, id, scope);
     if (level === 'deep') {
-      const stored = await this.store.findText(tenant, id, withBlobValue ? 'true' : WITHOUT_BLOBS);
+      const stored = await this.store.findText(tenant, id, withBlobValue ? 'true' : WITHOUT_BLOBS, view);
       if (!stored) throw notFound(`Submodel '${id}' not found.`);
       if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     }
-    const doc = shapeForOutput(await this.get(tenant, id), level, withBlobValue);
-    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag };
+    const doc = shapeForOutput(await this.get(tenant, id, {}, view), level, withBlobValue);
+    // `mapped`: what a V3.0 reader gets was mapped down (the answer says so).
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length) };
   }
 
   /**
    * What `getText` answers for a deep read without Blob values (`GET /submodels/{id}` without modifiers), when the
    * read cache holds it as text; undefined otherwise (no database read).
    */
-  cachedText(tenant: TenantEntity, id: string): Promise<{ text: string; etag: string } | undefined> {
-    return this.store.cachedText(tenant, id, WITHOUT_BLOBS);
+  cachedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string } | undefined> {
+    return this.store.cachedText(tenant, id, WITHOUT_BLOBS, view);
   }
 
   /** Whole list answers (`GET` of the collection) cached per query string, for the façade's hot reads. */
@@ -192,8 +199,8 @@ export class SubmodelService {
   }
 
   /** Submodels by id, for DataLoaders. */
-  findMany(tenant: TenantEntity, ids: readonly string[]): Promise<Map<string, JsonObject>> {
-    return this.store.findMany(tenant, ids);
+  findMany(tenant: TenantEntity, ids: readonly string[], view: AasVersion = '3.0'): Promise<Map<string, JsonObject>> {
+    return this.store.findMany(tenant, ids, undefined, view);
   }
 
   /** Submodels by id without their elements (descriptors): the elements never leave the database. */
@@ -225,19 +232,19 @@ export class SubmodelService {
   }
 
   async create(tenant: TenantEntity, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    const doc = await verifyDocument('Submodel', json);
+    const doc = await verifyDocument('Submodel', json, undefined, options.aasVersion);
     const id = doc.id as string;
     return this.store.create(tenant, doc, () => conflict(`Submodel '${id}' already exists.`), options);
   }
 
   /** PUT: refused only for violations the stored submodel did not already have (`verifyReplacement`). */
   async replace(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    const read = await readDocument('Submodel', json);
+    const read = await readDocument('Submodel', json, options.aasVersion);
     this.checkId(read.doc, id);
     await this.checkScope(tenant, id, options);
     // Judged against the stored submodel only where the new one has violations: else written without reading it.
-    const next = read.violations.length ? (current: JsonObject) => judgeReplacement('Submodel', read, current) : read.doc;
-    return this.store.replace(tenant, id, next, () => notFound(`Submodel '${id}' not found.`), { ifMatch: options.ifMatch });
+    const next = read.violations.length ? (current: JsonObject) => judgeReplacement('Submodel', read, current, options.aasVersion) : read.doc;
+    return this.store.replace(tenant, id, next, () => notFound(`Submodel '${id}' not found.`), { ifMatch: options.ifMatch, aasVersion: options.aasVersion });
   }
 
   /** PATCH (level core): the attributes the body has replace the submodel's; the others stay. */
@@ -296,14 +303,19 @@ export class SubmodelService {
     return pageOfList(cursorList('submodel-element-paths', tenant.id, id, scope.shellId ?? null, level), paths, (path) => path, limit, cursor);
   }
 
-  /** One element: located in the database, so only the element is read, whatever the submodel's size. */
-  async element(tenant: TenantEntity, id: string, path: string, scope: Scope = {}): Promise<ElementAt> {
+  /**
+   * One element: located in the database, so only the element is read, whatever the submodel's size. A V3.0 reader
+   * (`view`) gets it mapped down (`mapElementDownToV30`); an element V3.0 has no form of is absent for it.
+   */
+  async element(tenant: TenantEntity, id: string, path: string, scope: Scope = {}, view: AasVersion = '3.0'): Promise<ElementAt> {
     const segments = parseIdShortPath(path);
     await this.checkScope(tenant, id, scope);
     const result = await this.store.findElement(tenant, id, stepsOf(segments));
     if (!result) throw notFound(`Submodel '${id}' not found.`);
     if (!result.found) throw notFound(`No element at '${path}'.`);
-    return { submodelId: id, etag: result.etag, element: result.found.element, path: segments, types: result.found.types };
+    const element = view === '3.0' ? mapElementDownToV30(result.found.element).json : result.found.element;
+    if (!element) throw notFound(`No element at '${path}' in AAS V3.0 (it is a V3.1 element V3.0 has no form of).`);
+    return { submodelId: id, etag: result.etag, element, path: segments, types: result.found.types };
   }
 
   /** Adds an element to the submodel (no path) or to the collection, list, entity or relationship at `path`. */

@@ -1,5 +1,7 @@
 import type { JsonObject } from '../model/parse';
+import type { AasVersion } from '../versions/needed';
 import { AAS_NAMESPACE, CHOICES, CLASSES, type XmlProperty } from './schema-table';
+import { AAS_V31_NAMESPACE, AAS_V31_XML } from './v31';
 
 /**
  * Writer of the AAS V3.0 XML serialization from the official JSON serialization (what the server stores). Driven
@@ -15,6 +17,11 @@ import { AAS_NAMESPACE, CHOICES, CLASSES, type XmlProperty } from './schema-tabl
  * wrapper out would lose it (`description: []` read back as no description) or make XML the reader refuses (a
  * required list: `keys`, `valueReferencePairs`, `preferredName`). The environment's own lists are not part of a
  * stored document: empty, they are left out (`{}` and `{"submodels": []}` are both the empty environment).
+ *
+ * The version of the metamodel written is an option (default V3.0): V3.1 XML has its own namespace, leaves out
+ * what V3.1 made optional where the document has none (a File without contentType, ...), and writes the two
+ * elements of an embedded data specification in V3.1's order (`dataSpecificationContent` first). The documents
+ * are written as given: a V3.0 export is of documents mapped down (`mapDownToV30`) by the caller.
  *
  * `writeXmlEnvironment` returns one string; `writeXmlEnvironmentChunks` yields the document piece by piece, one
  * shell, submodel or concept description at a time, from (async) iterables, for a streamed response.
@@ -34,7 +41,17 @@ export class XmlWriteError extends Error {
 export interface XmlWriteOptions {
   /** Indent with tabs, one element a line (default: no whitespace between elements). */
   pretty?: boolean;
+  /** The version of the metamodel to write (its namespace and schema): default '3.0'. */
+  version?: AasVersion;
 }
+
+/** Each version's XML namespace. */
+export const XML_NAMESPACES: Readonly<Record<AasVersion, string>> = { '3.0': AAS_NAMESPACE, '3.1': AAS_V31_NAMESPACE };
+
+/** The properties of `cls` in the order of `version`'s schema. */
+const V31_ORDER = new Map(
+  Object.entries(CLASSES).map(([name, cls]) => [name, name === 'embeddedDataSpecification' ? [...cls.properties].reverse() : cls.properties]),
+);
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
@@ -60,7 +77,14 @@ class Writer {
   constructor(
     private readonly out: string[],
     private readonly pretty: boolean,
+    private readonly version: AasVersion = '3.0',
   ) {}
+
+  /** Whether `version` requires the property `name` of `cls`. */
+  private requires(cls: string, prop: XmlProperty): boolean {
+    if (!prop.required) return false;
+    return this.version === '3.0' || !(AAS_V31_XML.optional[cls] ?? []).includes(prop.name);
+  }
 
   private indent(depth: number): string {
     return this.pretty ? `\n${'\t'.repeat(depth)}` : '';
@@ -80,10 +104,10 @@ class Writer {
     }
     const start = this.out.length;
     this.out.push(`${depth > 0 ? this.indent(depth) : ''}<${name}${attributes}>`);
-    for (const prop of table.properties) {
+    for (const prop of this.version === '3.1' ? V31_ORDER.get(cls)! : table.properties) {
       const inner = json[prop.name];
       if (inner === undefined || inner === null) {
-        if (prop.required) throw new XmlWriteError(`The required property '${prop.name}' is missing`, path);
+        if (this.requires(cls, prop)) throw new XmlWriteError(`The required property '${prop.name}' is missing`, path);
         continue;
       }
       // An environment's empty list is no list of a stored document: left out, as the streamed writer leaves it.
@@ -148,7 +172,7 @@ class Writer {
 export function writeXmlOf(cls: string, json: JsonObject, options: XmlWriteOptions = {}): string {
   if (!CLASSES[cls]) throw new Error(`Unknown AAS class '${cls}'`);
   const out = [XML_DECLARATION, options.pretty ? '\n' : ''];
-  new Writer(out, !!options.pretty).object(cls, cls, json, '$', 0, ` xmlns="${AAS_NAMESPACE}"`);
+  new Writer(out, !!options.pretty, options.version).object(cls, cls, json, '$', 0, ` xmlns="${XML_NAMESPACES[options.version ?? '3.0']}"`);
   out.push('\n');
   return out.join('');
 }
@@ -175,7 +199,7 @@ export async function* writeXmlEnvironmentChunks(parts: EnvironmentParts, option
   const pretty = !!options.pretty;
   const nl = pretty ? '\n' : '';
   const tab = pretty ? '\t' : '';
-  yield `${XML_DECLARATION}${nl}<environment xmlns="${AAS_NAMESPACE}">`;
+  yield `${XML_DECLARATION}${nl}<environment xmlns="${XML_NAMESPACES[options.version ?? '3.0']}">`;
   for (const prop of CLASSES.environment.properties) {
     const items = parts[prop.name as keyof EnvironmentParts];
     if (!items) continue;
@@ -183,7 +207,7 @@ export async function* writeXmlEnvironmentChunks(parts: EnvironmentParts, option
     for await (const item of items) {
       const out: string[] = [];
       if (index === 0) out.push(`${nl}${tab}<${prop.name}>`);
-      new Writer(out, pretty).object(prop.item!, prop.type!, item, `$.${prop.name}[${index}]`, 2);
+      new Writer(out, pretty, options.version).object(prop.item!, prop.type!, item, `$.${prop.name}[${index}]`, 2);
       index++;
       yield out.join('');
     }
