@@ -1,3 +1,5 @@
+import type { AasVersion } from '../versions';
+import { AAS_VERSION_ARGUMENT, AasVersionArg } from '../versions/graphql-types';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, Field, FieldResolver, InputType, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
@@ -57,14 +59,14 @@ export class ConceptDescriptionResolver {
 
   @Authorized('reader')
   @Query(() => ConceptDescription)
-  conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string) {
-    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id);
+  conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,) {
+    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id, aasVersion);
   }
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One concept description as AAS JSON text, as stored (from the read cache when it holds it).' })
-  conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    return ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id);
+  conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,): Promise<IdentifiableJson> {
+    return ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id, aasVersion);
   }
 
   @Authorized('contributor')
@@ -73,8 +75,9 @@ export class ConceptDescriptionResolver {
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ) {
-    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription);
+    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription, { aasVersion });
   }
 
   @Authorized('contributor')
@@ -85,8 +88,9 @@ export class ConceptDescriptionResolver {
     @Arg('id') id: string,
     @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ) {
-    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch });
+    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch, aasVersion });
   }
 
   @Authorized('contributor')

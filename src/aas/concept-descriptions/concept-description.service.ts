@@ -58,12 +58,12 @@ export class ConceptDescriptionService {
   }
 
   /** The concept description as JSON text, as stored (the read cache's, when it holds it). */
-  async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string }> {
+  async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mappedForV30?: string[] }> {
     const stored = await this.store.findText(tenant, id, 'true', view);
     if (!stored) throw notFound(`Concept description '${id}' not found.`);
     if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     const doc = await this.get(tenant, id, view);
-    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag };
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mappedForV30: originOf(doc)!.mapped };
   }
 
   /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */

@@ -1,3 +1,5 @@
+import type { AasVersion } from '../versions';
+import { AAS_VERSION_ARGUMENT, AasVersionArg } from '../versions/graphql-types';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
@@ -41,6 +43,11 @@ export class ShellResolver {
     return originOf(shell)?.etag;
   }
 
+  @FieldResolver(() => [String], { description: 'What was mapped down for a V3.0 reader of a shell that needs V3.1 (empty when nothing was).' })
+  mappedForV30(@Root() shell: JsonObject): string[] {
+    return originOf(shell)?.mapped ?? [];
+  }
+
   @Authorized('reader')
   @Query(() => ShellPage, { description: 'Shells of the tenant, in insertion order, paged.' })
   async shells(
@@ -50,10 +57,11 @@ export class ShellResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
     @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ): Promise<ShellPage> {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor)
-      : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
+      : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, aasVersion);
     return pageResult<Shell>(page);
   }
 
@@ -67,21 +75,22 @@ export class ShellResolver {
     @Arg('filter', () => ShellFilterInput, { nullable: true }) filter: ShellFilterInput | null,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ): Promise<IdentifiableJsonPage> {
-    const page = await ctx.services.shells.listText(tenantOf(ctx, tenant), filter ?? {}, limit, cursor);
+    const page = await ctx.services.shells.listText(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, aasVersion);
     return { result: page.items, pagingMetadata: { cursor: page.cursor } };
   }
 
   @Authorized('reader')
   @Query(() => Shell)
-  async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<Shell> {
-    return (await ctx.services.shells.get(tenantOf(ctx, tenant), id)) as unknown as Shell;
+  async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,): Promise<Shell> {
+    return (await ctx.services.shells.get(tenantOf(ctx, tenant), id, aasVersion)) as unknown as Shell;
   }
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One shell as AAS JSON text, as stored (from the read cache when it holds it).' })
-  shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    return ctx.services.shells.getText(tenantOf(ctx, tenant), id);
+  shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,): Promise<IdentifiableJson> {
+    return ctx.services.shells.getText(tenantOf(ctx, tenant), id, aasVersion);
   }
 
   @Authorized('reader')
@@ -102,8 +111,9 @@ export class ShellResolver {
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ): Promise<Shell> {
-    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell)) as unknown as Shell;
+    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell, { aasVersion })) as unknown as Shell;
   }
 
   @Authorized('contributor')
@@ -114,8 +124,9 @@ export class ShellResolver {
     @Arg('id') id: string,
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ): Promise<Shell> {
-    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch })) as unknown as Shell;
+    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch, aasVersion })) as unknown as Shell;
   }
 
   @Authorized('contributor')

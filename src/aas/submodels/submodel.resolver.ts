@@ -1,3 +1,5 @@
+import type { AasVersion } from '../versions';
+import { AAS_VERSION_ARGUMENT, AasVersionArg } from '../versions/graphql-types';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, registerEnumType } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
@@ -190,6 +192,11 @@ export class SubmodelElementAtPathResolver {
 
 @Resolver(() => Submodel)
 export class SubmodelResolver {
+  @FieldResolver(() => [String], { description: 'What was mapped down for a V3.0 reader of a submodel that needs V3.1 (empty when nothing was).' })
+  mappedForV30(@Root() submodel: JsonObject): string[] {
+    return originOf(submodel)?.mapped ?? [];
+  }
+
   @FieldResolver(() => Reference, { description: 'A ModelReference to this submodel.' })
   reference(@Root() submodel: JsonObject): JsonObject {
     return submodelReference(submodel.id);
@@ -230,10 +237,11 @@ export class SubmodelResolver {
     @Args() { tenant, filter, limit, cursor, level }: SubmodelListArgs,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
     @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ) {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor)
-      : await ctx.services.submodels.list(tenantOf(ctx, tenant), submodelFilter(filter), limit, cursor);
+      : await ctx.services.submodels.list(tenantOf(ctx, tenant), submodelFilter(filter), limit, cursor, aasVersion);
     return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
   }
 
@@ -271,8 +279,9 @@ export class SubmodelResolver {
     @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ) {
-    return shape(await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }), level, extent);
+    return shape(await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }, aasVersion), level, extent);
   }
 
   @Authorized('reader')
@@ -286,8 +295,9 @@ export class SubmodelResolver {
     @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ): Promise<IdentifiableJson> {
-    return ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue);
+    return ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue, aasVersion);
   }
 
   @Authorized('reader')
@@ -319,8 +329,9 @@ export class SubmodelResolver {
     @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ) {
-    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId });
+    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId }, aasVersion);
     return elementRoot({ ...at, element: shape(at.element, level, extent) });
   }
 
@@ -330,8 +341,9 @@ export class SubmodelResolver {
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ) {
-    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel);
+    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel, { aasVersion });
   }
 
   @Authorized('contributor')
@@ -342,8 +354,9 @@ export class SubmodelResolver {
     @Arg('id') id: string,
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
     @Args() { shellId, ifMatch }: WriteScope,
+    @Arg('aasVersion', () => AasVersionArg, { defaultValue: AasVersionArg.V3_0, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion,
   ) {
-    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch });
+    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch, aasVersion });
   }
 
   @Authorized('contributor')

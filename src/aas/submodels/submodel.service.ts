@@ -170,15 +170,16 @@ export class SubmodelService {
    * passes the stored document through as PostgreSQL writes it: a large submodel is not parsed and serialized
    * again here.
    */
-  async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean, view: AasVersion = '3.0'): Promise<{ text: string; etag: string }> {
+  async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mappedForV30?: string[] }> {
     await this.checkScope(tenant, id, scope);
     if (level === 'deep') {
       const stored = await this.store.findText(tenant, id, withBlobValue ? 'true' : WITHOUT_BLOBS, view);
       if (!stored) throw notFound(`Submodel '${id}' not found.`);
       if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     }
-    const doc = shapeForOutput(await this.get(tenant, id, {}, view), level, withBlobValue);
-    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag };
+    const read = await this.get(tenant, id, {}, view);
+    const doc = shapeForOutput(read, level, withBlobValue);
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mappedForV30: originOf(read)!.mapped };
   }
 
   /**
