@@ -194,6 +194,22 @@ describe('a V3.1 package with what V3.0 does not have', () => {
       const after = structuredClone(written.submodels[0]) as Json;
       after.submodelElements[0].value = '95';
       expect(await server.services.submodels.get(tenant, LONG_ID, {}, '3.1')).toEqual(after);
+      // An element written back through V3.0 with one change keeps what V3.0 got mapped (no entityType stored).
+      const station: Json = await json(fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Station`));
+      expect(station.entityType).toBe('SelfManagedEntity');
+      station.description = [{ language: 'en', text: 'The station' }];
+      const putStation = await fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Station`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(station) });
+      expect(putStation.status, await putStation.clone().text()).toBe(204);
+      after.submodelElements[1].description = station.description;
+      expect(await server.services.submodels.get(tenant, LONG_ID, {}, '3.1')).toEqual(after);
+      // The relationship V3.0 has no form of is not there for V3.0 writes either.
+      const putOpen = await fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Open`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ modelType: 'RelationshipElement', idShort: 'Open', first: { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'urn:a' }] }, second: { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'urn:b' }] } }),
+      });
+      expect(putOpen.status).toBe(404);
+      expect(await server.services.submodels.get(tenant, LONG_ID, {}, '3.1')).toEqual(after);
       const shell30: Json = await json(fetch(`${api}/shells/${b64(shellId)}`));
       shell30.idShort = 'Renamed';
       const putShell = await fetch(`${api}/shells/${b64(shellId)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shell30) });

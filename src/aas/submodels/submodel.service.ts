@@ -1,4 +1,4 @@
-import { type AasVersion, mapElementDownToV30, neededVersion } from '../versions';
+import { type AasVersion, mapElementDownToV30, mergeV30Element, neededVersion } from '../versions';
 import { DataSource, EntityManager } from 'typeorm';
 import { MAX_LIMIT, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
@@ -406,15 +406,20 @@ export class SubmodelService {
     return this.editElement(tenant, id, options, async (edit) => {
       const current = await edit.subtree(steps);
       if (!current) throw notFound(`No element at '${path}'.`);
-      const before = structuredClone(current.element);
-      const after = change(current.element, steps);
+      // An element write is a V3.0 one: made from and judged against what V3.0 sees of the element, then merged onto
+      // it so that the V3.1 parts it did not touch stay (mergeV30Element).
+      const view = mapElementDownToV30(current.element).json;
+      if (!view) throw notFound(`No element at '${path}' in AAS V3.0 (it is a V3.1 element V3.0 has no form of).`);
+      const before = structuredClone(view);
+      const after = change(view === current.element ? current.element : structuredClone(view), steps);
       const parent = await edit.parentOf(steps);
       // Its idShort, semanticId and place unchanged, a value-only change introduces nothing the checks below could find.
       if (!after.onlyValue) {
         if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
         await refuseIntroduced(edit, parent, after, { element: before, node: current });
       }
-      return { steps: await edit.replace(current, parent, after.doc), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
+      const stored = view === current.element ? after.doc : mergeV30Element(current.element, after.doc);
+      return { steps: await edit.replace(current, parent, stored), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
     }, { steps, descendants: true });
   }
 
