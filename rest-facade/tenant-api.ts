@@ -118,11 +118,11 @@ export function createTenantApiRouter(options: TenantApiOptions): Router {
   if (fromHost) sphereBases.push([SPHERE_API, fromHost, API_VERSION]);
   mount(pushTargetRoutes, sphereBases);
   // DCC conversion (dcc.ts): admitted as a reader here, as a contributor by the handler for mode=store.
-  const dcc = dccConversionHandler(access, options.contextOf, options.apiUrlOf);
+  const dcc = dccConversionHandler(access, options.contextOf, (tenant) => options.apiUrlOf(tenant, 'v3.0'));
   for (const [base, tenant] of sphereBases) router.post(base + DCC_CONVERSIONS_PATH, tenant, ...reader, dcc);
   // The semantic connector (semantics.ts); a dictionary arrives as an upload, expensive work admitted as the imports are.
   mount(semanticRoutes, sphereBases);
-  const dictionaryUpload = dictionaryUploadHandler(access, options.contextOf, options.uploadLimitBytes, (tenant) => options.apiUrlOf(tenant).replace(/\/api\/v3\.0$/, '') + SPHERE_API);
+  const dictionaryUpload = dictionaryUploadHandler(access, options.contextOf, options.uploadLimitBytes, (tenant) => options.apiUrlOf(tenant, 'v3.0').replace(/\/api\/v3\.0$/, '') + SPHERE_API);
   for (const [base, tenant] of sphereBases) router.post(`${base}/semantics/dictionaries`, tenant, ...contributor, dictionaryUpload);
   // Explicit registry instances, last (see above).
   mount(instanceRoutes, instanceBases);

@@ -4,6 +4,7 @@ import { MemorySink } from '../support/memory-sink';
 import { importerOf, packageWriter } from '../support/package-writer';
 import { TestServer, b64, json, startTestServer } from '../support/server';
 import { AASX_DIR } from '../support/testdata';
+import { readPackageEnvironment } from '../../src/aas/import/aasx-import';
 
 /**
  * AAS V3.1 packages imported: real IDTA submodel templates published for metamodel V3.1 (XML in the 3/1 namespace),
@@ -194,11 +195,55 @@ describe('a V3.1 package with what V3.0 does not have', () => {
       const after = structuredClone(written.submodels[0]) as Json;
       after.submodelElements[0].value = '95';
       expect(await server.services.submodels.get(tenant, LONG_ID, {}, '3.1')).toEqual(after);
+      // An element written back through V3.0 with one change keeps what V3.0 got mapped (no entityType stored).
+      const station: Json = await json(fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Station`));
+      expect(station.entityType).toBe('SelfManagedEntity');
+      station.description = [{ language: 'en', text: 'The station' }];
+      const putStation = await fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Station`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(station) });
+      expect(putStation.status, await putStation.clone().text()).toBe(204);
+      after.submodelElements[1].description = station.description;
+      expect(await server.services.submodels.get(tenant, LONG_ID, {}, '3.1')).toEqual(after);
+      // The relationship V3.0 has no form of is not there for V3.0 writes either.
+      const putOpen = await fetch(`${api}/submodels/${b64(LONG_ID)}/submodel-elements/Open`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ modelType: 'RelationshipElement', idShort: 'Open', first: { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'urn:a' }] }, second: { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'urn:b' }] } }),
+      });
+      expect(putOpen.status).toBe(404);
+      expect(await server.services.submodels.get(tenant, LONG_ID, {}, '3.1')).toEqual(after);
       const shell30: Json = await json(fetch(`${api}/shells/${b64(shellId)}`));
       shell30.idShort = 'Renamed';
       const putShell = await fetch(`${api}/shells/${b64(shellId)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shell30) });
       expect(putShell.status, await putShell.clone().text()).toBe(204);
       expect(await server.services.shells.get(tenant, shellId, '3.1')).toEqual({ ...written.assetAdministrationShells[0], idShort: 'Renamed' });
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Round trip: a V3.1 package imported and read back through V3.1 is the package's environment, whole.
+
+describe('IDTA V3.1 template packages round-trip through V3.1', () => {
+  const names = ['IDTA_02011-1-1-1_Template_HSEBoM_forAASMetamodelV3.1.aasx', 'IDTA_02056-1-0-1_Template_Data_Retention_Policies_forAASMetamodelV3.1.aasx', 'IDTA_02020_Template_Capability_Description.aasx'];
+  for (const name of names) {
+    it(`${name}: every shell, submodel and concept description read through V3.1 equals the package's`, async () => {
+      const file = path.join(AASX_DIR, name);
+      const { environment, version } = await readPackageEnvironment(file);
+      expect(version).toBe('3.1');
+      const tenant = await server.createTenant();
+      const result = await importer().importPackage(tenant, file);
+      // What the import changes by design: a File value or thumbnail naming a file of the package names the stored file.
+      const tfpOf = new Map(result.files.map((f) => [f.path, f.tfp]));
+      const expected = JSON.parse(JSON.stringify(environment), (key, value: unknown) =>
+        (key === 'value' || key === 'path') && typeof value === 'string' && tfpOf.has(value) ? tfpOf.get(value) : value,
+      ) as Json;
+      const { shells, submodels, conceptDescriptions } = server.services;
+      for (const shell of expected.assetAdministrationShells ?? []) expect(await shells.get(tenant, shell.id, '3.1')).toEqual(shell);
+      for (const submodel of expected.submodels ?? []) expect(await submodels.get(tenant, submodel.id, {}, '3.1')).toEqual(submodel);
+      for (const cd of expected.conceptDescriptions ?? []) expect(await conceptDescriptions.get(tenant, cd.id, '3.1')).toEqual(cd);
+      expect(result.shells.length + result.submodels.length + result.conceptDescriptions.length).toBe(
+        (expected.assetAdministrationShells ?? []).length + (expected.submodels ?? []).length + (expected.conceptDescriptions ?? []).length,
+      );
     });
   }
 });

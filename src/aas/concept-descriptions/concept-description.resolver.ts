@@ -1,3 +1,5 @@
+import type { AasVersion } from '../versions';
+import { AAS_VERSION_ARGUMENT, AasVersionArg } from '../versions/graphql-types';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, Field, FieldResolver, InputType, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
@@ -6,7 +8,7 @@ import { JsonObject } from '../model/parse';
 import { referenceKeyOf } from '../model/reference-keys';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson } from '../store/identifiable-json';
-import { viewedText } from '../versions/view';
+import { versionOf, viewOf, viewedText } from '../versions/view';
 import { originOf } from '../store/identifiable-store';
 import { SemanticMatchingArg } from '../semantics/semantic.types';
 import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
@@ -61,14 +63,14 @@ export class ConceptDescriptionResolver {
 
   @Authorized('reader')
   @Query(() => ConceptDescription)
-  conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string) {
-    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id, ctx.aasVersion);
+  conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null) {
+    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id, versionOf(ctx, aasVersion));
   }
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One concept description as AAS JSON text, as stored (from the read cache when it holds it).' })
-  async conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
-    return viewedText(ctx, await ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id, ctx.aasVersion));
+  async conceptDescriptionJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null): Promise<IdentifiableJson> {
+    return viewedText(viewOf(ctx, aasVersion), await ctx.services.conceptDescriptions.getText(tenantOf(ctx, tenant), id, versionOf(ctx, aasVersion)));
   }
 
   @Authorized('contributor')
@@ -77,8 +79,9 @@ export class ConceptDescriptionResolver {
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription, { aasVersion: ctx.aasVersion });
+    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription, { aasVersion: versionOf(ctx, aasVersion) });
   }
 
   @Authorized('contributor')
@@ -89,8 +92,9 @@ export class ConceptDescriptionResolver {
     @Arg('id') id: string,
     @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch, aasVersion: ctx.aasVersion });
+    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch, aasVersion: versionOf(ctx, aasVersion) });
   }
 
   @Authorized('contributor')

@@ -58,13 +58,13 @@ export class ConceptDescriptionService {
   }
 
   /** The concept description as JSON text, as stored (the read cache's, when it holds it). */
-  async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean }> {
+  async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean; mappedForV30?: string[] }> {
     const stored = await this.store.findText(tenant, id, 'true', view);
     if (!stored) throw notFound(`Concept description '${id}' not found.`);
     if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     const doc = await this.get(tenant, id, view);
     // `mapped`: what a V3.0 reader gets was mapped down (the answer says so).
-    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length) };
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length), mappedForV30: originOf(doc)!.mapped };
   }
 
   /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */

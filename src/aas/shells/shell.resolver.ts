@@ -1,3 +1,5 @@
+import type { AasVersion } from '../versions';
+import { AAS_VERSION_ARGUMENT, AasVersionArg } from '../versions/graphql-types';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
@@ -6,7 +8,7 @@ import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson, IdentifiableJsonPage } from '../store/identifiable-json';
-import { markedIfMapped, textsForVersion, viewedText } from '../versions/view';
+import { markedIfMapped, textsForVersion, versionOf, viewOf, viewedText } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
@@ -44,6 +46,11 @@ export class ShellResolver {
     return originOf(shell)?.etag;
   }
 
+  @FieldResolver(() => [String], { description: 'What was mapped down for a V3.0 reader of a shell that needs V3.1 (empty when nothing was).' })
+  mappedForV30(@Root() shell: JsonObject): string[] {
+    return originOf(shell)?.mapped ?? [];
+  }
+
   @Authorized('reader')
   @Query(() => ShellPage, { description: 'Shells of the tenant, in insertion order, paged.' })
   async shells(
@@ -54,10 +61,11 @@ export class ShellResolver {
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
     @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
     @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<ShellPage> {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
-      : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, ctx.aasVersion);
+      : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, versionOf(ctx, aasVersion));
     return pageResult<Shell>(page);
   }
 
@@ -71,23 +79,24 @@ export class ShellResolver {
     @Arg('filter', () => ShellFilterInput, { nullable: true }) filter: ShellFilterInput | null,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<IdentifiableJsonPage> {
     // Read as stored, seen in the request's version here (textsForVersion): the mapping and its mark in one place.
     const page = await ctx.services.shells.listText(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, '3.1');
-    return { result: textsForVersion(ctx, page.items), pagingMetadata: { cursor: page.cursor } };
+    return { result: textsForVersion(viewOf(ctx, aasVersion), page.items), pagingMetadata: { cursor: page.cursor } };
   }
 
   @Authorized('reader')
   @Query(() => Shell)
-  async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<Shell> {
-    return markedIfMapped(ctx, await ctx.services.shells.get(tenantOf(ctx, tenant), id, ctx.aasVersion)) as unknown as Shell;
+  async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null): Promise<Shell> {
+    return markedIfMapped(viewOf(ctx, aasVersion), await ctx.services.shells.get(tenantOf(ctx, tenant), id, versionOf(ctx, aasVersion))) as unknown as Shell;
   }
 
   @Authorized('reader')
   @Query(() => IdentifiableJson, { description: 'One shell as AAS JSON text, as stored (from the read cache when it holds it).' })
-  async shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string): Promise<IdentifiableJson> {
+  async shellJson(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null): Promise<IdentifiableJson> {
     // Through the store's view of the request's version (the read cache's variant the hot reads ask for too).
-    return viewedText(ctx, await ctx.services.shells.getText(tenantOf(ctx, tenant), id, ctx.aasVersion));
+    return viewedText(viewOf(ctx, aasVersion), await ctx.services.shells.getText(tenantOf(ctx, tenant), id, versionOf(ctx, aasVersion)));
   }
 
   @Authorized('reader')
@@ -108,8 +117,9 @@ export class ShellResolver {
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<Shell> {
-    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell, { aasVersion: ctx.aasVersion })) as unknown as Shell;
+    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell, { aasVersion: versionOf(ctx, aasVersion) })) as unknown as Shell;
   }
 
   @Authorized('contributor')
@@ -120,8 +130,9 @@ export class ShellResolver {
     @Arg('id') id: string,
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<Shell> {
-    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch, aasVersion: ctx.aasVersion })) as unknown as Shell;
+    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch, aasVersion: versionOf(ctx, aasVersion) })) as unknown as Shell;
   }
 
   @Authorized('contributor')

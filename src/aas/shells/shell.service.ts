@@ -150,14 +150,14 @@ export class ShellService {
   }
 
   /** The shell as JSON text, as stored (the read cache's, when it holds it). */
-  async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean }> {
+  async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean; mappedForV30?: string[] }> {
     const stored = await this.store.findText(tenant, id, 'true', view);
     if (!stored) throw notFound(`Shell '${id}' not found.`);
     if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     // A V3.0 reader of a shell that needs V3.1: mapped down.
     const doc = await this.get(tenant, id, view);
     // `mapped`: what a V3.0 reader gets was mapped down (the answer says so).
-    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length) };
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length), mappedForV30: originOf(doc)!.mapped };
   }
 
   /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */

@@ -8,6 +8,9 @@ export class IdentifiableJson {
 
   @Field()
   etag: string;
+
+  @Field(() => [String], { nullable: true, description: 'What was mapped down for a V3.0 reader of a document that needs V3.1 (absent when nothing was).' })
+  mappedForV30?: string[];
 }
 
 @ObjectType({ description: 'A page of identifiables serialized: their AAS JSON texts, as stored, in insertion order.' })

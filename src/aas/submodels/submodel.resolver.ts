@@ -1,3 +1,5 @@
+import type { AasVersion } from '../versions';
+import { AAS_VERSION_ARGUMENT, AasVersionArg } from '../versions/graphql-types';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, registerEnumType } from 'type-graphql';
 import { DEFAULT_LIMIT } from '../../common/cursor';
@@ -11,7 +13,7 @@ import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { SemanticMatchingArg } from '../semantics/semantic.types';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { IdentifiableJson } from '../store/identifiable-json';
-import { markedIfMapped, viewedText } from '../versions/view';
+import { markedIfMapped, versionOf, viewOf, viewedText } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
@@ -200,6 +202,11 @@ export class SubmodelElementAtPathResolver {
 
 @Resolver(() => Submodel)
 export class SubmodelResolver {
+  @FieldResolver(() => [String], { description: 'What was mapped down for a V3.0 reader of a submodel that needs V3.1 (empty when nothing was).' })
+  mappedForV30(@Root() submodel: JsonObject): string[] {
+    return originOf(submodel)?.mapped ?? [];
+  }
+
   @FieldResolver(() => Reference, { description: 'A ModelReference to this submodel.' })
   reference(@Root() submodel: JsonObject): JsonObject {
     return submodelReference(submodel.id);
@@ -241,10 +248,11 @@ export class SubmodelResolver {
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
     @Arg('query', () => GraphQLJSON, { nullable: true, description: QUERY_ARGUMENT_DESCRIPTION }) query: unknown,
     @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
-      : await ctx.services.submodels.list(tenantOf(ctx, tenant), await submodelFilter(ctx, tenantOf(ctx, tenant), filter), limit, cursor, ctx.aasVersion);
+      : await ctx.services.submodels.list(tenantOf(ctx, tenant), await submodelFilter(ctx, tenantOf(ctx, tenant), filter), limit, cursor, versionOf(ctx, aasVersion));
     return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
   }
 
@@ -282,8 +290,9 @@ export class SubmodelResolver {
     @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return shape(markedIfMapped(ctx, await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }, ctx.aasVersion)), level, extent);
+    return shape(markedIfMapped(viewOf(ctx, aasVersion), await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }, versionOf(ctx, aasVersion))), level, extent);
   }
 
   @Authorized('reader')
@@ -297,9 +306,10 @@ export class SubmodelResolver {
     @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<IdentifiableJson> {
     // Through the store's view of the request's version (the read cache's variant the hot reads ask for too).
-    return viewedText(ctx, await ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue, ctx.aasVersion));
+    return viewedText(viewOf(ctx, aasVersion), await ctx.services.submodels.getText(tenantOf(ctx, tenant), id, { shellId }, level as Level, extent === Extent.WithBLOBValue, versionOf(ctx, aasVersion)));
   }
 
   @Authorized('reader')
@@ -331,9 +341,10 @@ export class SubmodelResolver {
     @Arg('shellId', () => String, { nullable: true }) shellId: string | null,
     @Arg('level', () => LevelArg, { defaultValue: LevelArg.deep }) level: LevelArg,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
     // Through the store's view of the request's version: what V3.0 does not see (a relationship without an end) is 404.
-    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId }, ctx.aasVersion);
+    const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId }, versionOf(ctx, aasVersion));
     return elementRoot({ ...at, element: shape(at.element, level, extent) });
   }
 
@@ -343,8 +354,9 @@ export class SubmodelResolver {
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel, { aasVersion: ctx.aasVersion });
+    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel, { aasVersion: versionOf(ctx, aasVersion) });
   }
 
   @Authorized('contributor')
@@ -355,8 +367,9 @@ export class SubmodelResolver {
     @Arg('id') id: string,
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
     @Args() { shellId, ifMatch }: WriteScope,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch, aasVersion: ctx.aasVersion });
+    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) });
   }
 
   @Authorized('contributor')

@@ -1,4 +1,4 @@
-import { type AasVersion, mapElementDownToV30, neededVersion } from '../versions';
+import { type AasVersion, mapElementDownToV30, mergeV30Element, neededVersion } from '../versions';
 import { DataSource, EntityManager } from 'typeorm';
 import { MAX_LIMIT, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
@@ -173,16 +173,16 @@ export class SubmodelService {
    * passes the stored document through as PostgreSQL writes it: a large submodel is not parsed and serialized
    * again here.
    */
-  async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean }> {
+  async getText(tenant: TenantEntity, id: string, scope: Scope, level: Level, withBlobValue: boolean, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean; mappedForV30?: string[] }> {
     await this.checkScope(tenant, id, scope);
     if (level === 'deep') {
       const stored = await this.store.findText(tenant, id, withBlobValue ? 'true' : WITHOUT_BLOBS, view);
       if (!stored) throw notFound(`Submodel '${id}' not found.`);
       if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     }
-    const doc = shapeForOutput(await this.get(tenant, id, {}, view), level, withBlobValue);
-    // `mapped`: what a V3.0 reader gets was mapped down (the answer says so).
-    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length) };
+    const read = await this.get(tenant, id, {}, view);
+    const doc = shapeForOutput(read, level, withBlobValue);
+    return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(read)!.mapped?.length), mappedForV30: originOf(read)!.mapped };
   }
 
   /**
@@ -415,8 +415,12 @@ export class SubmodelService {
     return this.editElement(tenant, id, options, async (edit) => {
       const current = await edit.subtree(steps);
       if (!current) throw notFound(`No element at '${path}'.`);
-      const before = structuredClone(current.element);
-      const after = change(current.element, steps);
+      // An element write is a V3.0 one: made from and judged against what V3.0 sees of the element, then merged onto
+      // it so that the V3.1 parts it did not touch stay (mergeV30Element).
+      const view = mapElementDownToV30(current.element).json;
+      if (!view) throw notFound(`No element at '${path}' in AAS V3.0 (it is a V3.1 element V3.0 has no form of).`);
+      const before = structuredClone(view);
+      const after = change(view === current.element ? current.element : structuredClone(view), steps);
       const parent = await edit.parentOf(steps);
       if (!replacing && (after.onlyValue || after.sets)) edit.consultedAllBut(current, after.sets ?? ['value']);
       else if (!replacing) edit.consulted(current);
@@ -425,7 +429,8 @@ export class SubmodelService {
         if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
         if (await refuseIntroduced(edit, parent, after, { element: before, node: current })) edit.consulted(current);
       }
-      return { steps: await edit.replace(current, parent, after.doc), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
+      const stored = view === current.element ? after.doc : mergeV30Element(current.element, after.doc);
+      return { steps: await edit.replace(current, parent, stored), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
     }, { steps, descendants: true });
   }
 

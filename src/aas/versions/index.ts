@@ -5,5 +5,5 @@
  * are verified with the constraints of the version they come through (`verifyFor`, `readFor`).
  */
 export { AAS_VERSIONS, type AasVersion, neededVersion } from './needed';
-export { mapDownToV30, mapElementDownToV30, mergeV30Write, sameJson } from './map';
+export { mapDownToV30, mapElementDownToV30, mergeV30Element, mergeV30Write, sameJson } from './map';
 export { kindOf, parseFor, readFor, readTolerantlyFor, verifyFor, V31_MESSAGES } from './verify';

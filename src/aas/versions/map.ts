@@ -76,6 +76,15 @@ export function mergeV30Write(stored: JsonObject, incoming: JsonObject): JsonObj
   return mergeNode(stored, mapDownToV30(stored).json, incoming) as JsonObject;
 }
 
+/**
+ * `mergeV30Write` for one submodel element: a V3.0 write of the element stored as `stored`. Returns `incoming`
+ * itself when `stored` has nothing a V3.0 reader gets mapped.
+ */
+export function mergeV30Element(stored: JsonObject, incoming: JsonObject): JsonObject {
+  const { json } = mapElementDownToV30(stored);
+  return json === stored || json === null ? incoming : (mergeNode(stored, json, incoming) as JsonObject);
+}
+
 /** `incoming` with what is unchanged against `mapped` (the V3.0 form of `stored`) taken from `stored`. */
 function mergeNode(stored: unknown, mapped: unknown, incoming: unknown): unknown {
   if (sameJson(mapped, incoming)) return stored;

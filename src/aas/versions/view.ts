@@ -120,3 +120,16 @@ export function viewedText(ctx: VersionedRequest | undefined, found: { text: str
   if (found.mapped) ctx.versionMapped = true;
   return { text: textForVersion(ctx, found.text), etag: found.etag };
 }
+
+/**
+ * The version a GraphQL field reads or writes in: the `aasVersion` argument where a query gives one, else the
+ * request's (the path's version for the REST API; V3.1, as stored, on `/graphql`).
+ */
+export function versionOf(ctx: VersionedRequest, asked: AasVersion | null | undefined): AasVersion {
+  return asked ?? ctx.aasVersion ?? '3.1';
+}
+
+/** The request as a field with its own `aasVersion` argument sees it: marks go to the request only in its own version. */
+export function viewOf(ctx: VersionedRequest, asked: AasVersion | null | undefined): VersionedRequest {
+  return asked && asked !== ctx.aasVersion ? { aasVersion: asked } : ctx;
+}
