@@ -123,7 +123,7 @@ export function createContext(
   log: Logger,
   authorization: string | undefined,
   signal?: AbortSignal,
-  aasVersion: AasVersion = '3.1',
+  aasVersion: AasVersion = '3.0',
 ): Context {
   // The token's principal and its roles come together: the query of the roles also tells whether it still exists.
   let caller: Promise<{ principal: Principal; roles: EffectiveRole[] } | null> | undefined;

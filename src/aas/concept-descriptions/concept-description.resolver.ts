@@ -8,7 +8,7 @@ import { JsonObject } from '../model/parse';
 import { referenceKeyOf } from '../model/reference-keys';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson } from '../store/identifiable-json';
-import { versionOf, viewOf, viewedText } from '../versions/view';
+import { seenAs, versionOf, viewOf, viewedText } from '../versions/view';
 import { originOf } from '../store/identifiable-store';
 import { SemanticMatchingArg } from '../semantics/semantic.types';
 import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
@@ -63,8 +63,8 @@ export class ConceptDescriptionResolver {
 
   @Authorized('reader')
   @Query(() => ConceptDescription)
-  conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null) {
-    return ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id, versionOf(ctx, aasVersion));
+  async conceptDescription(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null) {
+    return seenAs(ctx, aasVersion, await ctx.services.conceptDescriptions.get(tenantOf(ctx, tenant), id, versionOf(ctx, aasVersion)));
   }
 
   @Authorized('reader')
@@ -75,18 +75,18 @@ export class ConceptDescriptionResolver {
 
   @Authorized('contributor')
   @Mutation(() => ConceptDescription, { description: 'Creates a concept description from its AAS JSON; the id must be new.' })
-  createConceptDescription(
+  async createConceptDescription(
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('conceptDescription', () => GraphQLJSONObject) conceptDescription: JsonObject,
     @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription, { aasVersion: versionOf(ctx, aasVersion) });
+    return seenAs(ctx, aasVersion, await ctx.services.conceptDescriptions.create(tenantOf(ctx, tenant), conceptDescription, { aasVersion: versionOf(ctx, aasVersion) }));
   }
 
   @Authorized('contributor')
   @Mutation(() => ConceptDescription, { description: 'Replaces a concept description; the id in the body must equal `id`.' })
-  replaceConceptDescription(
+  async replaceConceptDescription(
     @Ctx() ctx: Context,
     @Arg('tenant') tenant: string,
     @Arg('id') id: string,
@@ -94,7 +94,7 @@ export class ConceptDescriptionResolver {
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
     @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch, aasVersion: versionOf(ctx, aasVersion) });
+    return seenAs(ctx, aasVersion, await ctx.services.conceptDescriptions.replace(tenantOf(ctx, tenant), id, conceptDescription, { ifMatch, aasVersion: versionOf(ctx, aasVersion) }));
   }
 
   @Authorized('contributor')

@@ -12,6 +12,8 @@ export enum AssetKind {
   Instance = 'Instance',
   Type = 'Type',
   NotApplicable = 'NotApplicable',
+  /** New in AAS V3.1: only in documents read through V3.1 (`aasVersion: V3_1`); V3.0 reads it as NotApplicable. */
+  Role = 'Role',
 }
 registerEnumType(AssetKind, { name: 'AssetKind' });
 

@@ -8,7 +8,7 @@ import { Reference } from '../model/graphql-types';
 import { JsonObject } from '../model/parse';
 import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { IdentifiableJson, IdentifiableJsonPage } from '../store/identifiable-json';
-import { markedIfMapped, textsForVersion, versionOf, viewOf, viewedText } from '../versions/view';
+import { markedIfMapped, seenAs, textsForVersion, versionOf, viewOf, viewedText } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Submodel } from '../submodels/submodel.types';
 import { referencedSubmodelIds } from './shell.service';
@@ -66,7 +66,7 @@ export class ShellResolver {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
       : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, versionOf(ctx, aasVersion));
-    return pageResult<Shell>(page);
+    return pageResult<Shell>(seenAs(ctx, aasVersion, page));
   }
 
   @Authorized('reader')
@@ -89,7 +89,7 @@ export class ShellResolver {
   @Authorized('reader')
   @Query(() => Shell)
   async shell(@Ctx() ctx: Context, @Arg('tenant') tenant: string, @Arg('id') id: string, @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null): Promise<Shell> {
-    return markedIfMapped(viewOf(ctx, aasVersion), await ctx.services.shells.get(tenantOf(ctx, tenant), id, versionOf(ctx, aasVersion))) as unknown as Shell;
+    return seenAs(ctx, aasVersion, markedIfMapped(viewOf(ctx, aasVersion), await ctx.services.shells.get(tenantOf(ctx, tenant), id, versionOf(ctx, aasVersion)))) as unknown as Shell;
   }
 
   @Authorized('reader')
@@ -119,7 +119,7 @@ export class ShellResolver {
     @Arg('shell', () => GraphQLJSONObject) shell: JsonObject,
     @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<Shell> {
-    return (await ctx.services.shells.create(tenantOf(ctx, tenant), shell, { aasVersion: versionOf(ctx, aasVersion) })) as unknown as Shell;
+    return seenAs(ctx, aasVersion, await ctx.services.shells.create(tenantOf(ctx, tenant), shell, { aasVersion: versionOf(ctx, aasVersion) })) as unknown as Shell;
   }
 
   @Authorized('contributor')
@@ -132,7 +132,7 @@ export class ShellResolver {
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
     @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<Shell> {
-    return (await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch, aasVersion: versionOf(ctx, aasVersion) })) as unknown as Shell;
+    return seenAs(ctx, aasVersion, await ctx.services.shells.replace(tenantOf(ctx, tenant), id, shell, { ifMatch, aasVersion: versionOf(ctx, aasVersion) })) as unknown as Shell;
   }
 
   @Authorized('contributor')

@@ -13,7 +13,7 @@ import { QUERY_ARGUMENT_DESCRIPTION, usesQuery } from '../query/query.resolver';
 import { SemanticMatchingArg } from '../semantics/semantic.types';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { IdentifiableJson } from '../store/identifiable-json';
-import { markedIfMapped, versionOf, viewOf, viewedText } from '../versions/view';
+import { markedIfMapped, seenAs, versionOf, viewOf, viewedText } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
 import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
 import { SubmodelElement } from './element.types';
@@ -253,7 +253,7 @@ export class SubmodelResolver {
     const page = usesQuery(query, filter)
       ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
       : await ctx.services.submodels.list(tenantOf(ctx, tenant), await submodelFilter(ctx, tenantOf(ctx, tenant), filter), limit, cursor, versionOf(ctx, aasVersion));
-    return pageResult({ ...page, items: page.items.map((doc) => shape(doc, level, extent)) });
+    return pageResult(seenAs(ctx, aasVersion, { ...page, items: page.items.map((doc) => shape(doc, level, extent)) }));
   }
 
   @Authorized('reader')
@@ -292,7 +292,7 @@ export class SubmodelResolver {
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
     @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return shape(markedIfMapped(viewOf(ctx, aasVersion), await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }, versionOf(ctx, aasVersion))), level, extent);
+    return seenAs(ctx, aasVersion, shape(markedIfMapped(viewOf(ctx, aasVersion), await ctx.services.submodels.get(tenantOf(ctx, tenant), id, { shellId }, versionOf(ctx, aasVersion))), level, extent));
   }
 
   @Authorized('reader')
@@ -345,7 +345,7 @@ export class SubmodelResolver {
   ) {
     // Through the store's view of the request's version: what V3.0 does not see (a relationship without an end) is 404.
     const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId }, versionOf(ctx, aasVersion));
-    return elementRoot({ ...at, element: shape(at.element, level, extent) });
+    return elementRoot({ ...at, element: seenAs(ctx, aasVersion, shape(at.element, level, extent)) });
   }
 
   @Authorized('contributor')
@@ -356,7 +356,7 @@ export class SubmodelResolver {
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
     @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.submodels.create(tenantOf(ctx, tenant), submodel, { aasVersion: versionOf(ctx, aasVersion) });
+    return seenAs(ctx, aasVersion, await ctx.services.submodels.create(tenantOf(ctx, tenant), submodel, { aasVersion: versionOf(ctx, aasVersion) }));
   }
 
   @Authorized('contributor')
@@ -369,7 +369,7 @@ export class SubmodelResolver {
     @Args() { shellId, ifMatch }: WriteScope,
     @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) });
+    return seenAs(ctx, aasVersion, await ctx.services.submodels.replace(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) }));
   }
 
   @Authorized('contributor')

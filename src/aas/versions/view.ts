@@ -88,7 +88,7 @@ export function elementForVersion<T>(ctx: VersionedRequest | undefined, element:
  * anything else has nothing V3.0 lacks) as the request's version sees it.
  */
 export function objectForVersion<T>(ctx: VersionedRequest | undefined, object: T): T {
-  if (!ctx || ctx.aasVersion !== '3.0' || object === null || typeof object !== 'object') return object;
+  if (!ctx || ctx.aasVersion !== '3.0' || object === null || typeof object !== 'object' || AS_STORED.has(object)) return object;
   const modelType = (object as JsonObject).modelType;
   if (modelType === 'AssetAdministrationShell' || modelType === 'Submodel') return jsonForVersion(ctx, object);
   if (typeof modelType === 'string') return modelType === 'ConceptDescription' ? jsonForVersion(ctx, object) : elementForVersion(ctx, object);
@@ -115,21 +115,44 @@ export function markedIfMapped<T extends object>(ctx: VersionedRequest | undefin
  * A text read through the store's view of the request's version (`getText`): marked when the store mapped it down,
  * or when it still holds what only V3.1 allows (seen as `textForVersion` sees it).
  */
-export function viewedText(ctx: VersionedRequest | undefined, found: { text: string; etag: string; mapped?: boolean }): { text: string; etag: string } {
+export function viewedText(
+  ctx: VersionedRequest | undefined,
+  found: { text: string; etag: string; mapped?: boolean; mappedForV30?: string[] },
+): { text: string; etag: string; mappedForV30?: string[] } {
   if (!ctx || ctx.aasVersion !== '3.0') return { text: found.text, etag: found.etag };
   if (found.mapped) ctx.versionMapped = true;
-  return { text: textForVersion(ctx, found.text), etag: found.etag };
+  return { text: textForVersion(ctx, found.text), etag: found.etag, mappedForV30: found.mappedForV30 };
 }
 
 /**
  * The version a GraphQL field reads or writes in: the `aasVersion` argument where a query gives one, else the
- * request's (the path's version for the REST API; V3.1, as stored, on `/graphql`).
+ * request's (the path's version for the REST API; V3.0 on `/graphql`, as before V3.1 was stored).
  */
 export function versionOf(ctx: VersionedRequest, asked: AasVersion | null | undefined): AasVersion {
-  return asked ?? ctx.aasVersion ?? '3.1';
+  return asked ?? ctx.aasVersion ?? '3.0';
 }
 
 /** The request as a field with its own `aasVersion` argument sees it: marks go to the request only in its own version. */
 export function viewOf(ctx: VersionedRequest, asked: AasVersion | null | undefined): VersionedRequest {
   return asked && asked !== ctx.aasVersion ? { aasVersion: asked } : ctx;
+}
+
+/** Objects a field read or wrote through V3.1 in a request that speaks V3.0 (`seenAs`): their `json` answers them as they are. */
+const AS_STORED = new WeakSet<object>();
+
+/**
+ * `value` (a document, a page of them, an element) as a field with an `aasVersion` argument answers it: where the
+ * argument asks for V3.1 in a request that speaks V3.0, every object in it is answered as it is by the `json` field
+ * (`objectForVersion`), not mapped down again.
+ */
+export function seenAs<T>(ctx: VersionedRequest, asked: AasVersion | null | undefined, value: T): T {
+  if (versionOf(ctx, asked) !== '3.1' || ctx.aasVersion === '3.1') return value;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const next = stack.pop();
+    if (next === null || typeof next !== 'object' || AS_STORED.has(next)) continue;
+    AS_STORED.add(next);
+    for (const child of Array.isArray(next) ? next : Object.values(next)) if (child !== null && typeof child === 'object') stack.push(child);
+  }
+  return value;
 }
