@@ -1,19 +1,14 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
 import { isUuid } from '../src/common/uuid';
 import { facadeErrorOf } from './executor';
 import { FacadeError, badParam } from './facade-error';
-import { receiveUpload } from './files';
+import { type UploadInfo, withUploadedFile } from './files';
 import { TenantAccess } from './streamed';
 
 type WatchedImport = ReturnType<Context['services']['imports']['watch']>;
 type Tenant = Awaited<ReturnType<TenantAccess['contributor']>>;
-type UploadInfo = { contentType: string; fileName: string };
 
 /**
  * Imports, `multipart/form-data` with the file in the part `file`, written to a temporary file as it arrives (never
@@ -39,21 +34,7 @@ export function aasxImportHandlers(
   const received = async <T>(ctx: KoaContext, importFile: (context: Context, tenant: Tenant, file: string, info: UploadInfo) => Promise<T>): Promise<T> => {
     const context = contextOf(ctx);
     const tenant = await access.contributor(ctx.state.tenant as string, context);
-    const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'aasx-import-'));
-    try {
-      const file = path.join(dir, 'upload');
-      const info = await receiveUpload(ctx, context, uploadLimitBytes, [], async (upload) => {
-        await pipeline(upload.stream, fs.createWriteStream(file));
-        return { contentType: upload.contentType, fileName: upload.fileName };
-      });
-      try {
-        return await importFile(context, tenant, file, info);
-      } catch (err) {
-        throw facadeErrorOf(err, context);
-      }
-    } finally {
-      await fs.promises.rm(dir, { recursive: true, force: true });
-    }
+    return withUploadedFile(ctx, context, uploadLimitBytes, 'aasx-import-', (file, info) => importFile(context, tenant, file, info));
   };
   return {
     platform: async (ctx) => {

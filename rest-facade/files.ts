@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import Router from '@koa/router';
 import busboy from 'busboy';
 import { GraphQLSchema } from 'graphql';
@@ -301,6 +305,41 @@ export interface UploadedFile {
   fileName: string;
   contentType: string;
   stream: Readable;
+}
+
+/** What an upload said of its file: its content type and name. */
+export interface UploadInfo {
+  contentType: string;
+  fileName: string;
+}
+
+/**
+ * Receives a `multipart/form-data` upload (`receiveUpload`) into a file of a new temporary directory, hands the
+ * file to `use`, and removes the directory whatever happens; what `use` throws is answered as the façade answers
+ * a GraphQL error (`facadeErrorOf`). For readers that need the whole file (a zip, a table) before they start.
+ */
+export async function withUploadedFile<T>(
+  ctx: KoaContext,
+  context: Context,
+  limit: number,
+  prefix: string,
+  use: (file: string, info: UploadInfo) => Promise<T>,
+): Promise<T> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), prefix));
+  try {
+    const file = path.join(dir, 'upload');
+    const info = await receiveUpload(ctx, context, limit, [], async (upload) => {
+      await pipeline(upload.stream, fs.createWriteStream(file));
+      return { contentType: upload.contentType, fileName: upload.fileName };
+    });
+    try {
+      return await use(file, info);
+    } catch (err) {
+      throw facadeErrorOf(err, context);
+    }
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -1,12 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Context } from '../src/graphql/context';
-import { facadeErrorOf } from './executor';
 import { badParam } from './facade-error';
-import { receiveUpload } from './files';
+import { withUploadedFile } from './files';
 import { Query, base64Param, cursorParam, enumParam, limitParam, single } from './params';
 import { RouteRequest, RouteSpec, pagedResult } from './route';
 import { TenantAccess } from './streamed';
@@ -217,23 +212,11 @@ export function dictionaryUploadHandler(access: TenantAccess, contextOf: (ctx: K
     const context = contextOf(ctx);
     const tenantName = ctx.state.tenant as string;
     const tenant = await access.contributor(tenantName, context);
-    const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'dictionary-'));
-    try {
-      const file = path.join(dir, 'upload');
-      const info = await receiveUpload(ctx, context, uploadLimitBytes, [], async (upload) => {
-        await pipeline(upload.stream, fs.createWriteStream(file));
-        return { contentType: upload.contentType, fileName: upload.fileName };
-      });
-      try {
-        const dictionary = await context.services.semantics.importDictionaryFile(tenant, file, info, name, format);
-        ctx.status = 201;
-        ctx.set('Location', `${sphereUrlOf(tenantName)}/semantics/dictionaries/${dictionary.id}`);
-        ctx.body = dictionary;
-      } catch (err) {
-        throw facadeErrorOf(err, context);
-      }
-    } finally {
-      await fs.promises.rm(dir, { recursive: true, force: true });
-    }
+    await withUploadedFile(ctx, context, uploadLimitBytes, 'dictionary-', async (file, info) => {
+      const dictionary = await context.services.semantics.importDictionaryFile(tenant, file, info, name, format);
+      ctx.status = 201;
+      ctx.set('Location', `${sphereUrlOf(tenantName)}/semantics/dictionaries/${dictionary.id}`);
+      ctx.body = dictionary;
+    });
   };
 }

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { assignRole, graphql } from '../support/grants';
-import { newServiceAccount } from '../support/identity';
+import { graphql, tenantRoleTokens } from '../support/grants';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 
 /**
@@ -167,16 +166,7 @@ describe('DCC conversion over REST', () => {
   });
 
   it('lets readers preview, contributors store, and nobody else in; other tenants see nothing', async () => {
-    const t = await server.createTenant({ showcase: false });
-    const withRole = async (organizationId: string, role: 'reader' | 'contributor', tenantId: string) => {
-      const account = await newServiceAccount(server, organizationId);
-      await assignRole(server, organizationId, { type: 'service-account', id: account.id }, role, tenantId);
-      return account.token();
-    };
-    const reader = await withRole(t.organizationId, 'reader', t.id);
-    const contributor = await withRole(t.organizationId, 'contributor', t.id);
-    const elsewhere = await server.createTenant({ showcase: false });
-    const stranger = await withRole(elsewhere.organizationId, 'contributor', elsewhere.id);
+    const { tenant: t, reader, contributor, elsewhere, stranger } = await tenantRoleTokens(server);
     const dcc = fixture(TYPICAL);
 
     expect((await postXml(conversions(t.name), dcc)).status).toBe(401);

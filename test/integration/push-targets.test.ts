@@ -11,7 +11,7 @@ import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { LIMITS } from '../../src/push/push-target.service';
 import { FreshDatabase, freshDatabase } from '../support/fresh-database';
 import { freePort } from '../support/free-port';
-import { assignRole, graphql } from '../support/grants';
+import { assignRole, graphql, tenantRoleTokens } from '../support/grants';
 import { newServiceAccount } from '../support/identity';
 import { TestServer, b64, json, sampleShell, startTestServer, testEvents } from '../support/server';
 import { PATIENCE_MS } from '../support/timing';
@@ -466,16 +466,7 @@ describe('push targets: registration', () => {
   });
 
   it('lets readers list and read, contributors register and delete, and nobody else in', async () => {
-    const t = await server.createTenant({ showcase: false });
-    const withRole = async (organizationId: string, role: 'reader' | 'contributor', tenantId: string) => {
-      const account = await newServiceAccount(server, organizationId);
-      await assignRole(server, organizationId, { type: 'service-account', id: account.id }, role, tenantId);
-      return account.token();
-    };
-    const reader = await withRole(t.organizationId, 'reader', t.id);
-    const contributor = await withRole(t.organizationId, 'contributor', t.id);
-    const elsewhere = await server.createTenant({ showcase: false });
-    const stranger = await withRole(elsewhere.organizationId, 'contributor', elsewhere.id);
+    const { tenant: t, reader, contributor, elsewhere, stranger } = await tenantRoleTokens(server);
 
     expect((await post(targets(t.name), s3Target())).status).toBe(401);
     const refused = await post(targets(t.name), s3Target(), as(reader));

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { assignRole, graphql as graphqlCall } from '../support/grants';
-import { newServiceAccount } from '../support/identity';
+import { graphql as graphqlCall, tenantRoleTokens } from '../support/grants';
 import { semanticKey } from '../../src/aas/semantics/semantic-key';
 import { writeXmlEnvironment } from '../../src/aas/xml/writer';
 import { packageWriter } from '../support/package-writer';
@@ -388,16 +387,7 @@ describe('semantic connector', () => {
   });
 
   it('lets readers read, contributors write, and keeps tenants apart', async () => {
-    const t = await server.createTenant({ showcase: false });
-    const withRole = async (organizationId: string, role: 'reader' | 'contributor', tenantId: string) => {
-      const account = await newServiceAccount(server, organizationId);
-      await assignRole(server, organizationId, { type: 'service-account', id: account.id }, role, tenantId);
-      return account.token();
-    };
-    const reader = await withRole(t.organizationId, 'reader', t.id);
-    const contributor = await withRole(t.organizationId, 'contributor', t.id);
-    const elsewhere = await server.createTenant({ showcase: false });
-    const stranger = await withRole(elsewhere.organizationId, 'contributor', elsewhere.id);
+    const { tenant: t, reader, contributor, elsewhere, stranger } = await tenantRoleTokens(server);
 
     expect((await fetch(`${sem(t.name)}/dictionaries`)).status).toBe(401);
     expect((await upload(`${sem(t.name)}/dictionaries`, CSV, 'x.csv', as(reader))).status).toBe(403);

@@ -41,3 +41,20 @@ export async function graphql(server: Pick<RunningServer, 'url'>, token: string 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: res.status, body: (await res.json()) as any };
 }
+
+/**
+ * A new tenant with the tokens of a reader and a contributor of it, and of a contributor of another new tenant
+ * (`elsewhere`, of another organization): the callers of a route's permission and isolation tests.
+ */
+export async function tenantRoleTokens<T extends { id: string; name: string; organizationId: string }>(
+  server: Server & { createTenant(options: { showcase: boolean }): Promise<T> },
+): Promise<{ tenant: T; reader: string; contributor: string; elsewhere: T; stranger: string }> {
+  const withRole = async (tenant: T, role: RoleName) => {
+    const account = await newServiceAccount(server, tenant.organizationId);
+    await assignRole(server, tenant.organizationId, { type: 'service-account', id: account.id }, role, tenant.id);
+    return account.token();
+  };
+  const tenant = await server.createTenant({ showcase: false });
+  const elsewhere = await server.createTenant({ showcase: false });
+  return { tenant, reader: await withRole(tenant, 'reader'), contributor: await withRole(tenant, 'contributor'), elsewhere, stranger: await withRole(elsewhere, 'contributor') };
+}
