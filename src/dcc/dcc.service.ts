@@ -21,14 +21,8 @@ export interface DccConvertOptions {
 }
 
 /** A conversion as it is answered: what would be (preview) or was (store) stored. */
-export interface DccResult {
+export interface DccResult extends Pick<DccConversion, 'schemaVersion' | 'uniqueIdentifier' | 'submodel' | 'warnings' | 'specificAssetIds' | 'signaturePresent'> {
   submodelId: string;
-  schemaVersion: string;
-  uniqueIdentifier: string;
-  submodel: JsonObject;
-  warnings: string[];
-  specificAssetIds: DccSpecificAssetId[];
-  signaturePresent: boolean;
   /** Whether the submodel was stored (store) or not (preview). */
   stored: boolean;
   /** The shell that now references the submodel (store with a shell), else null. */

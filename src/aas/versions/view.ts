@@ -24,10 +24,13 @@ interface V30Text {
 
 /**
  * The V3.0 views of recent texts, by the text itself: read-cache hits hand out the same string again, whose hash V8
- * keeps, so a repeated read costs one lookup and no parse. Bounded: the oldest entry goes first.
+ * keeps, so a repeated read costs one lookup and no parse. Bounded by count and by the characters it holds (a
+ * text it keeps is kept alive by it): the oldest entry goes first.
  */
 const V30_TEXTS = new Map<string, V30Text>();
 const V30_TEXTS_MAX = 2048;
+const V30_TEXTS_MAX_CHARS = 32 * 1024 * 1024;
+let v30TextsChars = 0;
 
 /** `text` (an identifiable's AAS JSON) as V3.0 sees it. */
 function v30Text(text: string): V30Text {
@@ -39,8 +42,15 @@ function v30Text(text: string): V30Text {
     const down = mapDownToV30(json);
     view = { text: down.mapped.length ? JSON.stringify(down.json) : text, mapped: true };
   }
-  if (V30_TEXTS.size >= V30_TEXTS_MAX) V30_TEXTS.delete(V30_TEXTS.keys().next().value!);
+  const chars = text.length + (view.text === text ? 0 : view.text.length);
+  if (chars > V30_TEXTS_MAX_CHARS) return view;
+  while (V30_TEXTS.size >= V30_TEXTS_MAX || v30TextsChars + chars > V30_TEXTS_MAX_CHARS) {
+    const [oldest, old] = V30_TEXTS.entries().next().value!;
+    V30_TEXTS.delete(oldest);
+    v30TextsChars -= oldest.length + (old.text === oldest ? 0 : old.text.length);
+  }
   V30_TEXTS.set(text, view);
+  v30TextsChars += chars;
   return view;
 }
 
