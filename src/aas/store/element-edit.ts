@@ -167,7 +167,11 @@ export class ElementEdit {
     }
   }
 
-  /** `parent`'s child list changes: its row gets a new version (with `json` where its own JSON changes too). */
+  /**
+   * `parent`'s child list changes in a way its row must show (a list's items, a rename, its empty list dropped): its
+   * row gets a new version (with `json` where its own JSON changes too); at the top level, `top_elements_version` is
+   * raised.
+   */
   private touch(parent: ElementNode, json: JsonObject | null = null): void {
     if (!this.unlocked) return;
     if (!parent.ord.length) {

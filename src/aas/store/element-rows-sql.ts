@@ -650,8 +650,10 @@ export interface ElementWrites {
  *
  * The statement's snapshot may be older than the lock (it waited for it). Rows it locks (`FOR UPDATE`) are read as
  * they are now, so the rows the edit depends on are locked and compared by their row version (`xmin`): a write that
- * changed such a row gave it a new one; a write that added a child below an element gave the element's row a new
- * version too (`touch`), and one that changed the submodel's own list of elements raised `top_elements_version`.
+ * changed such a row gave it a new one; a write that added an item to a list gave the list's row a new version too
+ * (`touch`). Rows inserted since the snapshot are not seen by its reads: where such rows matter (an add outside a
+ * list: its place and idShort; a range of rows compared: an element added in it), the submodel's `element_log`,
+ * read with the lock, says where the element writes since the read added elements and replaced rows.
  * Everything else the statement reads (the Blob recount) it reads only where the version is still the one read.
  *
  * Returns null when the submodel's row `seq` is gone; else its version now, whether `If-Match` admitted it, and the
