@@ -208,6 +208,145 @@ describe('element writes at the same time on one submodel', () => {
     expect(collection.value.filter((e) => e.idShort === 'Twin')).toHaveLength(1);
   });
 
+  /** The element rows of the submodel `id`: `ord` (as text) and path, in `ord` order. */
+  const rowsOf = (id: string) =>
+    server.dataSource.query(
+      `SELECT e.ord::text AS ord, e.path FROM submodel_elements e JOIN submodels s ON s.tenant_id = e.tenant_id AND s.seq = e.submodel_seq
+        WHERE s.tenant_id = $1 AND s.id = $2 ORDER BY e.ord`,
+      [tenant.id, id],
+    ) as Promise<{ ord: string; path: string }[]>;
+  /** The children of `parent` ('' for the top level) among `rows`: their paths, in `ord` order, each `ord` once. */
+  const childrenIn = (rows: { ord: string; path: string }[], parent: string) => {
+    const children = rows.filter((row) => (parent ? row.path.startsWith(`${parent}.`) && !row.path.slice(parent.length + 1).includes('.') : !/[.[]/.test(row.path)));
+    expect(new Set(children.map((row) => row.ord)).size).toBe(children.length);
+    expect(new Set(rows.map((row) => row.ord)).size).toBe(rows.length);
+    return children.map((row) => row.path);
+  };
+
+  it(`${WRITERS} POSTs of different idShorts to the top level: two statements each, all land once, after the elements there were`, async () => {
+    const id = 'urn:concurrent:adds-top';
+    const url = await postSubmodel(id);
+    await send(`${url}/submodel-elements`, 'POST', property('Warm', 'w'));
+    let answers: { status: number; text: string }[] = [];
+    const statements = await statementsOf(async () => {
+      answers = await Promise.all(numbers(WRITERS).map((i) => send(`${url}/submodel-elements`, 'POST', property(`Add${i}`, `a${i}`))));
+    });
+    expect(answers.map((a) => a.status)).toEqual(numbers(WRITERS).map(() => 201));
+    // None read again, none took the lock in a transaction: no add depends on another's.
+    expectOneTurnEach(statements, WRITERS);
+    const top = childrenIn(await rowsOf(id), '');
+    expect(top.slice(0, WRITERS + 3)).toEqual([...numbers(WRITERS).map((i) => `P${i}`), 'C', 'L', 'Warm']);
+    expect(top.slice(WRITERS + 3).sort()).toEqual(numbers(WRITERS).map((i) => `Add${i}`).sort());
+    const { submodelElements } = await readSubmodel(url);
+    expect(submodelElements.map((e) => e.idShort)).toEqual(top);
+    for (const i of numbers(WRITERS)) expect(byIdShort(submodelElements, `Add${i}`).value).toBe(`a${i}`);
+  });
+
+  it(`${WRITERS} POSTs of different idShorts into one collection: two statements each, all land once`, async () => {
+    const id = 'urn:concurrent:adds-nested';
+    const url = await postSubmodel(id);
+    let answers: { status: number; text: string }[] = [];
+    const statements = await statementsOf(async () => {
+      answers = await Promise.all(
+        numbers(WRITERS).map((i) => send(`${url}/submodel-elements/C`, 'POST', { modelType: 'SubmodelElementCollection', idShort: `Sub${i}`, value: [property('Inner', `i${i}`)] })),
+      );
+    });
+    expect(answers.map((a) => a.status)).toEqual(numbers(WRITERS).map(() => 201));
+    expectOneTurnEach(statements, WRITERS);
+    const rows = await rowsOf(id);
+    const inC = childrenIn(rows, 'C');
+    expect(inC.slice(0, WRITERS)).toEqual(numbers(WRITERS).map((i) => `C.Q${i}`));
+    expect(inC.slice(WRITERS).sort()).toEqual(numbers(WRITERS).map((i) => `C.Sub${i}`).sort());
+    for (const i of numbers(WRITERS)) expect(childrenIn(rows, `C.Sub${i}`)).toEqual([`C.Sub${i}.Inner`]);
+    for (const i of numbers(WRITERS)) {
+      const res = await send(`${url}/submodel-elements/C.Sub${i}.Inner`, 'GET');
+      expect(JSON.parse(res.text)).toMatchObject({ value: `i${i}` });
+    }
+  });
+
+  it(`${WRITERS} DELETEs of different elements, at the top level and in a collection: two statements each, all go`, async () => {
+    const id = 'urn:concurrent:deletes';
+    const url = await postSubmodel(id);
+    let answers: { status: number; text: string }[] = [];
+    const statements = await statementsOf(async () => {
+      answers = await Promise.all([
+        ...numbers(WRITERS / 2).map((i) => send(`${url}/submodel-elements/P${i * 2}`, 'DELETE')),
+        ...numbers(WRITERS / 2).map((i) => send(`${url}/submodel-elements/C.Q${i * 2 + 1}`, 'DELETE')),
+      ]);
+    });
+    expect(answers.map((a) => a.status)).toEqual(numbers(WRITERS).map(() => 204));
+    expectOneTurnEach(statements, WRITERS);
+    const rows = await rowsOf(id);
+    expect(childrenIn(rows, '')).toEqual([...numbers(WRITERS / 2).map((i) => `P${i * 2 + 1}`), 'C', 'L']);
+    expect(childrenIn(rows, 'C')).toEqual(numbers(WRITERS / 2).map((i) => `C.Q${i * 2}`));
+  });
+
+  it('adds and deletes at once: the submodel ends as a serial order of them leaves it, an add after the last child there was', async () => {
+    const id = 'urn:concurrent:mixed';
+    const url = await postSubmodel(id);
+    const answers = await Promise.all([
+      ...numbers(6).map((i) => send(`${url}/submodel-elements`, 'POST', property(`M${i}`, 'm'))),
+      ...numbers(6).map((i) => send(`${url}/submodel-elements/P${i}`, 'DELETE')),
+      ...numbers(4).map((i) => send(`${url}/submodel-elements/C`, 'POST', property(`N${i}`, 'n'))),
+      ...numbers(4).map((i) => send(`${url}/submodel-elements/C.Q${i}`, 'DELETE')),
+      // The last top-level element, deleted while elements are appended after it.
+      send(`${url}/submodel-elements/L`, 'DELETE'),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([...numbers(6).map(() => 201), ...numbers(6).map(() => 204), ...numbers(4).map(() => 201), ...numbers(5).map(() => 204)]);
+    const rows = await rowsOf(id);
+    const top = childrenIn(rows, '');
+    expect(top.slice(0, WRITERS - 6 + 1)).toEqual([...numbers(WRITERS - 6).map((i) => `P${i + 6}`), 'C']);
+    expect(top.slice(WRITERS - 6 + 1).sort()).toEqual(numbers(6).map((i) => `M${i}`));
+    const inC = childrenIn(rows, 'C');
+    expect(inC.slice(0, WRITERS - 4)).toEqual(numbers(WRITERS - 4).map((i) => `C.Q${i + 4}`));
+    expect(inC.slice(WRITERS - 4).sort()).toEqual(numbers(4).map((i) => `C.N${i}`));
+    expect(rows.filter((row) => row.path.startsWith('L'))).toEqual([]);
+    // What is read is what the rows say.
+    expect((await readSubmodel(url)).submodelElements.map((e) => e.idShort)).toEqual(top);
+  });
+
+  it('adds into a collection while it is deleted: each add lands before the delete (201) or finds nothing (404); no row stays behind', async () => {
+    const id = 'urn:concurrent:add-delete-parent';
+    const url = await postSubmodel(id);
+    const answers = await Promise.all([
+      ...numbers(8).map((i) => send(`${url}/submodel-elements/C`, 'POST', property(`Late${i}`, 'l'))),
+      send(`${url}/submodel-elements/C`, 'DELETE'),
+      ...numbers(8).map((i) => send(`${url}/submodel-elements/C`, 'POST', property(`Later${i}`, 'l'))),
+    ]);
+    for (const answer of [...answers.slice(0, 8), ...answers.slice(9)]) expect([201, 404]).toContain(answer.status);
+    expect(answers[8].status).toBe(204);
+    expect((await rowsOf(id)).filter((row) => row.path.startsWith('C'))).toEqual([]);
+  });
+
+  it('adds into a collection beside a PUT that replaces it: the collection ends as a serial order leaves it', async () => {
+    const id = 'urn:concurrent:add-put-parent';
+    const url = await postSubmodel(id);
+    const replacement = { modelType: 'SubmodelElementCollection', idShort: 'C', value: [...numbers(WRITERS + 4).map((i) => property(`Q${i}`, 'put'))] };
+    const answers = await Promise.all([
+      ...numbers(8).map((i) => send(`${url}/submodel-elements/C`, 'POST', property(`Q${WRITERS + i}`, 'add'))),
+      send(`${url}/submodel-elements/C`, 'PUT', replacement),
+    ]);
+    // An add of Q16..Q19 after the PUT finds its idShort taken (409); any add before it is replaced by the PUT.
+    for (const [i, answer] of answers.slice(0, 8).entries()) expect(i < 4 ? [201, 409] : [201]).toContain(answer.status);
+    expect(answers[8].status).toBe(204);
+    const inC = childrenIn(await rowsOf(id), 'C');
+    expect(inC.slice(0, WRITERS + 4)).toEqual(numbers(WRITERS + 4).map((i) => `C.Q${i}`));
+    // The adds after the PUT, each once; those before it went with the PUT.
+    expect(new Set(inC).size).toBe(inC.length);
+  });
+
+  it('POSTs into a list: every item lands at its own index, the list dense', async () => {
+    const id = 'urn:concurrent:list-adds';
+    const url = await postSubmodel(id);
+    const answers = await Promise.all(numbers(8).map((i) => send(`${url}/submodel-elements/L`, 'POST', property(undefined, String(100 + i), 'xs:int'))));
+    expect(answers.map((a) => a.status)).toEqual(numbers(8).map(() => 201));
+    const list = byIdShort((await readSubmodel(url)).submodelElements, 'L') as Element & { value: Element[] };
+    expect(list.value.slice(0, 10).map((e) => e.value)).toEqual(numbers(10).map(String));
+    expect(list.value.slice(10).map((e) => e.value).sort()).toEqual(numbers(8).map((i) => String(100 + i)));
+    const rows = (await rowsOf(id)).filter((row) => row.path.startsWith('L['));
+    expect(rows.map((row) => row.path)).toEqual(numbers(18).map((i) => `L[${i}]`));
+  });
+
   it('deletes of the first list item: each deletes the item first at its time, the rest move up', async () => {
     const url = await postSubmodel('urn:concurrent:list');
     const answers = await Promise.all(numbers(5).map(() => send(`${url}/submodel-elements/${encodeURIComponent('L[0]')}`, 'DELETE')));

@@ -12,6 +12,7 @@ import {
   PrefetchedRows,
   ReadRow,
   ElementWriteBasis,
+  ElementWrites,
   finishElementWrite,
   lastChildPosition,
   pathTaken,
@@ -133,6 +134,10 @@ export class ElementEdit {
   /** Subtrees whose content the change or its verdict depends on (`consulted`), or all of it but its value. */
   private readonly consultedSubtrees = new Set<ElementSubtree>();
   private readonly consultedBut = new Map<ElementSubtree, string[]>();
+  /** An element appended to a parent that is not a list: where it goes is decided under the lock (`ElementWrites.append`). */
+  private appended?: ElementWrites['append'];
+  /** Elements whose rows a replace wrote, with the new path of a rename: entries of the submodel's `element_log`. */
+  private readonly logged: { ord: number[]; path?: string }[] = [];
 
   constructor(
     private readonly db: Db,
@@ -162,7 +167,11 @@ export class ElementEdit {
     }
   }
 
-  /** `parent`'s child list changes: its row gets a new version (with `json` where its own JSON changes too). */
+  /**
+   * `parent`'s child list changes in a way its row must show (a list's items, a rename, its empty list dropped): its
+   * row gets a new version (with `json` where its own JSON changes too); at the top level, `top_elements_version` is
+   * raised.
+   */
   private touch(parent: ElementNode, json: JsonObject | null = null): void {
     if (!this.unlocked) return;
     if (!parent.ord.length) {
@@ -279,7 +288,15 @@ export class ElementEdit {
     this.pending.add.push(...rows);
     this.bytes += jsonBytes(rows);
     this.blobAdded ||= containsBlob(element);
-    this.touch(parent);
+    if (byIndex) this.touch(parent);
+    else if (this.unlocked) {
+      // Outside a list an add depends on its parent being the element read (its row version), and, compared under the
+      // lock with the submodel's `element_log`, on no sibling having taken its idShort since the read; it goes after
+      // the last child there is then. The parent's row and the submodel's list of elements keep their versions, so
+      // adds of other idShorts do not make it read again.
+      if (parent.ord.length) this.dependOn(parent.ord, [{ ord: parent.ord, x: parent.x }], false);
+      this.appended = { parent: parent.ord, path, last: position - 1 };
+    }
     await this.dropEmptyChildList(parent);
     return [...parent.steps, step];
   }
@@ -311,6 +328,8 @@ export class ElementEdit {
         return current.steps;
       }
       this.dependOn(current.ord, current.versions, true);
+      // Rows in its range may come and go: an add below it, or under it, that read before compares that.
+      this.logged.push({ ord: current.ord, ...(renamed && { path }) });
       if (containsBlob(current.element) && !containsBlob(element)) {
         // Whether a Blob remains is asked of the other rows, as they are only where nothing was written since.
         this.whole = true;
@@ -346,7 +365,8 @@ export class ElementEdit {
         // A Blob among the rows gone: whether one remains is asked of the other rows (read: `whole`).
         if (read.rows.some((row) => row.type === 'Blob' || (row.type === 'Operation' && JSON.stringify(row.json).includes('"Blob"')))) this.whole = true;
       } else this.whole = true;
-      this.touch(parent);
+      // Outside a list nothing else moves: its parent's row and the submodel's list of elements keep their versions,
+      // so deletes of other elements do not make it read again. An add below it since the read is in the log.
     }
     // Outside a list nothing moves: the rows go in the statement of `finish`.
     if (parent.type !== 'SubmodelElementList' && !this.pending.subtree) {
@@ -413,6 +433,8 @@ export class ElementEdit {
       blobRecount: this.blobRecount,
       head: this.headChanged ? this.submodelHead() : undefined,
       topChanged: this.topChanged,
+      append: this.appended,
+      logged: this.logged,
       notify,
     });
   }

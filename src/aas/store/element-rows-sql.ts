@@ -114,6 +114,11 @@ export function elementRowsCtes(rows: ElementRow[], head: string, created: boole
   ];
 }
 
+/** SQL: the entries `g (x)` of a submodel's `element_log` (the column `column`, null when empty). */
+const LOG_OF = (column: string) => `jsonb_array_elements(coalesce(${column}, '[]'::jsonb)) AS g (x)`;
+/** SQL: the `ord` of an entry `g.x` of the log. */
+const LOGGED_ORD = `((g.x->>'o')::integer[])`;
+
 /** SQL: the positions in the JSON parameter `param` (`ordsJson`) as rows `k (ord)`. */
 const ORDS_FROM = (param: string) => `json_to_recordset(${param}::json) AS k (ord integer[])`;
 const ordsJson = (ords: number[][]) => JSON.stringify(ords.map((ord) => ({ ord })));
@@ -547,6 +552,12 @@ export async function finishElementWrite(
   }
 }
 
+/**
+ * How many versions back `submodels.element_log` reaches (migration ElementWriteLog): a write compares with it only
+ * where it read no more versions back than this, else it compares the whole version.
+ */
+export const ELEMENT_LOG_WINDOW = 64;
+
 /** An element row of one of several submodels written together: the submodel's row (`seq`) beside it. */
 export interface RowOf {
   seq: string;
@@ -619,6 +630,15 @@ export interface ElementWrites {
   head?: JsonObject;
   /** The top-level list of elements changed. */
   topChanged: boolean;
+  /**
+   * The rows added are one element appended to the parent `parent` (not a list) at `path`, its position taken in the
+   * statement, under the lock: after `last` (the last child read) and after every child appended there since
+   * (`element_log`). The write depends on no element appended or renamed to `path` since, nor the rows of the parent
+   * or an element above it replaced.
+   */
+  append?: { parent: number[]; path: string; last: number };
+  /** Elements whose rows this write replaced (`ord`), with the path a rename gave one: logged in `element_log`. */
+  logged?: { ord: number[]; path?: string }[];
   notify?: { channel: string; payload: string };
 }
 
@@ -630,8 +650,10 @@ export interface ElementWrites {
  *
  * The statement's snapshot may be older than the lock (it waited for it). Rows it locks (`FOR UPDATE`) are read as
  * they are now, so the rows the edit depends on are locked and compared by their row version (`xmin`): a write that
- * changed such a row gave it a new one; a write that added a child below an element gave the element's row a new
- * version too (`touch`), and one that changed the submodel's own list of elements raised `top_elements_version`.
+ * changed such a row gave it a new one; a write that added an item to a list gave the list's row a new version too
+ * (`touch`). Rows inserted since the snapshot are not seen by its reads: where such rows matter (an add outside a
+ * list: its place and idShort; a range of rows compared: an element added in it), the submodel's `element_log`,
+ * read with the lock, says where the element writes since the read added elements and replaced rows.
  * Everything else the statement reads (the Blob recount) it reads only where the version is still the one read.
  *
  * Returns null when the submodel's row `seq` is gone; else its version now, whether `If-Match` admitted it, and the
@@ -648,7 +670,8 @@ export async function writeElementsOnce(
   const params: unknown[] = [tenantId, seq];
   const bind = (value: unknown) => `$${params.push(value)}`;
   const ctes = [
-    `lk AS MATERIALIZED (SELECT seq, version, element_writes_from AS wf, element_writes_to AS wt, top_elements_version AS tv
+    `lk AS MATERIALIZED (SELECT seq, version, element_writes_from AS wf, element_writes_to AS wt, top_elements_version AS tv,
+        element_log AS lg
       FROM submodels WHERE tenant_id = $1 AND seq = $2 FOR UPDATE)`,
   ];
   const range = (e: string, ord: string) => `(${e}.ord >= ${ord} AND ${e}.ord < ${ord} || ${MAX_POSITION})`;
@@ -666,6 +689,26 @@ export async function writeElementsOnce(
       ctes.push(`held AS MATERIALIZED (SELECT e.ord, e.xmin::text AS x FROM submodel_elements e
         WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND (${which.join(' OR ')}) FOR UPDATE)`);
       conditions.push(`coalesce((SELECT string_agg(h.ord::text || '@' || h.x, ' ' ORDER BY h.ord) FROM held h), '') = ${bind(narrow.expect)}::text`);
+    }
+    // What the locked rows cannot show: rows inserted since the statement's snapshot, which its reads do not see.
+    // The log of the writes since the read says where those went (it reaches back `ELEMENT_LOG_WINDOW` versions).
+    const subtrees = narrow.rows.filter((row) => row.subtree);
+    const append = writes.append;
+    if (subtrees.length || append) {
+      const since = bind(basis.version);
+      conditions.push(`lk.version - ${since}::int <= ${ELEMENT_LOG_WINDOW}`);
+      const related: string[] = [];
+      for (const { ord } of subtrees) {
+        // An element added or replaced in its range, or one above it replaced.
+        const at = `${bind(ordText(ord))}::integer[]`;
+        related.push(`${LOGGED_ORD}[1:${ord.length}] = ${at} OR (${at})[1:cardinality(${LOGGED_ORD})] = ${LOGGED_ORD}`);
+      }
+      if (append) {
+        // Its idShortPath taken by an add or a rename since; its parent's rows, or those of an element above it, replaced.
+        const parent = `${bind(ordText(append.parent))}::integer[]`;
+        related.push(`g.x->>'n' = ${bind(append.path)}::text OR (g.x->>'a' IS NULL AND (${parent})[1:cardinality(${LOGGED_ORD})] = ${LOGGED_ORD})`);
+      }
+      conditions.push(`NOT EXISTS (SELECT 1 FROM ${LOG_OF('lk.lg')} WHERE (g.x->>'v')::int > ${since}::int AND (${related.map((r) => `(${r})`).join(' OR ')}))`);
     }
   }
   const { located } = basis;
@@ -691,7 +734,21 @@ export async function writeElementsOnce(
       FROM go, json_to_recordset(${bind(JSON.stringify(rows.update.map(recordOf)))}::json) AS ${RECORD}
       WHERE ${own('e')} AND e.ord = r.ord RETURNING 1)`);
   }
-  if (rows.add.length) {
+  const { append } = writes;
+  let appendedAt = '';
+  if (append) {
+    // After the last child read, and after every child appended there since (the log of the writes since: this
+    // statement's reads of the element rows would not see those); the rows' `ord` at the parent's level is replaced.
+    const depth = append.parent.length + 1;
+    const parent = `${bind(ordText(append.parent))}::integer[]`;
+    ctes.push(`place AS MATERIALIZED (SELECT greatest(${bind(append.last)}::int, (SELECT max((${LOGGED_ORD})[${depth}]) FROM lk, ${LOG_OF('lk.lg')}
+        WHERE g.x->>'a' IS NOT NULL AND (g.x->>'v')::int > ${bind(basis.version)}::int AND cardinality(${LOGGED_ORD}) = ${depth}
+          AND (${LOGGED_ORD})[1:${depth - 1}] = ${parent})) + 1 AS p)`);
+    appendedAt = `${parent} || (SELECT p FROM place)`;
+    ctes.push(`added AS (INSERT INTO submodel_elements (${ROW_COLUMNS})
+      SELECT $1, $2, ${appendedAt} || r.ord[${depth + 1}:], r.path, r.id_short, r.model_type, r.semantic_key, r.v_text, r.json
+      FROM go, json_to_recordset(${bind(JSON.stringify(rows.add.map(recordOf)))}::json) AS ${RECORD} RETURNING 1)`);
+  } else if (rows.add.length) {
     ctes.push(`added AS (INSERT INTO submodel_elements (${ROW_COLUMNS}) SELECT $1, $2, ${ROW_FIELDS}
       FROM go, json_to_recordset(${bind(JSON.stringify(rows.add.map(recordOf)))}::json) AS ${RECORD} RETURNING 1)`);
   }
@@ -741,7 +798,17 @@ export async function writeElementsOnce(
     blobs = `${blobAdded} OR EXISTS (SELECT 1 FROM submodel_elements x WHERE ${own('x')} AND ${HOLDS_BLOB} AND NOT ${range('x', ord)})`;
   }
   const head = writes.head ? `, doc = ${bind(JSON.stringify(writes.head))}::jsonb` : '';
-  ctes.push(`head AS (UPDATE submodels s SET version = s.version + 1, updated_at = now(), doc_bytes = ${size}, has_blobs = ${blobs}${head},
+  // The log keeps the entries of the last `ELEMENT_LOG_WINDOW` versions, and this write's.
+  const entries: string[] = [];
+  if (writes.logged?.length) {
+    entries.push(`SELECT jsonb_set(n.x, '{v}', to_jsonb(s.version + 1)) FROM jsonb_array_elements(${bind(JSON.stringify(writes.logged.map(({ ord, path }) => ({ o: ordText(ord), ...(path !== undefined && { n: path }) }))))}::jsonb) AS n (x)`);
+  }
+  if (append) entries.push(`SELECT jsonb_build_object('v', s.version + 1, 'a', true, 'o', (${appendedAt})::text, 'n', ${bind(append.path)}::text)`);
+  const log = entries.length
+    ? `, element_log = (SELECT jsonb_agg(e.x) FROM (SELECT g.x FROM ${LOG_OF('s.element_log')} WHERE (g.x->>'v')::int > s.version + 1 - ${ELEMENT_LOG_WINDOW}
+        UNION ALL ${entries.join(' UNION ALL ')}) AS e (x))`
+    : '';
+  ctes.push(`head AS (UPDATE submodels s SET version = s.version + 1, updated_at = now(), doc_bytes = ${size}, has_blobs = ${blobs}${head}${log},
       element_writes_from = CASE WHEN s.element_writes_to = s.version THEN s.element_writes_from ELSE s.version END,
       element_writes_to = s.version + 1${writes.topChanged ? ', top_elements_version = s.top_elements_version + 1' : ''}
     FROM go WHERE s.tenant_id = $1 AND s.seq = go.seq RETURNING s.version)`);
