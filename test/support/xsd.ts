@@ -12,10 +12,11 @@ const BATCH = 500;
  * Validates XML documents against an XML schema with libxml2's xmllint, compiled to WebAssembly (no system
  * package). The schema's imports are found beside it: every other `.xsd` of its folder is loaded with it. Returns
  * what is wrong: xmllint's messages, and the documents it gave no verdict on; nothing when all of them validate.
+ * `amend` may change the schema's text before it is used.
  */
-export async function xsdProblems(xsd: string, documents: { name: string; contents: string }[]): Promise<string[]> {
+export async function xsdProblems(xsd: string, documents: { name: string; contents: string }[], amend: (schema: string) => string = (schema) => schema): Promise<string[]> {
   const folder = path.dirname(xsd);
-  const schema = { fileName: path.basename(xsd), contents: fs.readFileSync(xsd, 'utf8') };
+  const schema = { fileName: path.basename(xsd), contents: amend(fs.readFileSync(xsd, 'utf8')) };
   const preload = fs
     .readdirSync(folder)
     .filter((name) => name.endsWith('.xsd') && name !== schema.fileName)
