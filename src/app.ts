@@ -123,7 +123,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
     clients.dropUntrusted(req);
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    return { started, requestId, log: log.child({ requestId }) };
+    // The request's logger is made when first used: a hot read below the log level of its line never uses it.
+    let child: Logger | undefined;
+    return {
+      started,
+      requestId,
+      get log() {
+        return (child ??= log.child({ requestId }));
+      },
+    };
   };
   /** Requests the hot-read listener began and left to Koa (a miss, a refusal): what it began, its context included. */
   const handedOver = new WeakMap<IncomingMessage, Begun>();
@@ -502,10 +510,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
    */
   const answerHotRead = async (req: IncomingMessage, res: ServerResponse, read: HotRead): Promise<void> => {
     const begun = begin(req);
-    const context = createContext(services, begun.requestId, begun.log, req.headers.authorization || undefined, undefined, METAMODEL_OF[read.version]);
-    // Under the request's client-gone signal, as in Koa (the same signal): its statements are the request's, and a
-    // database that failed it here is not asked again by its route (db/answer-watch.ts).
-    const answer = await whileClientHere(clientGoneSignal(res), () => withReadBudget(config.responseLimitBytes, () => answerHot(read, context, admitReader)));
+    const context = createContext(services, begun.requestId, () => begun.log, req.headers.authorization || undefined, undefined, METAMODEL_OF[read.version]);
+    // Under the request's client-gone signal, as in Koa (the same signal, made only if a statement asks for it): its
+    // statements are the request's, and a database that failed it here is not asked again by its route
+    // (db/answer-watch.ts).
+    const answer = await whileClientHere(res, () => withReadBudget(config.responseLimitBytes, () => answerHot(read, context, admitReader)));
     if (!answer) {
       handedOver.set(req, { ...begun, context });
       return viaKoa(req, res);

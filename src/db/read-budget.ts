@@ -10,7 +10,10 @@ import { AppError } from '../graphql/errors';
  */
 export class ReadBudget {
   private used = 0;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** The reads of `run`, one after another; none until the first (most requests read from memory or not at all). */
+  private queue: Promise<unknown> | undefined;
+  /** Reads of `run` not yet settled. */
+  private pending = 0;
 
   constructor(readonly limit: number) {}
 
@@ -24,12 +27,31 @@ export class ReadBudget {
 
   /** Runs `read` after the reads before it, with the bytes still allowed; it charges what it read. */
   run<T>(read: (remaining: number) => Promise<T>): Promise<T> {
-    const turn = this.queue.then(() => {
-      if (this.remaining === 0) throw responseTooLarge(this.limit);
-      return read(this.remaining);
-    });
+    this.pending++;
+    const turn = (this.queue ?? Promise.resolve())
+      .then(() => {
+        if (this.remaining === 0) throw responseTooLarge(this.limit);
+        return read(this.remaining);
+      })
+      .finally(() => this.pending--);
     this.queue = turn.catch(() => undefined);
     return turn;
+  }
+
+  /**
+   * What `run` does for a document already in memory (a read-cache hit) of `bytes`, done at once: charged, or refused
+   * as too large (thrown) when it does not fit what is left. Only while no read of `run` is under way or waiting
+   * (`idle`), so the order of the request's reads stays the order they were asked in.
+   */
+  chargeWhole(bytes: number): void {
+    if (!this.idle) throw new Error('chargeWhole while reads are under way');
+    if (this.remaining === 0 || bytes > this.remaining) throw responseTooLarge(this.limit);
+    this.used += bytes;
+  }
+
+  /** Whether no read of `run` is under way or waiting. */
+  get idle(): boolean {
+    return this.pending === 0;
   }
 }
 

@@ -120,15 +120,18 @@ const NO_PRINCIPAL = 'The bearer token is no longer valid: its account or servic
 export function createContext(
   services: Services,
   requestId: string,
-  log: Logger,
+  log: Logger | (() => Logger),
   authorization: string | undefined,
   signal?: AbortSignal,
   aasVersion: AasVersion = '3.0',
 ): Context {
+  // Given as a function, the request's logger is made when first used (a read the cache answers may never log).
+  let logger = typeof log === 'function' ? undefined : log;
+  let loaders: Loaders | undefined;
   // The token's principal and its roles come together: the query of the roles also tells whether it still exists.
   let caller: Promise<{ principal: Principal; roles: EffectiveRole[] } | null> | undefined;
   const callerOf = () =>
-    (caller ??= verifyAuthorization(services, log, authorization).then(async (verified) => {
+    (caller ??= verifyAuthorization(services, () => context.log, authorization).then(async (verified) => {
       if (!verified) return null;
       context.subject = verified.subject;
       const roles = await services.access.rolesOf(verified);
@@ -137,11 +140,16 @@ export function createContext(
     }));
   const context: Context = {
     requestId,
-    log,
+    get log() {
+      return (logger ??= (log as () => Logger)());
+    },
     services,
     authorizedTenants: new Map(),
     tenantsAsked: new Set(),
-    loaders: new Loaders(services),
+    // Made when a resolver first asks: a read the cache answers runs none.
+    get loaders() {
+      return (loaders ??= new Loaders(services));
+    },
     signal,
     aasVersion,
     principal: () => callerOf().then((c) => c?.principal ?? null),
@@ -162,14 +170,14 @@ export function tenantOf(context: Context, name: string): TenantEntity {
  * that (or that it expired): why it failed may name the issuer, the audience or the key server, which an
  * anonymous caller is not told. The reason is logged at debug level, with the request id.
  */
-async function verifyAuthorization(services: Services, log: Logger, authorization: string | undefined): Promise<Principal | null> {
+async function verifyAuthorization(services: Services, log: () => Logger, authorization: string | undefined): Promise<Principal | null> {
   if (!authorization) return null;
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
   if (token === undefined) throw unauthenticated('The Authorization header must be "Bearer <token>".');
   try {
     return await services.tokens.verify(token);
   } catch (err) {
-    log.debug({ reason: (err as Error).message }, 'bearer token refused');
+    log().debug({ reason: (err as Error).message }, 'bearer token refused');
     throw unauthenticated(err instanceof TokenError && err.expired ? 'The bearer token has expired.' : 'The bearer token is not valid.');
   }
 }

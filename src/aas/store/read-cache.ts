@@ -31,6 +31,31 @@ export interface ReadCacheOptions {
 /** Bytes counted for one entry beside its texts (keys, maps, tags). */
 const ENTRY_OVERHEAD = 256;
 
+/**
+ * The SHA-256 digests of recently looked-up ids: a hot read hashes the id of every request, which cost it more than
+ * the cache look-up itself; a repeated id costs one map look-up. Bounded by count and by the characters it keeps
+ * alive (ids run to 2,000 characters); the oldest entry goes first.
+ */
+const DIGESTS = new Map<string, string>();
+const DIGESTS_MAX = 4096;
+const DIGESTS_MAX_CHARS = 1024 * 1024;
+let digestChars = 0;
+
+function digestOf(id: string): string {
+  const known = DIGESTS.get(id);
+  if (known !== undefined) return known;
+  const digest = hash('sha256', id, 'base64');
+  if (id.length > DIGESTS_MAX_CHARS / 64) return digest;
+  while (DIGESTS.size >= DIGESTS_MAX || digestChars + id.length > DIGESTS_MAX_CHARS) {
+    const oldest = DIGESTS.keys().next().value!;
+    DIGESTS.delete(oldest);
+    digestChars -= oldest.length;
+  }
+  DIGESTS.set(id, digest);
+  digestChars += id.length;
+  return digest;
+}
+
 /** Page entries' keys begin so: no table is named so (identifiable keys begin with their table). */
 const PAGE = 'page ';
 
@@ -64,7 +89,7 @@ export class ReadCache {
 
   /** The key of an identifiable: its table, its tenant and a SHA-256 of its id (ids run to 2,000 characters). */
   static key(table: string, tenantId: string, id: string): string {
-    return `${table}:${tenantId}:${hash('sha256', id, 'base64')}`;
+    return `${table}:${tenantId}:${digestOf(id)}`;
   }
 
   /** The scope of lists an identifiable key belongs to: its table in its tenant. */
