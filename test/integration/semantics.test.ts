@@ -243,6 +243,27 @@ describe('semantic connector', () => {
     expect(both.map((r: { semanticId: string; conceptDescriptions: unknown[] }) => [r.semanticId, r.conceptDescriptions.length])).toEqual([[MAKER, 1], ['urn:nothing', 0]]);
   });
 
+  it('reaches equivalents up to four steps away, nearest first, and refuses a closure of more than 1,000 keys', async () => {
+    const t = (await server.createTenant()).name;
+    const declare = async (members: string[]) => expect((await postJson(`${sem(t)}/equivalence-sets`, { members })).status).toBe(201);
+    // A chain of sets: urn:chain:0 - 1 - 2 - 3 - 4 - 5; from 0, five is five steps away.
+    for (let n = 0; n < 5; n++) await declare([`urn:chain:${n}`, `urn:chain:${n + 1}`]);
+    const keys = async (id: string) => (await json(fetch(`${sem(t)}/resolve?semanticId=${b64(id)}&matching=equivalent`))).result[0].equivalentKeys;
+    expect(await keys('urn:chain:0')).toEqual(['urn:chain:0', 'urn:chain:1', 'urn:chain:2', 'urn:chain:3', 'urn:chain:4']);
+    expect(await keys('urn:chain:2')).toEqual(['urn:chain:2', 'urn:chain:1', 'urn:chain:3', 'urn:chain:0', 'urn:chain:4', 'urn:chain:5']);
+    // A Reference of two keys: each its own closure.
+    const reference = { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'urn:chain:5' }, { type: 'GlobalReference', value: 'urn:alone' }] };
+    const both = (await json(fetch(`${sem(t)}/resolve?semanticId=${b64(JSON.stringify(reference))}&matching=equivalent`))).result;
+    expect(both.map((r: { equivalentKeys: string[] }) => r.equivalentKeys)).toEqual([['urn:chain:5', 'urn:chain:4', 'urn:chain:3', 'urn:chain:2', 'urn:chain:1'], ['urn:alone']]);
+    // A hub in 11 sets of 100: 1,090 keys one step away.
+    for (let set = 0; set < 11; set++) await declare(['urn:hub', ...Array.from({ length: 99 }, (_, n) => `urn:hub:${set}:${n}`)]);
+    const wide = await fetch(`${sem(t)}/resolve?semanticId=${b64('urn:hub:0:0')}&matching=equivalent`);
+    expect(wide.status).toBe(400);
+    expect((await json(wide)).messages[0].text).toMatch(/more than 1000 ids/);
+    expect((await fetch(`${api(t)}/submodels?semanticId=${b64('urn:hub')}&semanticIdMatching=equivalent`)).status).toBe(400);
+    expect((await fetch(`${sem(t)}/resolve?semanticId=${b64('urn:hub:0:0')}`)).status).toBe(200);
+  });
+
   it('declares equivalence sets, which equivalence uses and exact matching ignores', async () => {
     const t = (await server.createTenant()).name;
     await seed(t);
