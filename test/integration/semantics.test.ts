@@ -313,6 +313,15 @@ describe('semantic connector', () => {
     expect((await json(fetch(`${sem(t)}/entries?text=judicial`))).result.map((e: { conceptId: string }) => e.conceptId)).toEqual([MAKER]);
     expect((await json(fetch(`${sem(t)}/entries?text=AAB326`))).result).toHaveLength(1);
     expect((await json(fetch(`${sem(t)}/entries?text=rated&dictionaryId=${csv.id}`))).result).toHaveLength(2);
+    // The text is a text, not a pattern: `_` and `%` stand for themselves (the index serves a LIKE; they are escaped).
+    const found = async (text: string) => (await json(fetch(`${sem(t)}/entries?text=${encodeURIComponent(text)}`))).result.map((e: { conceptId: string }) => e.conceptId);
+    expect(await found('61360_4#aae')).toEqual(['0112/2///61360_4#AAE001#001']);
+    expect(await found('a_e001')).toEqual([]);
+    expect(await found('rated%current')).toEqual([]);
+    expect(await found('\\')).toEqual([]);
+    // Two characters (too short for a trigram) and one: found as well.
+    expect(await found('#0')).toEqual(['0173-1#02-AAO677#002', '0173-1#02-AAB325#008', '0173-1#02-AAB326#008', '0112/2///61360_4#AAE001#001']);
+    expect(await found('j')).toEqual([MAKER]);
     // The IEC CDD IRDI resolves across its revisions.
     const cdd = (await json(fetch(`${sem(t)}/resolve?semanticId=${b64('0112/2///61360_4#AAE001#002')}&matching=equivalent`))).result[0];
     expect(cdd.entries.map((e: { conceptId: string }) => e.conceptId)).toEqual(['0112/2///61360_4#AAE001#001']);

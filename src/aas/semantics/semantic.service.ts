@@ -84,6 +84,9 @@ export const LIMITS = {
 /** Rows one INSERT of entries writes: the parameters of one statement stay far below PostgreSQL's 65,535. */
 const INSERT_BATCH = 2000;
 
+/** The LIKE pattern of a contains match of `text`: its `\`, `%` and `_` escaped (LIKE's escape character is `\`). */
+const contains = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
 interface EntryRow {
@@ -230,7 +233,9 @@ export class SemanticService {
 
   /**
    * The entries whose id, names or definitions contain `text` (case-insensitive), of one dictionary or of all, in
-   * import order, paged. No index serves a contains match: the tenant's entries are read in order until a page is full.
+   * import order, paged. A `LIKE '%text%'` on the lower-cased search text, which the trigram index of migration
+   * SemanticEntrySearch serves for texts of three characters and more; the planner reads along the primary key
+   * instead where it expects a page to fill soon (a common text) or the text is shorter.
    */
   async searchEntries(tenant: TenantEntity, text: string, dictionaryId: string | null, limit: number, cursor: string | null): Promise<Page<EntryView>> {
     if (text.trim() === '') throw badRequest('The search text is empty.');
@@ -242,9 +247,9 @@ export class SemanticService {
     const rows: EntryRow[] = await this.dataSource.query(
       `SELECT e.dictionary_id, d.name AS dictionary_name, e.concept_id, e.norm, e.content, e.is_case_of, e.seq FROM semantic_entries e
          JOIN semantic_dictionaries d ON d.tenant_id = $1 AND d.id = e.dictionary_id
-        WHERE e.tenant_id = $1 AND e.seq > $2 AND strpos(e.search_text, $3) > 0 ${dictionaryId != null ? 'AND e.dictionary_id = $5' : ''}
+        WHERE e.tenant_id = $1 AND e.seq > $2 AND e.search_text LIKE $3 ${dictionaryId != null ? 'AND e.dictionary_id = $5' : ''}
         ORDER BY e.seq LIMIT $4`,
-      dictionaryId != null ? [tenant.id, after, needle, limit + 1, dictionaryId] : [tenant.id, after, needle, limit + 1],
+      dictionaryId != null ? [tenant.id, after, contains(needle), limit + 1, dictionaryId] : [tenant.id, after, contains(needle), limit + 1],
     );
     return pageOf(list, rows, limit, (row) => ({
       dictionaryId: row.dictionary_id,
