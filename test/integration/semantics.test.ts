@@ -153,6 +153,14 @@ describe('semantic connector', () => {
     const reference = b64(JSON.stringify(globalRef(MAKER_001)));
     expect(await ids(`semanticId=${reference}&semanticIdMatching=equivalent`)).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3']);
     expect((await fetch(`${api(tenant)}/submodels?semanticId=${b64(MAKER)}&semanticIdMatching=loose`)).status).toBe(400);
+    // The same filter on the list's other forms.
+    const listed = async (form: string, matching: string) => (await json(fetch(`${api(tenant)}/submodels/${form}?semanticId=${b64(MAKER)}&semanticIdMatching=${matching}`))).result as unknown[];
+    expect(((await listed('$metadata', 'equivalent')) as { id: string }[]).map((s) => s.id)).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3']);
+    expect(((await listed('$reference', 'equivalent')) as { keys: { value: string }[] }[]).map((r) => r.keys[0].value)).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3']);
+    expect(((await listed('$reference', 'exact')) as { keys: { value: string }[] }[]).map((r) => r.keys[0].value)).toEqual(['urn:sm:1']);
+    expect(await listed('$value', 'equivalent')).toHaveLength(3);
+    expect(await listed('$path', 'equivalent')).toHaveLength(3);
+    expect(await listed('$path', 'exact')).toHaveLength(1);
   });
 
   it('applies equivalence to $eq on semanticId in the query language only when asked', async () => {
