@@ -23,7 +23,7 @@ export interface EmbeddedWorkerData {
 export type EmbeddedWorkerMessage = { ready: true } | { error: string } | { stopped: true };
 
 async function serve({ dataDir, socketPath, maxConnections }: EmbeddedWorkerData): Promise<() => Promise<void>> {
-  // pg_trgm: the trigram index of the dictionaries' text search (migration SemanticEntrySearch).
+  // pg_trgm: the trigram index of the dictionaries' text search (migration SemanticSearchAndClosure).
   const db = await PGlite.create({ dataDir, extensions: { pg_trgm } });
   const queue = new SessionQueue(db);
   const connections = new Set<EmbeddedConnection>();

@@ -234,7 +234,7 @@ export class SemanticService {
   /**
    * The entries whose id, names or definitions contain `text` (case-insensitive), of one dictionary or of all, in
    * import order, paged. A `LIKE '%text%'` on the lower-cased search text, which the trigram index of migration
-   * SemanticEntrySearch serves for texts of three characters and more; the planner reads along the primary key
+   * SemanticSearchAndClosure serves for texts of three characters and more; the planner reads along the primary key
    * instead where it expects a page to fill soon (a common text) or the text is shorter.
    */
   async searchEntries(tenant: TenantEntity, text: string, dictionaryId: string | null, limit: number, cursor: string | null): Promise<Page<EntryView>> {
@@ -369,26 +369,15 @@ export class SemanticService {
 /**
  * The equivalence closure of the keys `$2` (one per id asked for, numbered `i` from 1), as CTEs `closure` (every key
  * reached, with the steps it is away) and `closure_keys` (each key of each id once). A step leads from a key to the
- * members of its sets, its concepts' isCaseOf and the concepts that are a case of it (found through the GIN indexes on
- * the isCaseOf keys). `$3` caps the rows read from the recursion (closureCap): a closure gone wider than
+ * members of its sets, its concepts' isCaseOf and the concepts that are a case of it (`semantic_neighbours`, migration
+ * SemanticSearchAndClosure: index lookups, the GIN indexes on the isCaseOf keys among them). `$3` caps the rows read from the recursion (closureCap): a closure gone wider than
  * LIMITS.closureKeys stops there instead of being walked to its end.
  */
 const CLOSURE = `
   WITH RECURSIVE closure(i, key, depth) AS (
     SELECT u.i, u.key, 0 FROM unnest($2::text[]) WITH ORDINALITY AS u(key, i)
     UNION
-    SELECT c.i, n.key, c.depth + 1 FROM closure c CROSS JOIN LATERAL (
-        SELECT m2.norm AS key FROM semantic_equivalences m1
-          JOIN semantic_equivalences m2 ON m2.tenant_id = $1 AND m2.set_id = m1.set_id
-         WHERE m1.tenant_id = $1 AND md5(m1.norm) = md5(c.key) AND m1.norm = c.key
-        UNION ALL
-        SELECT unnest(semantic_case_of(cd.doc)) FROM concept_descriptions cd WHERE cd.tenant_id = $1 AND md5(semantic_norm(cd.id)) = md5(c.key)
-        UNION ALL
-        SELECT semantic_norm(cd.id) FROM concept_descriptions cd WHERE cd.tenant_id = $1 AND semantic_case_of(cd.doc) && ARRAY[c.key]
-        UNION ALL
-        SELECT unnest(e.is_case_of) FROM semantic_entries e WHERE e.tenant_id = $1 AND md5(e.norm) = md5(c.key)
-        UNION ALL
-        SELECT e.norm FROM semantic_entries e WHERE e.tenant_id = $1 AND e.is_case_of && ARRAY[c.key]) AS n
+    SELECT c.i, n.key, c.depth + 1 FROM closure c CROSS JOIN LATERAL semantic_neighbours($1, c.key) AS n(key)
      WHERE c.depth < ${LIMITS.closureRounds} AND n.key IS NOT NULL),
   closure_read AS MATERIALIZED (SELECT i, key, depth FROM closure LIMIT $3),
   closure_keys AS MATERIALIZED (SELECT i, key, min(depth) AS depth FROM closure_read GROUP BY i, key)`;
