@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { EmbeddedConnection } from './embedded-connection';
 import { SessionQueue } from './session-queue';
 
@@ -22,7 +23,8 @@ export interface EmbeddedWorkerData {
 export type EmbeddedWorkerMessage = { ready: true } | { error: string } | { stopped: true };
 
 async function serve({ dataDir, socketPath, maxConnections }: EmbeddedWorkerData): Promise<() => Promise<void>> {
-  const db = await PGlite.create({ dataDir });
+  // pg_trgm: the trigram index of the dictionaries' text search (migration SemanticSearchAndClosure).
+  const db = await PGlite.create({ dataDir, extensions: { pg_trgm } });
   const queue = new SessionQueue(db);
   const connections = new Set<EmbeddedConnection>();
   let nextId = 0;

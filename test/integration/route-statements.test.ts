@@ -59,6 +59,9 @@ const DOCUMENTED: Record<string, number> = {
   'PUT /concept-descriptions/{id}': 1,
   'DELETE /concept-descriptions/{id}': 1,
   'DELETE /shells/{id}': 1,
+  'GET /semantics/resolve': 1,
+  'GET /semantics/resolve (equivalent)': 1,
+  'GET /semantics/resolve (equivalent, through a set)': 1,
 };
 
 const recorder = new StatementRecorder();
@@ -102,7 +105,7 @@ async function sweep(run: string, record: boolean): Promise<Map<string, string[]
     let status = 0;
     let text = '';
     const send = async () => {
-      const res = await fetch(`${api}${path}`, {
+      const res = await fetch(path.startsWith('http') ? path : `${api}${path}`, {
         method,
         headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -161,6 +164,13 @@ async function sweep(run: string, record: boolean): Promise<Map<string, string[]
   await call('PUT /concept-descriptions/{id}', 'PUT', C, { modelType: 'ConceptDescription', id: cd, idShort: 'Cd2' }, 204);
   await call('DELETE /concept-descriptions/{id}', 'DELETE', C, undefined, 204);
   await call('DELETE /shells/{id}', 'DELETE', S, undefined, 204);
+  // The semantic connector's resolve: one statement, with the equivalence keys computed in it.
+  const semantics = `${api.replace(/\/api\/v3\.0$/, '')}/sphere/api/v1.0/semantics`;
+  const declared = await fetch(`${semantics}/equivalence-sets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ members: [`urn:stmts:${run}:a`, `urn:stmts:${run}:b`] }) });
+  expect(declared.status).toBe(201);
+  await call('GET /semantics/resolve', 'GET', `${semantics}/resolve?semanticId=${b64('0173-1#02-AAO677#002')}`, undefined, 200);
+  await call('GET /semantics/resolve (equivalent)', 'GET', `${semantics}/resolve?semanticId=${b64('0173-1#02-AAO677#001')}&matching=equivalent`, undefined, 200);
+  await call('GET /semantics/resolve (equivalent, through a set)', 'GET', `${semantics}/resolve?semanticId=${b64(`urn:stmts:${run}:a`)}&matching=equivalent`, undefined, 200);
   return counted;
 }
 

@@ -153,6 +153,14 @@ describe('semantic connector', () => {
     const reference = b64(JSON.stringify(globalRef(MAKER_001)));
     expect(await ids(`semanticId=${reference}&semanticIdMatching=equivalent`)).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3']);
     expect((await fetch(`${api(tenant)}/submodels?semanticId=${b64(MAKER)}&semanticIdMatching=loose`)).status).toBe(400);
+    // The same filter on the list's other forms.
+    const listed = async (form: string, matching: string) => (await json(fetch(`${api(tenant)}/submodels/${form}?semanticId=${b64(MAKER)}&semanticIdMatching=${matching}`))).result as unknown[];
+    expect(((await listed('$metadata', 'equivalent')) as { id: string }[]).map((s) => s.id)).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3']);
+    expect(((await listed('$reference', 'equivalent')) as { keys: { value: string }[] }[]).map((r) => r.keys[0].value)).toEqual(['urn:sm:1', 'urn:sm:2', 'urn:sm:3']);
+    expect(((await listed('$reference', 'exact')) as { keys: { value: string }[] }[]).map((r) => r.keys[0].value)).toEqual(['urn:sm:1']);
+    expect(await listed('$value', 'equivalent')).toHaveLength(3);
+    expect(await listed('$path', 'equivalent')).toHaveLength(3);
+    expect(await listed('$path', 'exact')).toHaveLength(1);
   });
 
   it('applies equivalence to $eq on semanticId in the query language only when asked', async () => {
@@ -243,6 +251,27 @@ describe('semantic connector', () => {
     expect(both.map((r: { semanticId: string; conceptDescriptions: unknown[] }) => [r.semanticId, r.conceptDescriptions.length])).toEqual([[MAKER, 1], ['urn:nothing', 0]]);
   });
 
+  it('reaches equivalents up to four steps away, nearest first, and refuses a closure of more than 1,000 keys', async () => {
+    const t = (await server.createTenant()).name;
+    const declare = async (members: string[]) => expect((await postJson(`${sem(t)}/equivalence-sets`, { members })).status).toBe(201);
+    // A chain of sets: urn:chain:0 - 1 - 2 - 3 - 4 - 5; from 0, five is five steps away.
+    for (let n = 0; n < 5; n++) await declare([`urn:chain:${n}`, `urn:chain:${n + 1}`]);
+    const keys = async (id: string) => (await json(fetch(`${sem(t)}/resolve?semanticId=${b64(id)}&matching=equivalent`))).result[0].equivalentKeys;
+    expect(await keys('urn:chain:0')).toEqual(['urn:chain:0', 'urn:chain:1', 'urn:chain:2', 'urn:chain:3', 'urn:chain:4']);
+    expect(await keys('urn:chain:2')).toEqual(['urn:chain:2', 'urn:chain:1', 'urn:chain:3', 'urn:chain:0', 'urn:chain:4', 'urn:chain:5']);
+    // A Reference of two keys: each its own closure.
+    const reference = { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: 'urn:chain:5' }, { type: 'GlobalReference', value: 'urn:alone' }] };
+    const both = (await json(fetch(`${sem(t)}/resolve?semanticId=${b64(JSON.stringify(reference))}&matching=equivalent`))).result;
+    expect(both.map((r: { equivalentKeys: string[] }) => r.equivalentKeys)).toEqual([['urn:chain:5', 'urn:chain:4', 'urn:chain:3', 'urn:chain:2', 'urn:chain:1'], ['urn:alone']]);
+    // A hub in 11 sets of 100: 1,090 keys one step away.
+    for (let set = 0; set < 11; set++) await declare(['urn:hub', ...Array.from({ length: 99 }, (_, n) => `urn:hub:${set}:${n}`)]);
+    const wide = await fetch(`${sem(t)}/resolve?semanticId=${b64('urn:hub:0:0')}&matching=equivalent`);
+    expect(wide.status).toBe(400);
+    expect((await json(wide)).messages[0].text).toMatch(/more than 1000 ids/);
+    expect((await fetch(`${api(t)}/submodels?semanticId=${b64('urn:hub')}&semanticIdMatching=equivalent`)).status).toBe(400);
+    expect((await fetch(`${sem(t)}/resolve?semanticId=${b64('urn:hub:0:0')}`)).status).toBe(200);
+  });
+
   it('declares equivalence sets, which equivalence uses and exact matching ignores', async () => {
     const t = (await server.createTenant()).name;
     await seed(t);
@@ -292,6 +321,15 @@ describe('semantic connector', () => {
     expect((await json(fetch(`${sem(t)}/entries?text=judicial`))).result.map((e: { conceptId: string }) => e.conceptId)).toEqual([MAKER]);
     expect((await json(fetch(`${sem(t)}/entries?text=AAB326`))).result).toHaveLength(1);
     expect((await json(fetch(`${sem(t)}/entries?text=rated&dictionaryId=${csv.id}`))).result).toHaveLength(2);
+    // The text is a text, not a pattern: `_` and `%` stand for themselves (the index serves a LIKE; they are escaped).
+    const found = async (text: string) => (await json(fetch(`${sem(t)}/entries?text=${encodeURIComponent(text)}`))).result.map((e: { conceptId: string }) => e.conceptId);
+    expect(await found('61360_4#aae')).toEqual(['0112/2///61360_4#AAE001#001']);
+    expect(await found('a_e001')).toEqual([]);
+    expect(await found('rated%current')).toEqual([]);
+    expect(await found('\\')).toEqual([]);
+    // Two characters (too short for a trigram) and one: found as well.
+    expect(await found('#0')).toEqual(['0173-1#02-AAO677#002', '0173-1#02-AAB325#008', '0173-1#02-AAB326#008', '0112/2///61360_4#AAE001#001']);
+    expect(await found('j')).toEqual([MAKER]);
     // The IEC CDD IRDI resolves across its revisions.
     const cdd = (await json(fetch(`${sem(t)}/resolve?semanticId=${b64('0112/2///61360_4#AAE001#002')}&matching=equivalent`))).result[0];
     expect(cdd.entries.map((e: { conceptId: string }) => e.conceptId)).toEqual(['0112/2///61360_4#AAE001#001']);

@@ -84,6 +84,9 @@ export const LIMITS = {
 /** Rows one INSERT of entries writes: the parameters of one statement stay far below PostgreSQL's 65,535. */
 const INSERT_BATCH = 2000;
 
+/** The LIKE pattern of a contains match of `text`: its `\`, `%` and `_` escaped (LIKE's escape character is `\`). */
+const contains = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
 interface EntryRow {
@@ -96,6 +99,13 @@ interface EntryRow {
   seq: string;
 }
 
+interface CdRow {
+  id: string;
+  id_short: string | null;
+  doc: Record<string, unknown>;
+  norm: string;
+}
+
 /**
  * The semantic connector: what the tenant's semantic ids mean (its concept descriptions, the dictionaries it
  * imported) and which ids are equivalent (IRDI spellings and versions, `isCaseOf`, declared equivalence sets).
@@ -106,77 +116,58 @@ export class SemanticService {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * The keys equivalent to each of `ids` (its own key first): the closure over declared equivalence sets and the
-   * `isCaseOf` of concept descriptions and imported entries, both ways, for at most LIMITS.closureRounds steps.
+   * The keys equivalent to each of `ids` (its own key first, then by the steps they are away and as text): the closure
+   * over declared equivalence sets and the `isCaseOf` of concept descriptions and imported entries, both ways, for at
+   * most LIMITS.closureRounds steps. One statement (CLOSURE).
    */
   async equivalentKeys(tenant: TenantEntity, ids: string[]): Promise<string[][]> {
     const own = ids.map(semanticKey);
-    const edges = new Map<string, Set<string>>();
-    const seen = new Set(own);
-    let frontier = [...seen];
-    for (let round = 0; round < LIMITS.closureRounds && frontier.length; round++) {
-      const rows = await readRows<{ from_key: string; to_key: string }>(this.dataSource, NEIGHBOURS, [tenant.id, frontier], true);
-      const next: string[] = [];
-      for (const { from_key: from, to_key: to } of rows) {
-        if (to === null || to === from) continue;
-        (edges.get(from) ?? edges.set(from, new Set()).get(from)!).add(to);
-        (edges.get(to) ?? edges.set(to, new Set()).get(to)!).add(from);
-        if (!seen.has(to)) {
-          seen.add(to);
-          next.push(to);
-        }
-      }
-      if (seen.size > LIMITS.closureKeys) throw badRequest(`The equivalents of this semantic id are more than ${LIMITS.closureKeys} ids: narrow the tenant's equivalence sets.`);
-      frontier = next;
-    }
-    return own.map((start) => {
-      const reached = new Set([start]);
-      const queue = [start];
-      while (queue.length) {
-        for (const to of edges.get(queue.shift()!) ?? []) {
-          if (reached.has(to)) continue;
-          reached.add(to);
-          queue.push(to);
-        }
-      }
-      return [...reached];
-    });
+    const [{ keys }] = await readRows<{ keys: ClosureKeys }>(this.dataSource, `${CLOSURE} SELECT ${CLOSURE_KEYS} AS keys`, [tenant.id, own, closureCap(own.length)], true);
+    return keysOfClosure(own, keys);
   }
 
-  /** What is known of each of `ids` (a DataLoader's batch, a Reference's keys): one resolution per id, in order. */
+  /**
+   * What is known of each of `ids` (a DataLoader's batch, a Reference's keys): one resolution per id, in order. One
+   * named statement either way; with `equivalent` it computes the equivalence keys (CLOSURE) and reads what matches
+   * any of them in the same statement.
+   */
   async resolveMany(tenant: TenantEntity, ids: string[], matching: SemanticMatching): Promise<Resolution[]> {
     if (ids.length > LIMITS.idsPerResolve) throw badRequest(`At most ${LIMITS.idsPerResolve} semantic ids are resolved at once.`);
     for (const id of ids) checkId(id);
     const own = ids.map(semanticKey);
-    const keySets = matching === 'equivalent' ? await this.equivalentKeys(tenant, ids) : own.map((k) => [k]);
-    const hashes = [...new Set(keySets.flat())].map(md5);
-    // One statement: the concept descriptions and the dictionary entries, each as one JSON array. Exact: those with
-    // the id as written; equivalent: those with any of the keys.
-    const cdMatch = matching === 'exact' ? 'md5(c.id) = ANY($3::text[]) AND c.id = ANY($4::text[])' : 'md5(semantic_norm(c.id)) = ANY($2::text[])';
+    const exact = matching === 'exact';
+    // The concept descriptions and the dictionary entries, each as one JSON array. Exact: those with the id as
+    // written (their key hashes in $2); equivalent: those with any key of the closure (hashes computed in SQL).
+    const hashes = exact ? '$2::text[]' : 'ARRAY(SELECT DISTINCT md5(key) FROM closure_keys)';
+    const cdMatch = exact ? `md5(c.id) = ANY($3::text[]) AND c.id = ANY($4::text[])` : `md5(semantic_norm(c.id)) = ANY(${hashes})`;
     // A hot statement of two texts (exact, equivalent): named, planned once per connection.
-    const [{ cds, entries }] = await readRows<{ cds: { id: string; id_short: string | null; doc: Record<string, unknown>; norm: string }[] | null; entries: EntryRow[] | null }>(
+    const [row] = await readRows<{ keys?: ClosureKeys; cds: CdRow[] | null; entries: EntryRow[] | null }>(
       this.dataSource,
-      `SELECT
+      `${exact ? '' : CLOSURE}
+       SELECT ${exact ? '' : `${CLOSURE_KEYS} AS keys,`}
          (SELECT json_agg(json_build_object('id', c.id, 'id_short', c.id_short, 'doc', c.doc, 'norm', semantic_norm(c.id)) ORDER BY c.seq)
             FROM concept_descriptions c WHERE c.tenant_id = $1 AND ${cdMatch}) AS cds,
          (SELECT json_agg(x ORDER BY x.dseq, x.seq) FROM (
-            SELECT e.dictionary_id, d.name AS dictionary_name, d.seq AS dseq, e.concept_id, e.norm, e.content, e.is_case_of, e.seq FROM semantic_entries e
+            SELECT e.dictionary_id, d.name AS dictionary_name, d.seq AS dseq, e.concept_id, e.norm, e.content, e.seq FROM semantic_entries e
               JOIN semantic_dictionaries d ON d.tenant_id = $1 AND d.id = e.dictionary_id
-             WHERE e.tenant_id = $1 AND md5(e.norm) = ANY($2::text[])${matching === 'exact' ? ' AND e.concept_id = ANY($4::text[])' : ''}
+             WHERE e.tenant_id = $1 AND md5(e.norm) = ANY(${hashes})${exact ? ' AND e.concept_id = ANY($4::text[])' : ''}
              ORDER BY d.seq, e.seq LIMIT 1000) x) AS entries`,
-      matching === 'exact' ? [tenant.id, hashes, ids.map(md5), ids] : [tenant.id, hashes],
+      exact ? [tenant.id, [...new Set(own)].map(md5), ids.map(md5), ids] : [tenant.id, own, closureCap(own.length)],
       true,
     );
+    const keySets = exact ? own.map((k) => [k]) : keysOfClosure(own, row.keys!);
+    const cds = row.cds ?? [];
+    const entries = row.entries ?? [];
     return ids.map((semanticId, i) => {
       const keys = new Set(keySets[i]);
-      const matches = (id: string, norm: string) => (matching === 'exact' ? id === semanticId : keys.has(norm));
+      const matches = (id: string, norm: string) => (exact ? id === semanticId : keys.has(norm));
       return {
         semanticId,
         key: own[i],
         matching,
         equivalentKeys: keySets[i],
-        conceptDescriptions: (cds ?? []).filter((cd) => matches(cd.id, cd.norm)).map((cd) => ({ id: cd.id, idShort: cd.id_short, meaning: meaningOfConceptDescription(cd.doc) })),
-        entries: (entries ?? []).filter((e) => matches(e.concept_id, e.norm)).map((e) => ({ dictionaryId: e.dictionary_id, dictionaryName: e.dictionary_name, conceptId: e.concept_id, meaning: e.content })),
+        conceptDescriptions: cds.filter((cd) => matches(cd.id, cd.norm)).map((cd) => ({ id: cd.id, idShort: cd.id_short, meaning: meaningOfConceptDescription(cd.doc) })),
+        entries: entries.filter((e) => matches(e.concept_id, e.norm)).map((e) => ({ dictionaryId: e.dictionary_id, dictionaryName: e.dictionary_name, conceptId: e.concept_id, meaning: e.content })),
       };
     });
   }
@@ -242,7 +233,9 @@ export class SemanticService {
 
   /**
    * The entries whose id, names or definitions contain `text` (case-insensitive), of one dictionary or of all, in
-   * import order, paged. No index serves a contains match: the tenant's entries are read in order until a page is full.
+   * import order, paged. A `LIKE '%text%'` on the lower-cased search text, which the trigram index of migration
+   * SemanticSearchAndClosure serves for texts of three characters and more; the planner reads along the primary key
+   * instead where it expects a page to fill soon (a common text) or the text is shorter.
    */
   async searchEntries(tenant: TenantEntity, text: string, dictionaryId: string | null, limit: number, cursor: string | null): Promise<Page<EntryView>> {
     if (text.trim() === '') throw badRequest('The search text is empty.');
@@ -254,9 +247,9 @@ export class SemanticService {
     const rows: EntryRow[] = await this.dataSource.query(
       `SELECT e.dictionary_id, d.name AS dictionary_name, e.concept_id, e.norm, e.content, e.is_case_of, e.seq FROM semantic_entries e
          JOIN semantic_dictionaries d ON d.tenant_id = $1 AND d.id = e.dictionary_id
-        WHERE e.tenant_id = $1 AND e.seq > $2 AND strpos(e.search_text, $3) > 0 ${dictionaryId != null ? 'AND e.dictionary_id = $5' : ''}
+        WHERE e.tenant_id = $1 AND e.seq > $2 AND e.search_text LIKE $3 ${dictionaryId != null ? 'AND e.dictionary_id = $5' : ''}
         ORDER BY e.seq LIMIT $4`,
-      dictionaryId != null ? [tenant.id, after, needle, limit + 1, dictionaryId] : [tenant.id, after, needle, limit + 1],
+      dictionaryId != null ? [tenant.id, after, contains(needle), limit + 1, dictionaryId] : [tenant.id, after, contains(needle), limit + 1],
     );
     return pageOf(list, rows, limit, (row) => ({
       dictionaryId: row.dictionary_id,
@@ -374,24 +367,46 @@ export class SemanticService {
 }
 
 /**
- * For every key of `$2`, the keys one step away: the members of its sets, its concepts' isCaseOf and the concepts that
- * are a case of it (found through the GIN indexes on the isCaseOf keys: `&&` with the array of keys).
+ * The equivalence closure of the keys `$2` (one per id asked for, numbered `i` from 1), as CTEs `closure` (every key
+ * reached, with the steps it is away) and `closure_keys` (each key of each id once). A step leads from a key to the
+ * members of its sets, its concepts' isCaseOf and the concepts that are a case of it (`semantic_neighbours`, migration
+ * SemanticSearchAndClosure: index lookups, the GIN indexes on the isCaseOf keys among them). `$3` caps the rows read from the recursion (closureCap): a closure gone wider than
+ * LIMITS.closureKeys stops there instead of being walked to its end.
  */
-const NEIGHBOURS = `
-  WITH k AS (SELECT x AS key, md5(x) AS h FROM unnest($2::text[]) AS x)
-  SELECT k.key AS from_key, m2.norm AS to_key FROM k
-    JOIN semantic_equivalences m1 ON m1.tenant_id = $1 AND md5(m1.norm) = k.h AND m1.norm = k.key
-    JOIN semantic_equivalences m2 ON m2.tenant_id = $1 AND m2.set_id = m1.set_id
-  UNION ALL
-  SELECT k.key, unnest(semantic_case_of(c.doc)) FROM k JOIN concept_descriptions c ON c.tenant_id = $1 AND md5(semantic_norm(c.id)) = k.h
-  UNION ALL
-  SELECT x.key, semantic_norm(c.id) FROM concept_descriptions c, unnest(semantic_case_of(c.doc)) AS x(key)
-   WHERE c.tenant_id = $1 AND semantic_case_of(c.doc) && $2::text[] AND x.key = ANY($2::text[])
-  UNION ALL
-  SELECT k.key, unnest(e.is_case_of) FROM k JOIN semantic_entries e ON e.tenant_id = $1 AND md5(e.norm) = k.h
-  UNION ALL
-  SELECT x.key, e.norm FROM semantic_entries e, unnest(e.is_case_of) AS x(key)
-   WHERE e.tenant_id = $1 AND e.is_case_of && $2::text[] AND x.key = ANY($2::text[])`;
+const CLOSURE = `
+  WITH RECURSIVE closure(i, key, depth) AS (
+    SELECT u.i, u.key, 0 FROM unnest($2::text[]) WITH ORDINALITY AS u(key, i)
+    UNION
+    SELECT c.i, n.key, c.depth + 1 FROM closure c CROSS JOIN LATERAL semantic_neighbours($1, c.key) AS n(key)
+     WHERE c.depth < ${LIMITS.closureRounds} AND n.key IS NOT NULL),
+  closure_read AS MATERIALIZED (SELECT i, key, depth FROM closure LIMIT $3),
+  closure_keys AS MATERIALIZED (SELECT i, key, min(depth) AS depth FROM closure_read GROUP BY i, key)`;
+
+/** The closure's answer: `[i, keys]` per id (keys nearest first), and whether the cap of rows was reached. */
+const CLOSURE_KEYS = `json_build_object(
+    'capped', (SELECT count(*) FROM closure_read) >= $3,
+    'keys', (SELECT json_agg(json_build_array(i, keys)) FROM (SELECT i, array_agg(key ORDER BY depth, key) AS keys FROM closure_keys GROUP BY i) AS k))`;
+
+interface ClosureKeys {
+  capped: boolean;
+  keys: [number, string[]][] | null;
+}
+
+/**
+ * Rows the closure may read for `ids` ids: each id's keys appear at most once per step (0 to closureRounds), so
+ * more rows than this mean some id reached more than LIMITS.closureKeys keys.
+ */
+const closureCap = (ids: number) => ids * (LIMITS.closureRounds + 1) * LIMITS.closureKeys + 1;
+
+/** The keys of each id from the closure's answer, its own key first; a closure wider than LIMITS.closureKeys is a 400. */
+function keysOfClosure(own: string[], closure: ClosureKeys): string[][] {
+  const byId = new Map((closure.keys ?? []).map(([i, keys]) => [i, keys]));
+  const sets = own.map((key, i) => [key, ...(byId.get(i + 1) ?? []).filter((k) => k !== key)]);
+  if (closure.capped || sets.some((keys) => keys.length > LIMITS.closureKeys)) {
+    throw badRequest(`The equivalents of this semantic id are more than ${LIMITS.closureKeys} ids: narrow the tenant's equivalence sets.`);
+  }
+  return sets;
+}
 
 const SET_SELECT = `SELECT s.id, s.name, s.created_at, s.seq, ARRAY(SELECT m.member FROM semantic_equivalences m WHERE m.tenant_id = $1 AND m.set_id = s.id ORDER BY m.ord) AS members
   FROM semantic_equivalence_sets s WHERE s.tenant_id = $1`;
