@@ -275,6 +275,11 @@ describe('element reads through V3.0 are mapped down and marked; through V3.1 as
     expect((await json(fetch(`${v30}${list}/Links[2]`))).first).toEqual(ref('urn:d'));
     await expectRefused(await fetch(`${v30}${list}/Links[0]`), 404);
     await expectRefused(await fetch(`${v30}${list}/Open`), 404);
+    // Nor can V3.0 write, add to or remove what it does not see; V3.1 can.
+    await expectRefused(await send(`${v30}${list}/Links[0]`, 'DELETE'), 404);
+    await expectRefused(await send(`${v30}${list}/Open`, 'PUT', { ...ELEMENTS[3], second: ref('urn:z') }), 404);
+    await expectRefused(await send(`${v30}${list}/Open`, 'DELETE'), 404);
+    expect((await send(`${v31}${list}/Open`, 'DELETE')).status).toBe(204);
     expect(await json(fetch(`${v31}${list}/Links[0]`))).toEqual(ELEMENTS[4].value![0]);
   });
 

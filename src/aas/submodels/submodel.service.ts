@@ -358,6 +358,7 @@ export class SubmodelService {
     return this.editElement(tenant, id, options, async (edit) => {
       const parent = await edit.node(parentSteps);
       if (!parent) throw notFound(`No element at '${path}'.`);
+      if (version === '3.0' && leftOutInV30(parent.json)) throw notFound(`No element at '${path}' in AAS V3.0 (it is a V3.1 element V3.0 has no form of).`);
       const children = childrenOf({ modelType: parent.type });
       if (!children) throw badRequest(`The ${parent.type} at '${path}' cannot hold elements.`);
       if (!children.byIndex && typeof element.idShort === 'string' && (await edit.hasChild(parent, element.idShort))) {
@@ -419,6 +420,8 @@ export class SubmodelService {
     await this.editElement(tenant, id, options, async (edit) => {
       const node = await edit.node(steps);
       if (!node) throw notFound(`No element at '${path}'.`);
+      // What V3.0 does not see it cannot remove: only a V3.1 write changes it.
+      if ((options.aasVersion ?? '3.0') === '3.0' && leftOutInV30(node.json)) throw notFound(`No element at '${path}' in AAS V3.0 (it is a V3.1 element V3.0 has no form of).`);
       await edit.remove(node, await edit.parentOf(steps));
       return null;
       // Its rows below it too: a delete without the lock compares them (`ElementEdit.remove`).
