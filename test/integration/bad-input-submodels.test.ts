@@ -263,6 +263,9 @@ const GENERIC_BODIES: { label: string; body?: string; type?: string | null; head
 /** `{}` is a valid empty patch of metadata and of a submodel's values. */
 const EMPTY_PATCH_OK = new Set(['PATCH {sm}/$metadata', 'PATCH {sm}/$value', `PATCH ${E}/:idShortPath/$metadata`]);
 
+/** The bodies of WRONG_KIND that are wrong in V3.0 only. */
+const V30_ONLY_WRONG = new Set(['a list item with an idShort']);
+
 /** Bodies of the wrong kind for their place, and value-only bodies of the wrong shape: [label, method, suffix under {sm}, body, status]. */
 const WRONG_KIND: [string, string, string, unknown, number][] = [
   ['a Range into a list of xs:int Properties', 'PUT', '/submodel-elements/L%5B0%5D', range(), 400],
@@ -471,6 +474,8 @@ describe.each(['v3.0', 'v3.1'] as const)('bad input on the submodel and concept 
     it('rejects elements of the wrong kind for their place and value-only bodies of the wrong shape', async () => {
       const check = new Checker();
       for (const [label, method, suffix, body, status] of WRONG_KIND) {
+        // V3.1 takes it (AASd-120 removed): api-v31-elements.test.ts writes it through both versions.
+        if (version === 'v3.1' && V30_ONLY_WRONG.has(label)) continue;
         await check.expect({ method, url: `${base}${suffix}`, body: jsonBody(body), label }, status);
       }
       check.done();

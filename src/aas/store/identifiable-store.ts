@@ -82,6 +82,8 @@ export interface Origin {
    * so; absent when nothing was.
    */
   mapped?: string[];
+  /** The document as stored, where what a V3.0 reader got is mapped down from it. */
+  stored?: JsonObject;
 }
 
 /** A side table, so documents stay plain AAS JSON: resolvers of related fields find the tenant here. */
@@ -100,7 +102,7 @@ function viewed(doc: JsonObject, needs: string | undefined, view: AasVersion, te
   if (view === '3.1' || needs !== '3.1') return tagged(doc, tenant, seq, version);
   const { json, mapped } = mapDownToV30(doc);
   tagged(json, tenant, seq, version);
-  if (mapped.length) origins.get(json)!.mapped = mapped;
+  if (mapped.length) Object.assign(origins.get(json)!, { mapped, stored: doc });
   return json;
 }
 
@@ -565,6 +567,11 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * on is still as read (`writeElementsOnce`): two statements in autocommit, the lock held for the second only. When
    * another write changed it first, the edit is made again from a new read; after `RETRIES` such turns, or for an
    * edit that must write before it reads (deleting a list item), it is made under the lock (`editElementsLocked`).
+   *
+   * `needs31`: whether the edit made (its result) needs metamodel V3.1 (an element written through V3.1 with what
+   * V3.0 lacks): the document's recorded version (`aas_version`) is raised to '3.1' before the edit is written (one
+   * more statement, only then, and only while it says '3.0'), so that no V3.0 reader gets the new content unmapped.
+   * It is never lowered by an element write (a document recorded '3.1' that no longer needs it is read correctly).
    */
   async editElements<T>(
     tenant: TenantEntity,
@@ -572,11 +579,12 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     edit: (elements: ElementEdit) => Promise<T>,
     options: WriteOptions = {},
     at?: { steps: Step[]; descendants: boolean; children?: { idShort?: string } },
+    needs31?: (result: T) => boolean,
   ): Promise<{ result: T; etag: string }> {
     const { table, modelType } = this.spec;
     if (!this.spec.elementRows) throw new Error(`${modelType} documents have no element rows`);
     checkId(modelType, id);
-    if (!(await this.oneStatement(options))) return this.editElementsLocked(tenant, id, edit, options, at);
+    if (!(await this.oneStatement(options))) return this.editElementsLocked(tenant, id, edit, options, at, needs31);
     const key = ReadCache.key(table, tenant.id, id);
     const payload = this.sync?.notification(key);
     const notify = payload === undefined ? undefined : { channel: CHANGED_CHANNEL, payload };
@@ -595,6 +603,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
           if (err instanceof LockNeeded) break;
           throw err;
         }
+        if (needs31?.(result)) await this.recordNeeds31(this.writer, tenant, id);
         const send = () => elements.finishOnce(this.writer, tags, notify);
         const done = await (this.sync ? this.sync.writingOnce(key, send) : send());
         // Its row gone (deleted, perhaps made anew): read again.
@@ -608,7 +617,12 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     } catch (err) {
       rethrowClientError(err);
     }
-    return this.editElementsLocked(tenant, id, edit, options, at);
+    return this.editElementsLocked(tenant, id, edit, options, at, needs31);
+  }
+
+  /** Records that the document needs V3.1 (`editElements`' `needs31`); nothing when it already says so. */
+  private async recordNeeds31(db: Db, tenant: TenantEntity, id: string): Promise<void> {
+    await db.query(`UPDATE ${this.spec.table} SET aas_version = '3.1' WHERE ${BY_ID} AND aas_version <> '3.1'`, [tenant.id, id]);
   }
 
   /**
@@ -622,6 +636,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     edit: (elements: ElementEdit) => Promise<T>,
     options: WriteOptions,
     at?: { steps: Step[]; descendants: boolean; children?: { idShort?: string } },
+    needs31?: (result: T) => boolean,
   ): Promise<{ result: T; etag: string }> {
     const { table, modelType } = this.spec;
     // The notification goes with the lock, except on Citus (`writing`).
@@ -646,6 +661,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       }
       const elements = new ElementEdit(manager, tenant.id, head.seq, head.doc, head.rows);
       const result = await edit(elements);
+      if (needs31?.(result)) await this.recordNeeds31(manager, tenant, id);
       await elements.finish();
       return { result, etag: etagOf(head.seq, head.version + 1) };
     };

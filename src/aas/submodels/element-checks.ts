@@ -1,7 +1,8 @@
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
 import { ELEMENT_DEPTH_RULE, MAX_ELEMENT_DEPTH, elementsNestDeeperThan } from '../../common/json-depth';
 import { badRequest } from '../../graphql/errors';
-import { JsonObject, Violation, introduced, readInstance, readSubmodelElement, refuseViolations, violationsOf } from '../model/parse';
+import { JsonObject, Violation, introduced, readInstance, refuseViolations, violationsOf } from '../model/parse';
+import { type AasVersion, V31_RULE, readElementFor, readableByV30 } from '../versions';
 import type { ElementEdit, ElementNode } from '../store/element-edit';
 import { childrenOf } from './element-tree';
 
@@ -39,12 +40,15 @@ function ownPart(element: JsonObject): JsonObject {
   return own;
 }
 
-/** The violations of `parent`'s own invariants with `element` (or none) as its only child. */
-function placeViolations(parent: ElementNode, element: JsonObject | null): Violation[] {
+/**
+ * The violations of `parent`'s own invariants with `element` (or none) as its only child, by the constraints of
+ * `version` (V3.1: a list's items may have idShorts). What V3.1 made optional is filled in for the reading only.
+ */
+function placeViolations(parent: ElementNode, element: JsonObject | null, version: AasVersion): Violation[] {
   const key = childrenOf({ modelType: parent.type })!.key;
   const { [key]: _children, ...own } = parent.json;
-  const json = element ? { ...own, [key]: [ownPart(element)] } : own;
-  return violationsOf(readInstance(parent.type, PARENT_READERS[parent.type], json), false);
+  const json = readableByV30(element ? { ...own, [key]: [readableByV30(ownPart(element))] } : own);
+  return violationsOf(readInstance(parent.type, PARENT_READERS[parent.type], json), false, version === '3.1' ? V31_RULE : undefined);
 }
 
 const keyValues = (reference: unknown) => JSON.stringify(((reference as { keys?: { value?: unknown }[] } | undefined)?.keys ?? []).map((key) => key.value));
@@ -65,19 +69,21 @@ const AASD_114: Violation = {
  * 400 when `after` in its place under `parent` has a violation that `before` (the element it replaces there, null
  * for a new one) did not have: of its own (`ownAfter`, as read) or of its place. Says whether the verdict looked at
  * what `before` holds (only where `after` has a violation to excuse): a write made without the lock then depends on it.
+ * `version`: the metamodel whose constraints judge the write (the version it comes through).
  */
 export async function refuseIntroduced(
   edit: ElementEdit,
   parent: ElementNode,
   after: { doc: JsonObject; violations: Violation[] },
   before: { element: JsonObject; node: ElementNode } | null,
+  version: AasVersion = '3.0',
 ): Promise<boolean> {
   // The element rule counts from the submodel: the element's own depth starts at its parent's.
   const tooDeep = elementsNestDeeperThan(after.doc, MAX_ELEMENT_DEPTH, parent.ord.length);
   if (tooDeep) throw badRequest(`${ELEMENT_DEPTH_RULE}; in its place the element nests them deeper (at ${tooDeep}).`);
-  const own = after.violations.length && before ? introduced(after.violations, readSubmodelElement(before.element).violations) : after.violations;
-  const placed = placeViolations(parent, after.doc);
-  const place = placed.length ? introduced(placed, placeViolations(parent, before?.element ?? null)) : [];
+  const own = after.violations.length && before ? introduced(after.violations, readElementFor(version, before.element).violations) : after.violations;
+  const placed = placeViolations(parent, after.doc, version);
+  const place = placed.length ? introduced(placed, placeViolations(parent, before?.element ?? null, version)) : [];
   const found = [...own, ...place];
   let consulted = before !== null && (after.violations.length > 0 || placed.length > 0);
   if (parent.type === 'SubmodelElementList' && after.doc.semanticId) {

@@ -67,13 +67,36 @@ export function segmentsOf(steps: (string | number)[]): Segment[] {
 }
 
 /** The idShortPaths of `node`'s descendants (all levels, or only its children with `core`). */
-export function descendantPaths(node: JsonObject, prefix: Segment[], core: boolean, out: string[] = []): string[] {
+export function descendantPaths(node: JsonObject, prefix: Segment[], core: boolean, out: string[] = [], skip?: (child: JsonObject) => boolean): string[] {
   const children = childrenOf(node);
   if (!children) return out;
+  // An item skipped (`skip`: one V3.0 does not see) keeps its index: the others keep the index they are stored at.
   childList(node).forEach((child, i) => {
+    if (skip?.(child)) return;
     const segments = [...prefix, children.byIndex ? { index: i } : { idShort: child.idShort as string }];
     out.push(formatIdShortPath(segments));
-    if (!core) descendantPaths(child, segments, false, out);
+    if (!core) descendantPaths(child, segments, false, out, skip);
+  });
+  return out;
+}
+
+/**
+ * `descendantPaths` of `seen`, what a V3.0 reader got of `stored` (mapped down: the elements V3.0 does not see left
+ * out, `hidden`, nothing else moved; perhaps shaped to a level since), with each list item at the index it is
+ * stored at, the index a V3.0 client addresses it by (`List[2]` stays `List[2]` when the item before it is hidden).
+ */
+export function storedIndexPaths(seen: JsonObject, stored: JsonObject, prefix: Segment[], hidden: (child: JsonObject) => boolean, out: string[] = []): string[] {
+  const children = childrenOf(seen);
+  if (!children) return out;
+  const storedChildren = childList(stored);
+  let at = 0;
+  childList(seen).forEach((child, i) => {
+    while (at < storedChildren.length && hidden(storedChildren[at])) at++;
+    const index = at < storedChildren.length ? at : i;
+    const segments = [...prefix, children.byIndex ? { index } : { idShort: child.idShort as string }];
+    out.push(formatIdShortPath(segments));
+    storedIndexPaths(child, storedChildren[at] ?? child, segments, hidden, out);
+    at++;
   });
   return out;
 }

@@ -15,7 +15,8 @@ import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import { IdentifiableJson } from '../store/identifiable-json';
 import { markedIfMapped, seenAs, versionOf, viewOf, viewedText } from '../versions/view';
 import { Page, originOf } from '../store/identifiable-store';
-import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput } from './element-tree';
+import { Level, descendantPaths, formatIdShortPath, metadataOf, shapeForOutput, storedIndexPaths } from './element-tree';
+import { leftOutInV30 } from '../model/v31-mapping';
 import { SubmodelElement } from './element.types';
 import { ElementAt, SubmodelFilter } from './submodel.service';
 import { ModellingKind, PathPage, Submodel, SubmodelPage } from './submodel.types';
@@ -126,6 +127,16 @@ class ElementPageArgs extends PageArgs {
 
   @Field(() => String, { nullable: true })
   shellId: string | null;
+
+  @Field(() => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT })
+  aasVersion: AasVersion | null;
+}
+
+/** An element write: where it goes, and the version of the metamodel it is written in. */
+@ArgsType()
+class ElementWriteScope extends WriteScope {
+  @Field(() => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT })
+  aasVersion?: AasVersion | null;
 }
 
 /** What the resolvers hand on for an element: the service's ElementAt, with its path as text. */
@@ -158,6 +169,11 @@ function elementRoot(at: ElementAt): ElementRoot {
   return { ...at, idShortPath: formatIdShortPath(at.path) };
 }
 
+/** Marks the request (`X-AAS-Version-Mapped` on REST answers) when what a V3.0 reader got of elements is V3.1 content. */
+function markMapped(ctx: Context, aasVersion: AasVersion | null | undefined, mapped: boolean | undefined): void {
+  if (mapped) viewOf(ctx, aasVersion).versionMapped = true;
+}
+
 function submodelReference(id: unknown) {
   return { type: 'ModelReference', keys: [{ type: 'Submodel', value: id }] };
 }
@@ -185,6 +201,8 @@ export class SubmodelElementAtPathResolver {
 
   @FieldResolver(() => [String], { description: 'The idShortPaths of the element and its descendants.' })
   paths(@Root() root: ElementRoot): string[] {
+    // Mapped down for V3.0: list items keep the index they are stored at, which is how V3.0 addresses them.
+    if (root.stored) return [root.idShortPath, ...storedIndexPaths(root.element, root.stored, root.path, leftOutInV30)];
     return [root.idShortPath, ...descendantPaths(root.element, root.path, false)];
   }
 
@@ -229,7 +247,9 @@ export class SubmodelResolver {
 
   @FieldResolver(() => [String], { description: 'The idShortPaths of all its elements.' })
   paths(@Root() submodel: JsonObject): string[] {
-    return descendantPaths(submodel, [], false);
+    const stored = originOf(submodel)?.stored;
+    // Mapped down for V3.0: list items keep the index they are stored at, which is how V3.0 addresses them.
+    return stored ? storedIndexPaths(submodel, stored, [], leftOutInV30) : descendantPaths(submodel, [], false);
   }
 
   @FieldResolver(() => ConceptDescription, { nullable: true, description: 'The concept description its semantic id names, if stored here.' })
@@ -316,19 +336,23 @@ export class SubmodelResolver {
   @Query(() => SubmodelElementPage, { description: "A submodel's top-level elements, paged." })
   async submodelElements(
     @Ctx() ctx: Context,
-    @Args() { tenant, submodelId, shellId, limit, cursor, level }: ElementPageArgs,
+    @Args() { tenant, submodelId, shellId, limit, cursor, level, aasVersion }: ElementPageArgs,
     @Arg('extent', () => Extent, { defaultValue: Extent.WithoutBLOBValue }) extent: Extent,
   ) {
-    const page = await ctx.services.submodels.elements(tenantOf(ctx, tenant), submodelId, { shellId }, limit, cursor);
-    return pageResult({ ...page, items: page.items.map((at) => elementRoot({ ...at, element: shape(at.element, level, extent, 1) })) });
+    // As the submodel is read in the request's version: through V3.0 mapped down, marked.
+    const page = await ctx.services.submodels.elements(tenantOf(ctx, tenant), submodelId, { shellId }, limit, cursor, versionOf(ctx, aasVersion));
+    markMapped(ctx, aasVersion, page.items.some((at) => at.mapped));
+    return pageResult(seenAs(ctx, aasVersion, { ...page, items: page.items.map((at) => elementRoot({ ...at, element: shape(at.element, level, extent, 1) })) }));
   }
 
   @Authorized('reader')
   @Query(() => PathPage, {
     description: "The idShortPaths of a submodel's elements, depth-first (`core`: the top-level ones), paged over the paths; with `shellId`, only if that shell references it.",
   })
-  async submodelElementPaths(@Ctx() ctx: Context, @Args() { tenant, submodelId, shellId, limit, cursor, level }: ElementPageArgs) {
-    return pageResult(await ctx.services.submodels.elementPaths(tenantOf(ctx, tenant), submodelId, { shellId }, level as Level, limit, cursor));
+  async submodelElementPaths(@Ctx() ctx: Context, @Args() { tenant, submodelId, shellId, limit, cursor, level, aasVersion }: ElementPageArgs) {
+    const page = await ctx.services.submodels.elementPaths(tenantOf(ctx, tenant), submodelId, { shellId }, level as Level, limit, cursor, versionOf(ctx, aasVersion));
+    markMapped(ctx, aasVersion, page.mapped);
+    return pageResult({ items: page.items, cursor: page.cursor });
   }
 
   @Authorized('reader')
@@ -345,6 +369,7 @@ export class SubmodelResolver {
   ) {
     // Through the store's view of the request's version: what V3.0 does not see (a relationship without an end) is 404.
     const at = await ctx.services.submodels.element(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId }, versionOf(ctx, aasVersion));
+    markMapped(ctx, aasVersion, at.mapped);
     return elementRoot({ ...at, element: seenAs(ctx, aasVersion, shape(at.element, level, extent)) });
   }
 
@@ -428,9 +453,9 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath', () => String, { nullable: true }) idShortPath: string | null,
     @Arg('element', () => GraphQLJSONObject) element: JsonObject,
-    @Args() { shellId, ifMatch }: WriteScope,
+    @Args() { shellId, ifMatch, aasVersion }: ElementWriteScope,
   ) {
-    return elementRoot(await ctx.services.submodels.createElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch }));
+    return seenAs(ctx, aasVersion, elementRoot(await ctx.services.submodels.createElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) })));
   }
 
   @Authorized('contributor')
@@ -441,9 +466,9 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
     @Arg('element', () => GraphQLJSONObject) element: JsonObject,
-    @Args() { shellId, ifMatch }: WriteScope,
+    @Args() { shellId, ifMatch, aasVersion }: ElementWriteScope,
   ) {
-    return elementRoot(await ctx.services.submodels.replaceElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch }));
+    return seenAs(ctx, aasVersion, elementRoot(await ctx.services.submodels.replaceElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) })));
   }
 
   @Authorized('contributor')
@@ -454,9 +479,9 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
     @Arg('element', () => GraphQLJSONObject) element: JsonObject,
-    @Args() { shellId, ifMatch }: WriteScope,
+    @Args() { shellId, ifMatch, aasVersion }: ElementWriteScope,
   ) {
-    return elementRoot(await ctx.services.submodels.patchElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch }));
+    return seenAs(ctx, aasVersion, elementRoot(await ctx.services.submodels.patchElement(tenantOf(ctx, tenant), submodelId, idShortPath, element, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) })));
   }
 
   @Authorized('contributor')
@@ -467,9 +492,9 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
     @Arg('metadata', () => GraphQLJSONObject) metadata: JsonObject,
-    @Args() { shellId, ifMatch }: WriteScope,
+    @Args() { shellId, ifMatch, aasVersion }: ElementWriteScope,
   ) {
-    return elementRoot(await ctx.services.submodels.patchElementMetadata(tenantOf(ctx, tenant), submodelId, idShortPath, metadata, { shellId, ifMatch }));
+    return seenAs(ctx, aasVersion, elementRoot(await ctx.services.submodels.patchElementMetadata(tenantOf(ctx, tenant), submodelId, idShortPath, metadata, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) })));
   }
 
   @Authorized('contributor')
@@ -480,9 +505,9 @@ export class SubmodelResolver {
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
     @Arg('value', () => GraphQLJSON, { nullable: true, description: 'null clears a value' }) value: unknown,
-    @Args() { shellId, ifMatch }: WriteScope,
+    @Args() { shellId, ifMatch, aasVersion }: ElementWriteScope,
   ) {
-    return elementRoot(await ctx.services.submodels.patchElementValue(tenantOf(ctx, tenant), submodelId, idShortPath, value, { shellId, ifMatch }));
+    return seenAs(ctx, aasVersion, elementRoot(await ctx.services.submodels.patchElementValue(tenantOf(ctx, tenant), submodelId, idShortPath, value, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) })));
   }
 
   @Authorized('contributor')
@@ -492,9 +517,9 @@ export class SubmodelResolver {
     @Arg('tenant') tenant: string,
     @Arg('submodelId') submodelId: string,
     @Arg('idShortPath') idShortPath: string,
-    @Args() { shellId, ifMatch }: WriteScope,
+    @Args() { shellId, ifMatch, aasVersion }: ElementWriteScope,
   ): Promise<boolean> {
-    await ctx.services.submodels.deleteElement(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId, ifMatch });
+    await ctx.services.submodels.deleteElement(tenantOf(ctx, tenant), submodelId, idShortPath, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) });
     return true;
   }
 

@@ -1,13 +1,14 @@
-import { type AasVersion, mapElementDownToV30, mergeV30Element, neededVersion } from '../versions';
+import { type AasVersion, mapElementDownToV30, mergeV30Element, neededVersion, readElementFor } from '../versions';
 import { DataSource, EntityManager } from 'typeorm';
 import { MAX_LIMIT, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, Violation, readSubmodelElement, refuseViolations } from '../model/parse';
+import { JsonObject, Violation, refuseViolations } from '../model/parse';
 import { judgeReplacement, readDocument, verifyDocument } from '../model/verify-document';
 import type { ElementEdit, Step } from '../store/element-edit';
 import { refuseDuplicateIdShort, refuseIntroduced } from './element-checks';
 import { referenceFilterKeys } from '../model/reference-keys';
+import { leftOutInV30 } from '../model/v31-mapping';
 import { IdentifiableTextFilter, identifiableTextConditions } from '../query/text-match';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
 import { CacheSync } from '../store/cache-sync';
@@ -44,7 +45,10 @@ export interface Scope {
 
 export interface SubmodelWrite extends Scope {
   ifMatch?: string | null;
-  /** The version of the metamodel a whole-submodel write comes through: whose constraints judge it (default '3.0'). */
+  /**
+   * The version of the metamodel a write comes through (default '3.0'): whose constraints judge it; through V3.0 an
+   * element write is made from what V3.0 sees and keeps the V3.1 parts it did not touch (`mergeV30Element`).
+   */
   aasVersion?: AasVersion;
   /** Join this transaction (element-level changes that go with a stored file). */
   manager?: EntityManager;
@@ -58,6 +62,19 @@ export interface ElementAt {
   path: Segment[];
   /** The modelType of each step of the path. */
   types: string[];
+  /** Read through V3.0, it is V3.1 content (mapped down, or holding what only V3.1 allows): the answer says so. */
+  mapped?: boolean;
+  /** The element as stored, where `element` is mapped down from it (its paths keep the stored indexes). */
+  stored?: JsonObject;
+}
+
+/**
+ * The version an element needs where it is (`types`: the modelType of each step of its path, its own last): what
+ * `neededVersion` finds in it, and an idShort on the item of a list (AASd-120, removed in V3.1).
+ */
+export function neededInPlace(element: JsonObject, types: string[]): AasVersion {
+  if (types.length > 1 && types[types.length - 2] === 'SubmodelElementList' && typeof element.idShort === 'string') return '3.1';
+  return neededVersion({ modelType: 'Submodel', id: 'element', submodelElements: [element] });
 }
 
 function filterConditions(filter: SubmodelFilter): Condition[] {
@@ -277,30 +294,40 @@ export class SubmodelService {
     });
   }
 
-  /** The submodel's top-level elements, paged. */
-  async elements(tenant: TenantEntity, id: string, scope: Scope, limit: number, cursor?: string | null): Promise<Page<ElementAt>> {
-    const submodel = await this.get(tenant, id, scope);
+  /** The submodel's top-level elements, paged; as a reader of `view` sees them (V3.0: mapped down as the submodel is). */
+  async elements(tenant: TenantEntity, id: string, scope: Scope, limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<Page<ElementAt>> {
+    const submodel = await this.get(tenant, id, scope, view);
+    const mappedDown = view === '3.0' && (originOf(submodel)?.mapped?.length ?? 0) > 0;
     const elements = (submodel.submodelElements ?? []) as JsonObject[];
     const page = pageOfList(cursorList('submodel-elements', tenant.id, id, scope.shellId ?? null), elements, (e) => e.idShort as string, limit, cursor);
     const etag = originOf(submodel)!.etag;
+    const stored = originOf(submodel)?.stored;
+    const storedOf = (element: JsonObject) => (stored?.submodelElements as JsonObject[] | undefined)?.find((e) => e.idShort === element.idShort);
     const items = page.items.map((element) => ({
+      ...(stored ? { stored: storedOf(element) } : {}),
       submodelId: id,
       etag,
       element,
       path: [{ idShort: element.idShort as string }],
       types: [element.modelType as string],
+      mapped: view === '3.0' && (mappedDown || neededInPlace(element, [element.modelType as string]) === '3.1'),
     }));
     return { items, cursor: page.cursor };
   }
 
   /**
    * The idShortPaths of the submodel's elements (depth-first; only the top-level ones with `core`), paged over
-   * the paths themselves: a page holds at most `limit` paths, wherever in the tree they are.
+   * the paths themselves: a page holds at most `limit` paths, wherever in the tree they are. A V3.0 reader (`view`)
+   * gets the paths of what V3.0 sees, each as it addresses the element: a list's items by the index they are stored
+   * at (an item V3.0 does not see, a relationship without an end, is skipped and keeps its index). `mapped`: the
+   * submodel is V3.1 content.
    */
-  async elementPaths(tenant: TenantEntity, id: string, scope: Scope, level: Level, limit: number, cursor?: string | null): Promise<Page<string>> {
+  async elementPaths(tenant: TenantEntity, id: string, scope: Scope, level: Level, limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<Page<string> & { mapped?: boolean }> {
     assertLimit(limit); // before the read: a bad limit is 400 whether the submodel exists or not
-    const paths = descendantPaths(await this.get(tenant, id, scope), [], level === 'core');
-    return pageOfList(cursorList('submodel-element-paths', tenant.id, id, scope.shellId ?? null, level), paths, (path) => path, limit, cursor);
+    const stored = await this.get(tenant, id, scope, '3.1');
+    const paths = descendantPaths(stored, [], level === 'core', [], view === '3.0' ? leftOutInV30 : undefined);
+    const page = pageOfList(cursorList('submodel-element-paths', tenant.id, id, scope.shellId ?? null, level), paths, (path) => path, limit, cursor);
+    return view === '3.0' && neededVersion(stored) === '3.1' ? { ...page, mapped: true } : page;
   }
 
   /**
@@ -315,31 +342,35 @@ export class SubmodelService {
     if (!result.found) throw notFound(`No element at '${path}'.`);
     const element = view === '3.0' ? mapElementDownToV30(result.found.element).json : result.found.element;
     if (!element) throw notFound(`No element at '${path}' in AAS V3.0 (it is a V3.1 element V3.0 has no form of).`);
-    return { submodelId: id, etag: result.etag, element, path: segments, types: result.found.types };
+    const mapped = view === '3.0' && neededInPlace(result.found.element, result.found.types) === '3.1';
+    const stored = element === result.found.element ? {} : { stored: result.found.element };
+    return { submodelId: id, etag: result.etag, element, path: segments, types: result.found.types, ...(mapped ? { mapped } : {}), ...stored };
   }
 
   /** Adds an element to the submodel (no path) or to the collection, list, entity or relationship at `path`. */
   async createElement(tenant: TenantEntity, id: string, path: string | null, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
     const parentSteps = path == null ? [] : stepsOf(parseIdShortPath(path));
-    const read = readSubmodelElement(json);
+    const version = options.aasVersion ?? '3.0';
+    const read = readElementFor(version, json);
     // A new element: every violation it has is one it introduces.
     refuseViolations('SubmodelElement', read.violations);
     const element = read.doc;
     return this.editElement(tenant, id, options, async (edit) => {
       const parent = await edit.node(parentSteps);
       if (!parent) throw notFound(`No element at '${path}'.`);
+      if (version === '3.0' && leftOutInV30(parent.json)) throw notFound(`No element at '${path}' in AAS V3.0 (it is a V3.1 element V3.0 has no form of).`);
       const children = childrenOf({ modelType: parent.type });
       if (!children) throw badRequest(`The ${parent.type} at '${path}' cannot hold elements.`);
       if (!children.byIndex && typeof element.idShort === 'string' && (await edit.hasChild(parent, element.idShort))) {
         throw conflict(`An element '${element.idShort}' already exists at '${path ?? ''}'.`);
       }
-      await refuseIntroduced(edit, parent, read, null);
+      await refuseIntroduced(edit, parent, read, null, version);
       return { steps: await edit.append(parent, element), element, types: [...parent.types, element.modelType as string] };
     }, { steps: parentSteps, descendants: false, children: { idShort: typeof element.idShort === 'string' ? element.idShort : undefined } });
   }
 
   async replaceElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    const read = readSubmodelElement(json);
+    const read = readElementFor(options.aasVersion ?? '3.0', json);
     return this.changeElement(tenant, id, path, options, (_current, steps) => {
       const last = steps[steps.length - 1];
       if (typeof last === 'string' && read.doc.idShort !== last) {
@@ -354,23 +385,24 @@ export class SubmodelService {
    * that derive the new element from the current one (attachments).
    */
   async updateElement(tenant: TenantEntity, id: string, path: string, change: (current: JsonObject) => JsonObject, options: SubmodelWrite = {}): Promise<ElementAt> {
-    return this.changeElement(tenant, id, path, options, (current) => readSubmodelElement(change(current)));
+    return this.changeElement(tenant, id, path, options, (current) => readElementFor(options.aasVersion ?? '3.0', change(current)));
   }
 
   /** PATCH (level core): the attributes the body has replace the element's; the others, children among them, stay. */
   async patchElement(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    const body = readSubmodelElement(json).doc;
+    const version = options.aasVersion ?? '3.0';
+    const body = readElementFor(version, json).doc;
     return this.changeElement(tenant, id, path, options, (current) => {
       if (body.modelType !== current.modelType) {
         throw badRequest(`The body is a ${String(body.modelType)}; the element at '${path}' is a ${String(current.modelType)}.`);
       }
       if (body.idShort !== current.idShort) throw badRequest(`The body's idShort differs from the element's.`);
-      return { ...readSubmodelElement({ ...current, ...body }), sets: Object.keys(body) };
+      return { ...readElementFor(version, { ...current, ...body }), sets: Object.keys(body) };
     });
   }
 
   async patchElementMetadata(tenant: TenantEntity, id: string, path: string, json: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
-    return this.changeElement(tenant, id, path, options, (current) => readSubmodelElement(withMetadata(current, json)));
+    return this.changeElement(tenant, id, path, options, (current) => readElementFor(options.aasVersion ?? '3.0', withMetadata(current, json)));
   }
 
   /** Values only: the element's structure stays; its new values are judged as any change of it. */
@@ -378,7 +410,7 @@ export class SubmodelService {
     return this.changeElement(tenant, id, path, options, (current) => {
       // A Property's value that its valueType takes changes nothing else: no whole read and verification needed.
       const property = propertyValueWrite(current, value);
-      return property ? { doc: property, violations: [], onlyValue: true } : readSubmodelElement(applyElementValue(current, value));
+      return property ? { doc: property, violations: [], onlyValue: true } : readElementFor(options.aasVersion ?? '3.0', applyElementValue(current, value));
     });
   }
 
@@ -388,6 +420,8 @@ export class SubmodelService {
     await this.editElement(tenant, id, options, async (edit) => {
       const node = await edit.node(steps);
       if (!node) throw notFound(`No element at '${path}'.`);
+      // What V3.0 does not see it cannot remove: only a V3.1 write changes it.
+      if ((options.aasVersion ?? '3.0') === '3.0' && leftOutInV30(node.json)) throw notFound(`No element at '${path}' in AAS V3.0 (it is a V3.1 element V3.0 has no form of).`);
       await edit.remove(node, await edit.parentOf(steps));
       return null;
       // Its rows below it too: a delete without the lock compares them (`ElementEdit.remove`).
@@ -412,12 +446,13 @@ export class SubmodelService {
     replacing = false,
   ): Promise<ElementAt> {
     const steps = stepsOf(parseIdShortPath(path));
+    const version = options.aasVersion ?? '3.0';
     return this.editElement(tenant, id, options, async (edit) => {
       const current = await edit.subtree(steps);
       if (!current) throw notFound(`No element at '${path}'.`);
-      // An element write is a V3.0 one: made from and judged against what V3.0 sees of the element, then merged onto
-      // it so that the V3.1 parts it did not touch stay (mergeV30Element).
-      const view = mapElementDownToV30(current.element).json;
+      // Through V3.1 made from and judged against the element as stored. Through V3.0 made from and judged against
+      // what V3.0 sees of the element, then merged onto it so that the V3.1 parts it did not touch stay (mergeV30Element).
+      const view = version === '3.1' ? current.element : mapElementDownToV30(current.element).json;
       if (!view) throw notFound(`No element at '${path}' in AAS V3.0 (it is a V3.1 element V3.0 has no form of).`);
       const before = structuredClone(view);
       const after = change(view === current.element ? current.element : structuredClone(view), steps);
@@ -427,7 +462,7 @@ export class SubmodelService {
       // Its idShort, semanticId and place unchanged, a value-only change introduces nothing the checks below could find.
       if (!after.onlyValue) {
         if (parent.type !== 'SubmodelElementList' && after.doc.idShort !== before.idShort) await refuseDuplicateIdShort(edit, parent, after.doc.idShort);
-        if (await refuseIntroduced(edit, parent, after, { element: before, node: current })) edit.consulted(current);
+        if (await refuseIntroduced(edit, parent, after, { element: before, node: current }, version)) edit.consulted(current);
       }
       const stored = view === current.element ? after.doc : mergeV30Element(current.element, after.doc);
       return { steps: await edit.replace(current, parent, stored), element: after.doc, types: [...parent.types, after.doc.modelType as string] };
@@ -446,7 +481,9 @@ export class SubmodelService {
     at?: { steps: Step[]; descendants: boolean; children?: { idShort?: string } },
   ): Promise<T extends null ? void : ElementAt> {
     await this.checkScope(tenant, id, options);
-    const { result, etag } = await this.store.editElements(tenant, id, edit, { ifMatch: options.ifMatch, manager: options.manager }, at);
+    // Written through V3.1 with what V3.0 lacks (in its place: an idShort on a list's item too), the submodel needs V3.1.
+    const needs31 = options.aasVersion === '3.1' ? (result: T) => result !== null && neededInPlace(result.element, result.types) === '3.1' : undefined;
+    const { result, etag } = await this.store.editElements(tenant, id, edit, { ifMatch: options.ifMatch, manager: options.manager }, at, needs31);
     if (result === null) return undefined as T extends null ? void : ElementAt;
     return { submodelId: id, etag, element: result.element, path: segmentsOf(result.steps), types: result.types } as T extends null ? void : ElementAt;
   }

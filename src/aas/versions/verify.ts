@@ -1,6 +1,7 @@
 import { types } from '@aas-core-works/aas-core3.0-typescript';
 import { badRequest } from '../../graphql/errors';
-import { DOCUMENT_PARSERS, DOCUMENT_READERS, type DocumentKind, type ErrorRule, type JsonObject, type Violation } from '../model/parse';
+import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
+import { DOCUMENT_PARSERS, DOCUMENT_READERS, type DocumentKind, type ErrorRule, type JsonObject, type Violation, readSubmodelElement, readWithViolations } from '../model/parse';
 import { type DroppedPart, readTolerantly } from '../model/tolerant-read';
 import { type AasVersion, CHILDREN, CONTENT_TYPE_MAX, IDENTIFIER_MAX, ID_SHORT_V31, OPERATION_VARIABLES, isObject } from './needed';
 
@@ -24,7 +25,7 @@ const hasAssetId = (entity: types.Entity) => (entity.globalAssetId ?? null) !== 
  * Identifiers (and paths) may have 2,048 characters, content types 128; AASd-014 no longer forbids a co-managed
  * entity an asset id. Every other constraint is V3.0's.
  */
-const V31_RULE: ErrorRule = (message, subject) => {
+export const V31_RULE: ErrorRule = (message, subject) => {
   if (message.startsWith('Constraint AASd-120:') || message.startsWith('Constraint AASd-090:')) return null;
   if (message === ID_SHORT_V30_MESSAGE) return typeof subject === 'string' && ID_SHORT_V31.test(subject) ? null : V31_MESSAGES.idShort;
   if (message === IDENTIFIER_V30_MESSAGE) return typeof subject === 'string' && subject.length <= IDENTIFIER_MAX['3.1'] ? null : V31_MESSAGES.identifier;
@@ -165,4 +166,29 @@ export function readTolerantlyFor(version: AasVersion, kind: DocumentKind, json:
  */
 export function verifyFor(version: AasVersion, json: unknown): Violation[] {
   return readFor(version, kindOf(json), json).violations;
+}
+
+/**
+ * One submodel element (`json`) read as metamodel `version` with that version's violations, as `readFor` reads a
+ * document: through V3.0 by the library; through V3.1 with what V3.1 made optional filled in while it is read and
+ * V3.1's differences of the constraints (`V31_RULE`). `doc` is what to store: for V3.1, what was sent.
+ */
+export function readElementFor(version: AasVersion, json: unknown): { doc: JsonObject; violations: Violation[] } {
+  if (version === '3.0' || !isObject(json)) {
+    const { doc, violations } = readSubmodelElement(json);
+    return { doc, violations };
+  }
+  const { copy, patches } = standIn({ modelType: 'Submodel', submodelElements: [json] });
+  const element = (copy.submodelElements as unknown[])[0];
+  const { doc, violations } = readWithViolations('SubmodelElement', jsonization.submodelElementFromJsonable, element, V31_RULE);
+  return { doc: (undo({ submodelElements: [doc] }, { submodelElements: [element] }, patches).submodelElements as JsonObject[])[0], violations };
+}
+
+/**
+ * A container element's own JSON (`json`, a parent of elements) as the V3.0 library can read it, whatever version
+ * it is stored in: what V3.1 made optional filled in (never stored; for the checks of its children's place).
+ */
+export function readableByV30(json: JsonObject): JsonObject {
+  if (json.modelType === 'Submodel' || typeof json.modelType !== 'string') return json;
+  return (standIn({ modelType: 'Submodel', submodelElements: [json] }).copy.submodelElements as JsonObject[])[0];
 }
