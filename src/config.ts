@@ -73,6 +73,8 @@ export interface Config {
   /** How long a client may take to send a request's headers, and its whole request (body included). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** How long an idle kept-alive connection stays open for the client's next request. */
+  keepAliveTimeoutMs: number;
   /** Open connections allowed from one client address; 0: no limit. */
   maxConnectionsPerClient: number;
   /** Which peers' `X-Forwarded-*` headers are believed (`TRUST_PROXY`); off by default (src/common/client-address.ts). */
@@ -407,6 +409,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     headersTimeoutMs,
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, headersTimeoutMs, 3_600_000),
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 30_000, 1_000, 600_000),
     maxConnectionsPerClient: int(env, 'MAX_CONNECTIONS_PER_CLIENT', 128, 0, 1_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel,

@@ -227,6 +227,10 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     connectionsCheckingInterval: 1_000,
+    // Longer than Node's 5 s: a client reuses an idle connection until shortly before the time the server names in
+    // its Keep-Alive header, and a busy client that looks a moment too late sends its request into a connection the
+    // server is closing (ECONNRESET, and a POST it cannot safely send again).
+    keepAliveTimeout: config.keepAliveTimeoutMs,
   });
   // While draining, every answer closes its connection: a load balancer never finds a kept-alive connection that
   // the stop closes under a request it has just sent (a POST it could not send again).

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE } from '../../src/common/package-info';
 import { TenantEntity } from '../../src/management/tenants/tenant.entity';
@@ -77,6 +78,18 @@ describe('the front door (GET /)', () => {
     } finally {
       await setShowcase('default', false);
     }
+  });
+
+  it('keeps an idle connection open for 30 s and says so, so that a client reusing it does not race its closing', async () => {
+    const header = await new Promise<string | undefined>((resolve, reject) => {
+      const req = http.get(`${server.url}/health/live`, { agent: new http.Agent({ keepAlive: true }) }, (res) => {
+        res.resume();
+        resolve(res.headers['keep-alive']);
+        req.destroy();
+      });
+      req.on('error', reject);
+    });
+    expect(header).toBe('timeout=30');
   });
 
   it('has an icon at /favicon.ico, the one path every browser asks for', async () => {
