@@ -89,7 +89,7 @@ describe('DCC conversion over REST', () => {
     expect((await holdings(t.name)).files).toHaveLength(2);
   });
 
-  it('stores texts with the characters an array literal escapes (quotes, backslashes, braces, commas, NULL) as they are', async () => {
+  it('stores texts with quotes, backslashes, braces, commas, line breaks and "NULL" as they are', async () => {
     const t = await server.createTenant();
     const texts = ['a "quoted" \\ backslash', '{braces}, commas', 'NULL', 'line\nbreak', 'ünïcödé 温度', '} \\" {'].map((text, i) => `${text} ${i}`);
     const names = texts.map((text, i) => `<dcc:quantity refType="q${i}"><dcc:name><dcc:content lang="en">${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</dcc:content></dcc:name><dcc:noQuantity><dcc:content lang="en">${text}</dcc:content></dcc:noQuantity></dcc:quantity>`);
