@@ -89,6 +89,20 @@ describe('DCC conversion over REST', () => {
     expect((await holdings(t.name)).files).toHaveLength(2);
   });
 
+  it('stores texts with quotes, backslashes, braces, commas, line breaks and "NULL" as they are', async () => {
+    const t = await server.createTenant();
+    const texts = ['a "quoted" \\ backslash', '{braces}, commas', 'NULL', 'line\nbreak', 'ünïcödé 温度', '} \\" {'].map((text, i) => `${text} ${i}`);
+    const names = texts.map((text, i) => `<dcc:quantity refType="q${i}"><dcc:name><dcc:content lang="en">${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</dcc:content></dcc:name><dcc:noQuantity><dcc:content lang="en">${text}</dcc:content></dcc:noQuantity></dcc:quantity>`);
+    const xml = fixture(TYPICAL).toString('utf8').replace('<dcc:data>', `<dcc:data>${names.join('')}`);
+    const preview = await json(postXml(conversions(t.name, '?mode=preview'), xml));
+    const res = await postXml(conversions(t.name, '?mode=store&submodelId=urn:dcc:texts'), xml);
+    expect(res.status).toBe(201);
+    const stored = await json(fetch(res.headers.get('location')!));
+    const withoutFiles = (submodel: { submodelElements: { idShort: string }[] }) => submodel.submodelElements.filter((e) => e.idShort !== 'originalDcc');
+    expect(withoutFiles(stored)).toEqual(withoutFiles(preview.submodel));
+    for (const text of texts) expect(JSON.stringify(stored).includes(JSON.stringify(text)), text).toBe(true);
+  });
+
   it('takes the DCC as a multipart upload too, and checks the named shell (a match gives no warning)', async () => {
     const t = await server.createTenant();
     const shell = sampleShell('urn:shell:probe', { assetInformation: { assetKind: 'Instance', specificAssetIds: [{ name: 'serial', value: 'string-manufacturer-item' }] } });

@@ -43,7 +43,7 @@ const withRootElement = (schema: string) =>
 
 /** Where an XML environment breaks the AAS.xsd of `version` (xmllint's messages); empty when valid. */
 export async function xmlSchemaProblems(xml: string, name = 'export.xml', version: SchemaVersion = '3.0'): Promise<string[]> {
-  return xsdProblems(path.join(metamodel(version), 'AAS.xsd'), [{ name, contents: xml }], withRootElement);
+  return xsdProblems(path.join(metamodel(version), 'AAS.xsd'), [{ name, contents: xml }], [], withRootElement);
 }
 
 /** Whether a File value names a part of its package: a relative reference, no scheme, no network path (RFC 3986, 4.2). */

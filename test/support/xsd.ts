@@ -10,17 +10,24 @@ const BATCH = 500;
 
 /**
  * Validates XML documents against an XML schema with libxml2's xmllint, compiled to WebAssembly (no system
- * package). The schema's imports are found beside it: every other `.xsd` of its folder is loaded with it. Returns
- * what is wrong: xmllint's messages, and the documents it gave no verdict on; nothing when all of them validate.
- * `amend` may change the schema's text before it is used.
+ * package). The schema's imports are found beside it: every other `.xsd` of its folder is loaded with it, and the
+ * files `imports` names (under their file names: an import names one so). Returns what is wrong: xmllint's
+ * messages, and the documents it gave no verdict on; nothing when all of them validate. `amend` may change the
+ * schema's text before it is used.
  */
-export async function xsdProblems(xsd: string, documents: { name: string; contents: string }[], amend: (schema: string) => string = (schema) => schema): Promise<string[]> {
+export async function xsdProblems(
+  xsd: string,
+  documents: { name: string; contents: string }[],
+  imports: string[] = [],
+  amend: (schema: string) => string = (schema) => schema,
+): Promise<string[]> {
   const folder = path.dirname(xsd);
   const schema = { fileName: path.basename(xsd), contents: amend(fs.readFileSync(xsd, 'utf8')) };
   const preload = fs
     .readdirSync(folder)
     .filter((name) => name.endsWith('.xsd') && name !== schema.fileName)
-    .map((fileName) => ({ fileName, contents: fs.readFileSync(path.join(folder, fileName), 'utf8') }));
+    .map((fileName) => ({ fileName, contents: fs.readFileSync(path.join(folder, fileName), 'utf8') }))
+    .concat(imports.map((file) => ({ fileName: path.basename(file), contents: fs.readFileSync(file, 'utf8') })));
   const problems: string[] = [];
   for (let start = 0; start < documents.length; start += BATCH) {
     const batch = documents.slice(start, start + BATCH);

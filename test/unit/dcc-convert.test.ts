@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,19 @@ import { xsdProblems } from '../support/xsd';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/dcc');
 const XSD = path.join(FIXTURES, 'xsd/dcc.xsd');
+/** D-SI 2.1.0, which the DCC XSDs 3.1.1, 3.1.2 and 3.2.0 import. */
+const DSI_2_1_0 = path.join(FIXTURES, 'xsd/SI_Format.xsd');
+/** Each vendored certificate (but the one that breaks its schema) by its schemaVersion, with its version's XSD (test/fixtures/dcc/README.md). */
+const VERSIONS: Record<string, { xsd: string; imports: string[]; names: string[] }> = {
+  '2.4.0': { xsd: path.join(FIXTURES, 'xsd/2.4.0/dcc.xsd'), imports: [], names: ['siliziumkugel_2_4_0.xml'] },
+  '3.1.1': {
+    xsd: path.join(FIXTURES, 'xsd/3.1.1/dcc.xsd'),
+    imports: [DSI_2_1_0],
+    names: ['dcc_gp_temperature_typical_v12.xml', 'dcc_gp_temperature_extensive_v12.xml', 'dcc_gp_temperatur_resistance_v12.xml'],
+  },
+  '3.1.2': { xsd: XSD, imports: [], names: ['dcc_gp_humidity_v1.0.xml'] },
+  '3.2.0': { xsd: path.join(FIXTURES, 'xsd/3.2.0/dcc.xsd'), imports: [DSI_2_1_0], names: ['dcc_gp_temperature_typical_v12_v3.2.0_signed.xml'] },
+};
 const DCCS = [
   'dcc_gp_temperature_typical_v12.xml',
   'dcc_gp_temperature_extensive_v12.xml',
@@ -99,15 +112,28 @@ function at(submodel: Json, idShortPath: string): Json | undefined {
 }
 
 describe('DCC fixtures', () => {
-  it('the 3.1.2 fixture is valid against the vendored DCC 3.1.2 and D-SI 2.1.0 XSDs (xmllint)', async () => {
-    const name = 'dcc_gp_humidity_v1.0.xml';
-    expect(await xsdProblems(XSD, [{ name, contents: fixture(name).toString('utf8') }])).toEqual([]);
+  it.each(Object.entries(VERSIONS))('the %s fixtures are valid against the official DCC XSD of their version and the D-SI XSD it imports (xmllint)', async (version, { xsd, imports, names }) => {
+    const documents = names.map((name) => ({ name, contents: fixture(name).toString('utf8') }));
+    for (const { name, contents } of documents) expect(/schemaVersion="([^"]+)"/.exec(contents)?.[1], name).toBe(version);
+    expect(await xsdProblems(xsd, documents, imports)).toEqual([]);
   });
 
-  it('the 3.1.1 fixtures are valid against the 3.1.2 XSD, their schemaVersion read as 3.1.2 (a patch release; 2.4.0 and 3.2.0 have no XSD here)', async () => {
-    const names = ['dcc_gp_temperature_typical_v12.xml', 'dcc_gp_temperature_extensive_v12.xml', 'dcc_gp_temperatur_resistance_v12.xml'];
-    const documents = names.map((name) => ({ name, contents: fixture(name).toString('utf8').replace('schemaVersion="3.1.1"', 'schemaVersion="3.1.2"') }));
-    expect(await xsdProblems(XSD, documents)).toEqual([]);
+  it('every vendored certificate is validated against its version', () => {
+    const validated = Object.values(VERSIONS).flatMap((v) => v.names);
+    const vendored = readdirSync(FIXTURES).filter((name) => name.endsWith('.xml') && name !== 'siliziumkugel_wrong_schema.xml');
+    expect(validated.sort()).toEqual(vendored.sort());
+  });
+
+  it('the 2.4.0 XSD refuses the fixture that breaks the schema (dcc:named)', async () => {
+    const name = 'siliziumkugel_wrong_schema.xml';
+    const problems = await xsdProblems(VERSIONS['2.4.0'].xsd, [{ name, contents: fixture(name).toString('utf8') }]);
+    expect(problems.join('\n')).toMatch(/siliziumkugel_wrong_schema\.xml.*named/s);
+  });
+
+  it('a version\'s XSD refuses a certificate of another version (schemaVersion is fixed by each)', async () => {
+    const name = 'dcc_gp_temperature_typical_v12.xml';
+    const problems = await xsdProblems(XSD, [{ name, contents: fixture(name).toString('utf8') }]);
+    expect(problems.join('\n')).toMatch(/schemaVersion/);
   });
 
   it('the XSD check refuses the fixture that breaks the schema, and a quantity without its unit', async () => {

@@ -1,6 +1,7 @@
 import { common, jsonization, types, verification } from '@aas-core-works/aas-core3.0-typescript';
 import { ELEMENT_DEPTH_RULE, MAX_JSON_DEPTH, elementsNestDeeperThan, nestsDeeperThan } from '../../common/json-depth';
 import { badRequest } from '../../graphql/errors';
+import { readSubmodelDirectly } from './direct-read';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -37,6 +38,10 @@ function readModel<T extends types.Class>(
   if (nestsDeeperThan(json)) throw badRequest(`The ${what} nests deeper than ${MAX_JSON_DEPTH} levels (${ELEMENT_DEPTH_RULE}).`);
   const tooDeep = elementsNestDeeperThan(json);
   if (tooDeep) throw badRequest(`${ELEMENT_DEPTH_RULE}; the ${what} nests them deeper (at ${tooDeep}).`);
+  // The common shapes of a submodel are read directly (direct-read.ts): the same instance, every property taken,
+  // so nothing is stray; whatever else is read by the library.
+  const direct = parse === (jsonization.submodelFromJsonable as unknown) ? (readSubmodelDirectly(json) as T | null) : null;
+  if (direct) return { instance: direct, canonical: jsonization.toJsonable(direct) as JsonObject, stray: [] };
   let parsed: common.Either<T, jsonization.DeserializationError>;
   try {
     parsed = parse(json as jsonization.JsonValue);
