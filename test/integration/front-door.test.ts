@@ -81,7 +81,7 @@ describe('the front door (GET /)', () => {
   });
 
   it('keeps an idle connection open for 30 s and says so, so that a client reusing it does not race its closing', async () => {
-    const header = await new Promise<string | undefined>((resolve, reject) => {
+    const header = await new Promise<string | string[] | undefined>((resolve, reject) => {
       const req = http.get(`${server.url}/health/live`, { agent: new http.Agent({ keepAlive: true }) }, (res) => {
         res.resume();
         resolve(res.headers['keep-alive']);
