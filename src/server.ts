@@ -167,7 +167,7 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     shells,
     submodels,
     conceptDescriptions,
-    query: new QueryService(dataSource, { shells, submodels, conceptDescriptions }, { timeoutMs: config.queryTimeoutMs, slices: embedded !== undefined }),
+    query: new QueryService(dataSource, { shells, submodels, conceptDescriptions }, { timeoutMs: config.queryTimeoutMs }),
     search: new SearchService(dataSource, shells, { timeoutMs: config.queryTimeoutMs }),
     serialization: new SerializationService(shells, submodels, conceptDescriptions, files, config.responseLimitBytes),
     imports: new ImportService(dataSource, shells, submodels, conceptDescriptions, files),

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { SLICE, boundedRead, slicedBoundedRead } from '../../db/bounded-read';
+import { boundedRead } from '../../db/bounded-read';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { ConceptDescriptionService } from '../concept-descriptions/concept-description.service';
 import { JsonObject } from '../model/parse';
@@ -16,11 +16,6 @@ export type RepositoryTarget = Extract<QueryTarget, 'shells' | 'submodels' | 'co
 export interface QueryOptions {
   /** How long the statement that selects a page may run (QUERY_TIMEOUT_MS); beyond it the query is refused with 400. */
   timeoutMs: number;
-  /**
-   * Whether a page is read in slices of the tenant's rows, each a short statement of its own (`slicedBoundedRead`):
-   * on the embedded database, where one statement holds every other request until it ends.
-   */
-  slices?: boolean;
 }
 
 /**
@@ -69,20 +64,8 @@ export class QueryService {
     const semanticKeys = await semanticKeysOf(query, equivalence);
     const condition = toSql(query, target, { doc: 'd.doc', firstParam: keyset.params.length + 1, row: 'd', tenant: '$1', semanticKeys });
     // keysetQuery writes the cursor's bound as `seq > $n`: unambiguous, `d` is the only row source of this level.
-    const params = [...keyset.params, ...condition.params];
-    const rows = this.options.slices
-      ? await slicedBoundedRead<{ seq: string; id: string }>(
-          this.dataSource,
-          {
-            table: condition.table,
-            tenantId: tenant.id,
-            sql: `SELECT d.seq, d.id FROM ${condition.table} d WHERE ${keyset.where} AND ${SLICE} AND (${condition.where}) ORDER BY d.seq LIMIT ${keyset.limitParam}`,
-            params,
-            rows: limit + 1,
-          },
-          this.options.timeoutMs,
-        )
-      : await boundedRead<{ seq: string; id: string }>(this.dataSource, `SELECT d.seq, d.id FROM ${condition.table} d WHERE ${keyset.where} AND (${condition.where}) ORDER BY d.seq LIMIT ${keyset.limitParam}`, params, this.options.timeoutMs);
+    const sql = `SELECT d.seq, d.id FROM ${condition.table} d WHERE ${keyset.where} AND (${condition.where}) ORDER BY d.seq LIMIT ${keyset.limitParam}`;
+    const rows = await boundedRead<{ seq: string; id: string }>(this.dataSource, sql, [...keyset.params, ...condition.params], this.options.timeoutMs);
     return pageOf(keyset.list, rows, limit, (row) => Number(row.seq));
   }
 
