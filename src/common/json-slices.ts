@@ -20,10 +20,8 @@ const SPLIT_VALUES = 5_000;
 export async function parseJsonInSlices(text: string, slice = SLICE_CHARS): Promise<unknown> {
   if (text.length <= slice) return JSON.parse(text);
   const parser = new SlicedParser(text, slice);
-  let at = parser.space(0);
-  const end = parser.valueEnd(at);
-  const value = await parser.value(at, end, 0);
-  at = parser.space(end);
+  const { value, end } = await parser.value(parser.space(0), 0);
+  const at = parser.space(end);
   if (at < text.length) throw parser.unexpected(at);
   return value;
 }
@@ -48,21 +46,25 @@ class SlicedParser {
     return new SyntaxError(at < this.text.length ? `Unexpected character '${this.text[at]}' at position ${at}` : 'Unexpected end of JSON input');
   }
 
-  /** Where the value that starts at `at` ends (its text is not checked here: JSON.parse checks it, or `value`). */
-  valueEnd(at: number): number {
+  /**
+   * Where the value that starts at `at` ends, or -1 when it is a container longer than `limit` characters (its text
+   * is not checked here: JSON.parse checks it, or `value`). A large container is so never scanned whole at once.
+   */
+  private valueEnd(at: number, limit = Infinity): number {
     const text = this.text;
     const first = text.charCodeAt(at);
     if (first === 0x22) return this.stringEnd(at);
     if (first !== 0x7b && first !== 0x5b) {
       while (at < text.length) {
         const c = text.charCodeAt(at);
-        if (c === 0x2c || c === 0x7d || c === 0x5d || isSpace(c)) break;
+        if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x3a || isSpace(c)) break;
         at++;
       }
       return at;
     }
+    const stop = Math.min(text.length, at + limit);
     let depth = 0;
-    for (; at < text.length; at++) {
+    for (; at < stop; at++) {
       const c = text.charCodeAt(at);
       if (c === 0x22) at = this.stringEnd(at) - 1;
       else if (c === 0x7b || c === 0x5b) depth++;
@@ -70,6 +72,7 @@ class SlicedParser {
         if (--depth === 0) return at + 1;
       }
     }
+    if (stop < text.length) return -1;
     throw this.unexpected(at);
   }
 
@@ -83,24 +86,27 @@ class SlicedParser {
     throw this.unexpected(at);
   }
 
-  /** The value of text[start, end): one JSON.parse when small or deep, else member by member. */
-  async value(start: number, end: number, depth: number): Promise<unknown> {
+  /** The value that starts at `start`, and where it ends: one JSON.parse when small or deep, else member by member. */
+  async value(start: number, depth: number): Promise<{ value: unknown; end: number }> {
+    if (start >= this.text.length) throw this.unexpected(start);
     const first = this.text.charCodeAt(start);
-    if (end - start <= this.slice || depth >= MAX_SPLIT_DEPTH || (first !== 0x7b && first !== 0x5b)) {
+    const container = first === 0x7b || first === 0x5b;
+    const end = container && depth < MAX_SPLIT_DEPTH ? this.valueEnd(start, this.slice) : this.valueEnd(start);
+    if (end >= 0) {
       const value: unknown = JSON.parse(this.text.slice(start, end));
       this.done += end - start;
       if (this.done >= this.slice) {
         this.done = 0;
         await nextTurn();
       }
-      return value;
+      return { value, end };
     }
     const object = first === 0x7b;
     const close = object ? 0x7d : 0x5d;
     const items: unknown[] = [];
     const members: Record<string, unknown> = {};
     let at = this.space(start + 1);
-    if (this.text.charCodeAt(at) === close) return object ? members : items;
+    if (this.text.charCodeAt(at) === close) return { value: object ? members : items, end: at + 1 };
     for (;;) {
       let key = '';
       if (object) {
@@ -111,15 +117,13 @@ class SlicedParser {
         if (this.text.charCodeAt(at) !== 0x3a) throw this.unexpected(at);
         at = this.space(at + 1);
       }
-      if (at >= end - 1) throw this.unexpected(at);
-      const valueEnd = this.valueEnd(at);
-      const value = await this.value(at, valueEnd, depth + 1);
+      const member = await this.value(at, depth + 1);
       // As JSON.parse: an own data property, also for `__proto__`; the last of duplicate keys wins.
-      if (object) Object.defineProperty(members, key, { value, writable: true, enumerable: true, configurable: true });
-      else items.push(value);
-      at = this.space(valueEnd);
+      if (object) Object.defineProperty(members, key, { value: member.value, writable: true, enumerable: true, configurable: true });
+      else items.push(member.value);
+      at = this.space(member.end);
       const c = this.text.charCodeAt(at);
-      if (c === close && at === end - 1) return object ? members : items;
+      if (c === close) return { value: object ? members : items, end: at + 1 };
       if (c !== 0x2c) throw this.unexpected(at);
       at = this.space(at + 1);
     }
