@@ -397,8 +397,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     work: {
       perCaller: int(env, 'WORK_LIMIT_PER_CALLER', 4, 1, 10_000),
       perTenant: int(env, 'WORK_LIMIT_PER_TENANT', 8, 1, 10_000),
-      // A third of the pool by default (10: 3 kept for cheap requests, 7 for expensive work; embedded 4: 1 and 3).
-      poolReserve: int(env, 'DB_POOL_RESERVE', Math.floor(dbPoolSize / 3), 0, dbPoolSize - 1),
+      // A third of the pool by default (10: 3 kept for cheap requests, 7 for expensive work). The embedded database
+      // runs one statement at a time whatever its pool: there expensive work runs one at a time (all but one
+      // connection kept), so a cheap statement waits for at most one expensive one (session-queue.ts).
+      poolReserve: int(env, 'DB_POOL_RESERVE', databaseUrl ? Math.floor(dbPoolSize / 3) : dbPoolSize - 1, 0, dbPoolSize - 1),
     },
     responseLimitBytes,
     queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5_000, 10, 600_000),

@@ -10,7 +10,7 @@ import { createDataSource, runMigrations } from '../../src/db/data-source';
 import { EmbeddedDatabase, startEmbeddedDatabase } from '../../src/db/embedded';
 import { scheduleAnalyze } from '../../src/db/maintenance';
 import { completeMessages } from '../../src/db/embedded-connection';
-import { lastReadyStatus } from '../../src/db/session-queue';
+import { EXPENSIVE_MARK, lastReadyStatus, opensExpensiveWork } from '../../src/db/session-queue';
 import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
 import { PATIENCE_MS } from '../support/timing';
 
@@ -105,6 +105,40 @@ describe('embedded PostgreSQL under concurrency', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     socket.destroy();
     expect(await within5s(firstValue('SELECT count(*)::int FROM left_running'))).toBe(0);
+  });
+
+  it('serves a cheap statement before expensive work that waits for the session beside it', async () => {
+    // A holds the session in a transaction; B (expensive work: its BEGIN carries the mark) asks for it, then C (a cheap
+    // statement). When A commits, C goes first: the sequence's numbers tell the order, whatever order the answers arrive in.
+    const [holder, expensive, cheap] = Array.from({ length: 3 }, () => new Client({ connectionString: db.url }));
+    await Promise.all([holder, expensive, cheap].map((c) => c.connect()));
+    try {
+      await holder.query('CREATE SEQUENCE IF NOT EXISTS turns');
+      await holder.query('BEGIN');
+      const expensiveBegins = expensive.query(`${EXPENSIVE_MARK} BEGIN`);
+      const cheapTurn = cheap.query(`SELECT nextval('turns')::int AS n`);
+      // Two round trips of the holder after both were sent: the database thread has read them, and they wait.
+      await holder.query('SELECT 1');
+      await holder.query('SELECT 1');
+      await holder.query('COMMIT');
+      await expensiveBegins;
+      const expensiveTurn = (await expensive.query(`SELECT nextval('turns')::int AS n`)).rows[0].n as number;
+      await expensive.query('COMMIT');
+      expect((await cheapTurn).rows[0].n).toBeLessThan(expensiveTurn);
+    } finally {
+      await Promise.all([holder, expensive, cheap].map((c) => c.end()));
+    }
+  });
+
+  it('tells expensive work by the mark that opens its first statement, simple or parsed', () => {
+    const parse = (name: string, text: string) => typed('P', `${name}\0${text}\0\0\0`);
+    expect(opensExpensiveWork(typed('Q', `${EXPENSIVE_MARK} BEGIN\0`))).toBe(true);
+    expect(opensExpensiveWork(parse('s1', `${EXPENSIVE_MARK} SELECT 1`))).toBe(true);
+    expect(opensExpensiveWork(parse('', `${EXPENSIVE_MARK} SELECT 1`))).toBe(true);
+    expect(opensExpensiveWork(typed('Q', 'BEGIN\0'))).toBe(false);
+    expect(opensExpensiveWork(typed('Q', `SELECT '${EXPENSIVE_MARK}'\0`))).toBe(false);
+    expect(opensExpensiveWork(parse(EXPENSIVE_MARK, 'SELECT 1'))).toBe(false);
+    expect(opensExpensiveWork(Buffer.from('Q'))).toBe(false);
   });
 
   it('frees the session after an answer longer than PGlite’s send buffer, and delivers it whole', async () => {

@@ -1,6 +1,6 @@
 import { AasxError, AasxPackage, readAasxPackage } from '../aasx';
 import { badRequest } from '../../graphql/errors';
-import { readEnvironmentDocument } from './environment-document';
+import { readEnvironmentDocumentInSlices } from './environment-document';
 import type { ImportWarning } from './import-warnings';
 import type { AasVersion } from '../versions';
 
@@ -57,7 +57,7 @@ export async function readPackageEnvironment(packagePath: string, options: Packa
       if (err instanceof AasxError) throw badRequest(`${spec.path}: ${err.message}`);
       throw err;
     }
-    const read = readEnvironmentDocument(text, spec.format, spec.path);
+    const read = await readEnvironmentDocumentInSlices(text, spec.format, spec.path);
     environments.push(read.environment);
     versions.add(read.version);
     warnings.push(...read.warnings.map((text): ImportWarning => ({ kind: 'version', text })));

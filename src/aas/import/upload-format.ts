@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { AppError, badRequest } from '../../graphql/errors';
 import { DEFAULT_AASX_LIMITS } from '../aasx';
 import { decodeXmlText } from '../aasx/xml';
-import { type EnvironmentDocument, readEnvironmentDocument } from './environment-document';
+import { type EnvironmentDocument, readEnvironmentDocumentInSlices } from './environment-document';
 
 /** What an uploaded file holds: an AASX package, or an environment document in JSON or XML. */
 export type UploadFormat = 'aasx' | 'json' | 'xml';
@@ -63,5 +63,5 @@ export async function readEnvironmentFile(path: string, format: 'json' | 'xml', 
   }
   const text = decodeXmlText(await fs.promises.readFile(path));
   if (text.trim() === '') throw badRequest(`${name} is empty.`);
-  return readEnvironmentDocument(text, format, name);
+  return readEnvironmentDocumentInSlices(text, format, name);
 }

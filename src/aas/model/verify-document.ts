@@ -1,3 +1,4 @@
+import { holdsMoreThan, stringifyJsonInSlices } from '../../common/json-slices';
 import type { AasVersion } from '../versions/needed';
 import { mapDownToV30 } from '../versions/map';
 import { parseFor, readFor, readTolerantlyFor } from '../versions/verify';
@@ -11,18 +12,6 @@ import { verifyPool } from './verify-pool';
  */
 export const WORKER_THRESHOLD = 20_000;
 
-/** Whether `json` holds more than `max` values (objects, arrays and scalars); stops counting at `max`. */
-function holdsMoreThan(json: unknown, max: number): boolean {
-  const stack: unknown[] = [json];
-  let count = 0;
-  while (stack.length) {
-    const value = stack.pop();
-    if (++count > max) return true;
-    if (value !== null && typeof value === 'object') for (const inner of Object.values(value)) stack.push(inner);
-  }
-  return false;
-}
-
 /**
  * `parseVerified` for `kind`, off the event loop when the document is large: a 50 MB submodel takes seconds to
  * verify, which would otherwise stall every other request (and the health check) for as long.
@@ -30,7 +19,8 @@ function holdsMoreThan(json: unknown, max: number): boolean {
 export async function verifyDocument(kind: DocumentKind, json: unknown, warnings?: string[], version: AasVersion = '3.0'): Promise<JsonObject> {
   if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return parseFor(version, kind, json, warnings);
   // Its depth was checked where it came in (the REST body, the GraphQL variables), and the worker checks it again.
-  return verifyPool.verify(kind, JSON.stringify(json), warnings, version);
+  // Written for the worker in slices: one JSON.stringify of a 100,000-element submodel holds the event loop.
+  return verifyPool.verify(kind, await stringifyJsonInSlices(json), warnings, version);
 }
 
 /**
@@ -43,13 +33,13 @@ export async function verifyTolerantly(kind: DocumentKind, json: unknown, warnin
     dropped.push(...read.dropped);
     return read.doc;
   }
-  return verifyPool.tolerant(kind, JSON.stringify(json), warnings, dropped, version);
+  return verifyPool.tolerant(kind, await stringifyJsonInSlices(json), warnings, dropped, version);
 }
 
 /** `readWithViolations` for `kind`, off the event loop when the document is large (as `verifyDocument`). */
 export async function readDocument(kind: DocumentKind, json: unknown, version: AasVersion = '3.0'): Promise<{ doc: JsonObject; violations: Violation[] }> {
   if (json === null || typeof json !== 'object' || Array.isArray(json) || !holdsMoreThan(json, WORKER_THRESHOLD)) return readFor(version, kind, json);
-  return verifyPool.read(kind, JSON.stringify(json), version);
+  return verifyPool.read(kind, await stringifyJsonInSlices(json), version);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { parseJsonInSlices } from '../../common/json-slices';
 import { workerScript } from '../../common/worker-script';
 import { badRequest } from '../../graphql/errors';
 import type { DocumentKind, JsonObject, Violation } from './parse';
@@ -74,7 +75,8 @@ class VerifyPool {
         if (answer.warnings) waiting.warnings?.push(...answer.warnings);
         if (answer.violations) waiting.violations?.push(...answer.violations);
         if (answer.dropped) waiting.dropped?.push(...answer.dropped);
-        waiting.resolve(JSON.parse(answer.text) as JsonObject);
+        // The document read back in slices: one JSON.parse of a large one holds the event loop.
+        parseJsonInSlices(answer.text).then((doc) => waiting.resolve(doc as JsonObject), waiting.reject);
       }
     });
     const fail = (err: unknown) => {
