@@ -36,13 +36,25 @@ export class SemanticSearchAndClosure1795840000000 implements MigrationInterface
           SELECT unnest(e.is_case_of) FROM public.semantic_entries e WHERE e.tenant_id = tenant AND md5(e.norm) = md5(key)
           UNION ALL
           SELECT e.norm FROM public.semantic_entries e WHERE e.tenant_id = tenant AND e.is_case_of && ARRAY[key] $$`);
-    await q.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-    await q.query('CREATE INDEX semantic_entries_search ON semantic_entries USING gin (search_text gin_trgm_ops)');
+    // Without the right to create the extension (or without the extension on the server), the index is left out and
+    // the search reads the entries as before: an upgrade never fails for it.
+    await q.query(`
+      DO $$ BEGIN
+        CREATE EXTENSION IF NOT EXISTS pg_trgm;
+      EXCEPTION WHEN insufficient_privilege OR undefined_file OR feature_not_supported THEN
+        RAISE WARNING 'pg_trgm could not be created (%): the dictionary text search reads without an index', SQLERRM;
+      END $$`);
+    await q.query(`
+      DO $$ BEGIN
+        IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+          CREATE INDEX semantic_entries_search ON semantic_entries USING gin (search_text gin_trgm_ops);
+        END IF;
+      END $$`);
   }
 
   async down(q: QueryRunner): Promise<void> {
     // The extension stays: other objects of the database may use it by now.
-    await q.query('DROP INDEX semantic_entries_search');
+    await q.query('DROP INDEX IF EXISTS semantic_entries_search');
     await q.query('DROP FUNCTION semantic_neighbours(uuid, text)');
   }
 }
