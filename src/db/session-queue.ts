@@ -108,7 +108,8 @@ export class SessionQueue {
   private freeTurn(): number {
     const first = this.pending[0];
     if (!first?.expensive || first.passed >= PASS_LIMIT) return 0;
-    const cheap = this.pending.findIndex((p) => !p.expensive);
+    // Never ahead of an earlier message of its own connection (a client that sent more before its answer came).
+    const cheap = this.pending.findIndex((p, i) => !p.expensive && !this.pending.slice(0, i).some((q) => q.handlerId === p.handlerId));
     if (cheap < 0) return 0;
     for (let i = 0; i < cheap; i++) this.pending[i].passed++;
     return cheap;
