@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { BoundedMemo } from '../../common/bounded-memo';
 
 /** What a cached read answered: the JSON text (null where the stored document needs shaping first) and its tag. */
 export interface CachedRead {
@@ -36,23 +37,14 @@ const ENTRY_OVERHEAD = 256;
  * the cache look-up itself; a repeated id costs one map look-up. Bounded by count and by the characters it keeps
  * alive (ids run to 2,000 characters); the oldest entry goes first.
  */
-const DIGESTS = new Map<string, string>();
-const DIGESTS_MAX = 4096;
 const DIGESTS_MAX_CHARS = 1024 * 1024;
-let digestChars = 0;
+const DIGESTS = new BoundedMemo<string>(4096, DIGESTS_MAX_CHARS);
 
 function digestOf(id: string): string {
   const known = DIGESTS.get(id);
   if (known !== undefined) return known;
   const digest = hash('sha256', id, 'base64');
-  if (id.length > DIGESTS_MAX_CHARS / 64) return digest;
-  while (DIGESTS.size >= DIGESTS_MAX || digestChars + id.length > DIGESTS_MAX_CHARS) {
-    const oldest = DIGESTS.keys().next().value!;
-    DIGESTS.delete(oldest);
-    digestChars -= oldest.length;
-  }
-  DIGESTS.set(id, digest);
-  digestChars += id.length;
+  if (id.length <= DIGESTS_MAX_CHARS / 64) DIGESTS.set(id, digest, id.length);
   return digest;
 }
 

@@ -1,3 +1,4 @@
+import { BoundedMemo } from '../../common/bounded-memo';
 import type { JsonObject } from '../model/parse';
 import { originOf } from '../store/identifiable-store';
 import { mapDownToV30 } from './map';
@@ -27,10 +28,7 @@ interface V30Text {
  * keeps, so a repeated read costs one lookup and no parse. Bounded by count and by the characters it holds (a
  * text it keeps is kept alive by it): the oldest entry goes first.
  */
-const V30_TEXTS = new Map<string, V30Text>();
-const V30_TEXTS_MAX = 2048;
-const V30_TEXTS_MAX_CHARS = 32 * 1024 * 1024;
-let v30TextsChars = 0;
+const V30_TEXTS = new BoundedMemo<V30Text>(2048, 32 * 1024 * 1024);
 
 /** `text` (an identifiable's AAS JSON) as V3.0 sees it. */
 function v30Text(text: string): V30Text {
@@ -42,15 +40,7 @@ function v30Text(text: string): V30Text {
     const down = mapDownToV30(json);
     view = { text: down.mapped.length ? JSON.stringify(down.json) : text, mapped: true };
   }
-  const chars = text.length + (view.text === text ? 0 : view.text.length);
-  if (chars > V30_TEXTS_MAX_CHARS) return view;
-  while (V30_TEXTS.size >= V30_TEXTS_MAX || v30TextsChars + chars > V30_TEXTS_MAX_CHARS) {
-    const [oldest, old] = V30_TEXTS.entries().next().value!;
-    V30_TEXTS.delete(oldest);
-    v30TextsChars -= oldest.length + (old.text === oldest ? 0 : old.text.length);
-  }
-  V30_TEXTS.set(text, view);
-  v30TextsChars += chars;
+  V30_TEXTS.set(text, view, text.length + (view.text === text ? 0 : view.text.length));
   return view;
 }
 
