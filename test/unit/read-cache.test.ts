@@ -25,7 +25,7 @@ describe('ReadCache', () => {
     expect(cache.get(ReadCache.key('shells', 't2', 'urn:a'), 'true')).toBeUndefined();
   });
 
-  it('does not fill what a read got when anything was invalidated after the read began', () => {
+  it('does not fill what a read got when a key of its scope was invalidated after the read began', () => {
     const { cache } = cacheOf();
     const a = ReadCache.key('shells', 't', 'a');
     const token = cache.token();
@@ -36,6 +36,31 @@ describe('ReadCache', () => {
     expect(cache.get(a, 'true')?.text).toBe('new');
     cache.invalidate(a);
     expect(cache.get(a, 'true')).toBeUndefined();
+  });
+
+  it('fills what a read got while only other scopes changed (another tenant, another table), and nothing across a clear', () => {
+    const { cache } = cacheOf();
+    const a = ReadCache.key('shells', 't', 'a');
+    const token = cache.token();
+    cache.invalidate(ReadCache.key('shells', 'other-tenant', 'a'));
+    cache.invalidate(ReadCache.key('submodels', 't', 'a'));
+    cache.fill(a, 'true', token, read('kept'));
+    expect(cache.get(a, 'true')?.text).toBe('kept');
+    const page = cache.token();
+    cache.invalidate(ReadCache.key('shells', 'other-tenant', 'b'));
+    cache.fillPage(ReadCache.scope('shells', 't'), 'limit=1', page, read('[page]'));
+    expect(cache.getPage(ReadCache.scope('shells', 't'), 'limit=1')?.text).toBe('[page]');
+    const before = cache.token();
+    cache.clear();
+    cache.fill(ReadCache.key('shells', 't', 'c'), 'true', before, read('stale'));
+    cache.fillPage(ReadCache.scope('shells', 't'), 'limit=2', before, read('[stale]'));
+    expect(cache.get(ReadCache.key('shells', 't', 'c'), 'true')).toBeUndefined();
+    expect(cache.getPage(ReadCache.scope('shells', 't'), 'limit=2')).toBeUndefined();
+    // A page is spoiled by a change of any identifiable of its scope.
+    const late = cache.token();
+    cache.invalidate(ReadCache.key('shells', 't', 'z'));
+    cache.fillPage(ReadCache.scope('shells', 't'), 'limit=3', late, read('[late]'));
+    expect(cache.getPage(ReadCache.scope('shells', 't'), 'limit=3')).toBeUndefined();
   });
 
   it('neither serves nor fills a key written in a transaction still open, and drops it again when it ends', () => {

@@ -55,8 +55,8 @@ const PAGE = 'page ';
  * The serialized answers of identifiable reads (shells, submodels, concept descriptions), per tenant, bounded in
  * bytes (least recently used first out), filled on read and invalidated by the write path.
  *
- * Correctness rests on three rules. A read takes a `token` before it reads the database and fills only if no
- * invalidation of any key happened since (a read that raced a write never stores what it read). A key written in an
+ * Correctness rests on three rules. A read takes a `token` before it reads the database and fills only if no key of
+ * its scope (its table in its tenant) was invalidated since (a read that raced a write never stores what it read). A key written in an
  * open transaction is `pending` until that transaction ends: it is not served and not filled meanwhile, and it is
  * invalidated once more when the transaction ends (so the writing process never reads its own write stale). Writes of
  * other replicas invalidate through `invalidate` as their notifications arrive; while that stream is down the cache
@@ -71,6 +71,13 @@ export class ReadCache {
   private readonly pendingScopes = new Map<string, number>();
   private bytes = 0;
   private generation = 0;
+  /**
+   * The generation of each scope's last invalidation, and of the last `clear`: a fill is refused only when its own
+   * scope (or everything) changed since its token. One global stamp would let every write of any tenant, here or on
+   * another replica, spoil the fills of all reads under way; with many replicas writing, little would ever be cached.
+   */
+  private readonly scopeChanged = new Map<string, number>();
+  private cleared = 0;
   private enabled: boolean;
   private readonly now: () => number;
 
@@ -133,20 +140,29 @@ export class ReadCache {
   fillPage(scope: string, query: string, token: number, read: CachedRead): void {
     if (this.pendingScopes.has(scope)) return;
     const key = PAGE + scope + '?' + query;
-    this.fill(key, '', token, read);
+    this.fillIn(key, scope, '', token, read);
     if (!this.entries.has(key)) return;
     let pages = this.scopePages.get(scope);
     if (!pages) this.scopePages.set(scope, (pages = new Set()));
     pages.add(key);
   }
 
-  /** Taken before a read of the database; `fill` with it stores the answer only if nothing was invalidated since. */
+  /** Taken before a read of the database; `fill` with it stores the answer only if nothing of its scope was invalidated since. */
   token(): number {
     return this.generation;
   }
 
   fill(key: string, variant: string, token: number, read: CachedRead): void {
-    if (!this.on || token !== this.generation || this.pendingKeys.has(key)) return;
+    this.fillIn(key, scopeOf(key), variant, token, read);
+  }
+
+  /** Whether nothing of `scope` was invalidated (and nothing cleared) since `token` was taken. */
+  private freshSince(scope: string, token: number): boolean {
+    return token >= this.cleared && token >= (this.scopeChanged.get(scope) ?? 0);
+  }
+
+  private fillIn(key: string, scope: string, variant: string, token: number, read: CachedRead): void {
+    if (!this.on || !this.freshSince(scope, token) || this.pendingKeys.has(key)) return;
     const added = 2 * (read.text?.length ?? 0) + ENTRY_OVERHEAD;
     // One answer may take an eighth of the cache at most: a huge submodel does not flush everything else.
     if (added > this.options.maxBytes / 8) return;
@@ -181,12 +197,13 @@ export class ReadCache {
 
   /** A committed change of `key` (here or on another replica): its answers go, and reads under way fill nothing. */
   invalidate(key: string): void {
-    this.generation++;
+    const scope = scopeOf(key);
+    this.scopeChanged.set(scope, ++this.generation);
     const entry = this.entries.get(key);
     if (entry) this.drop(key, entry);
-    const pages = this.scopePages.get(scopeOf(key));
+    const pages = this.scopePages.get(scope);
     if (!pages) return;
-    this.scopePages.delete(scopeOf(key));
+    this.scopePages.delete(scope);
     for (const page of pages) {
       const held = this.entries.get(page);
       if (held) this.drop(page, held);
@@ -226,7 +243,9 @@ export class ReadCache {
   }
 
   clear(): void {
-    this.generation++;
+    this.cleared = ++this.generation;
+    // Every stamp is older than the clear now, which refuses all the same: the map starts again.
+    this.scopeChanged.clear();
     this.entries.clear();
     this.scopePages.clear();
     this.bytes = 0;
