@@ -237,14 +237,17 @@ function postEarly(url: string, headers: Record<string, string>, body: Buffer): 
     let answer: { status: string; ms: number } | undefined;
     let sent = false;
     const settle = () => answer && sent && resolve(answer);
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers, 'content-length': String(body.length) } }, (res) => {
+    // A socket of its own (agent: false): one that answered early must not go back to a pool while the body is still
+    // being written into it; its reset then reaches the request's handler below, and the socket's own is a no-op.
+    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers, 'content-length': String(body.length) } }, (res) => {
       answer = { status: String(res.statusCode), ms: performance.now() - started };
       res.resume();
       settle();
     });
     req.setTimeout(60_000, () => req.destroy(new Error('timeout')));
+    req.on('socket', (socket) => socket.on('error', () => undefined));
     req.on('error', (err) => {
-      answer ??= { status: err.message === 'timeout' ? 'timeout' : 'error', ms: performance.now() - started };
+      answer ??= { status: err.message === 'timeout' ? 'timeout' : `error ${(err as NodeJS.ErrnoException).code ?? err.message}`, ms: performance.now() - started };
       sent = true;
       settle();
     });

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 import { TestIssuer, startTestIssuer } from '../support/tokens';
@@ -110,6 +111,33 @@ describe('bodies are read only after the caller is known', () => {
     expectResult(await partialPost(`${server.url}/api/v1/organizations`, {}, DECLARED, FIRST), 401);
     // A token the server refuses is refused as early.
     expectResult(await partialPost(`${server.api(closed)}/shells`, { authorization: `Bearer ${issuer.forge({ roles: ['contributor'] })}` }, DECLARED, FIRST), 401);
+  });
+
+  it('gives a client that sends all of a refused body before it reads the answer: the connection is not reset under it', async () => {
+    // 60 MB, more than the server drops before it closes the connection (16 MB after the answer): the client, busy
+    // sending, reads nothing until it has sent everything. A server that closed at once would reset the connection
+    // under the client still sending, and the reset would take the unread answer with it.
+    const body = flatBody(60 * MB);
+    const target = new URL(`${server.api(closed)}/shells`);
+    const received = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect({ host: target.hostname, port: Number(target.port), allowHalfOpen: true });
+      const chunks: Buffer[] = [];
+      socket.pause();
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => {
+        socket.destroy();
+        resolve(Buffer.concat(chunks).toString('latin1'));
+      });
+      socket.on('error', (err) => reject(new Error(`the connection failed before the answer was read: ${err.message}`)));
+      socket.write(`POST ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      socket.write(body, (err) => {
+        if (err) return reject(new Error(`sending failed: ${err.message}`));
+        socket.resume();
+        socket.end();
+      });
+    });
+    expect(received).toMatch(/^HTTP\/1\.1 401 /);
+    expect(received).toContain('"messageType":"Error"');
   });
 
   it('answers a refused token on /graphql before reading its body, as a GraphQL error', async () => {
