@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { isDeepStrictEqual } from 'node:util';
 import { encodeBase64Url } from '../src/common/base64url';
 import { ifMatchAdmits } from '../src/common/etag';
+import { apiVersionOf } from './api-versions';
 import { FacadeError } from './facade-error';
 import { Query, assetIdsParam, base64Param, cursorParam, enumParam, idParam, limitParam } from './params';
 import { RouteRequest, RouteSpec, etagHeader, json, pagedResult } from './route';
@@ -16,7 +17,7 @@ import { RouteRequest, RouteSpec, etagHeader, json, pagedResult } from './route'
  * - Both: `POST /lookup/shellsByAssetLink` (V3.1's SearchAllAssetAdministrationShellIdsByAssetLink).
  */
 
-type Req = { query: Query; params: Record<string, string> };
+type Req = { query: Query; params: Record<string, string>; apiUrl(): string };
 
 const paging = (req: { query: Query }) => {
   const limit = limitParam(req.query);
@@ -24,10 +25,12 @@ const paging = (req: { query: Query }) => {
 };
 
 const ASSET_KINDS = ['Instance', 'Type', 'NotApplicable'] as const;
+/** V3.1's AssetKind has `Role` too. */
+const ASSET_KINDS_V31 = [...ASSET_KINDS, 'Role'] as const;
 
-/** `assetKind` and `assetType` (base64url, as the specification's AssetType parameter). */
-const assetFilter = (req: { query: Query }) => ({
-  assetKind: enumParam(req.query, 'assetKind', ASSET_KINDS) ?? null,
+/** `assetKind` (of the request's version) and `assetType` (base64url, as the specification's AssetType parameter). */
+const assetFilter = (req: { query: Query; apiUrl(): string }) => ({
+  assetKind: enumParam(req.query, 'assetKind', apiVersionOf(req.apiUrl()) === 'v3.1' ? ASSET_KINDS_V31 : ASSET_KINDS) ?? null,
   assetType: base64Param(req.query, 'assetType') ?? null,
 });
 

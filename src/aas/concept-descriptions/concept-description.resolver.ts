@@ -45,7 +45,7 @@ export class ConceptDescriptionResolver {
     @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
   ) {
     if (usesQuery(query, filter)) {
-      const page = await ctx.services.query.objects(tenantOf(ctx, tenant), 'conceptDescriptions', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching));
+      const page = await ctx.services.query.objects(tenantOf(ctx, tenant), 'conceptDescriptions', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching), versionOf(ctx, null));
       return { result: page.items, pagingMetadata: { cursor: page.cursor } };
     }
     const page = await ctx.services.conceptDescriptions.list(

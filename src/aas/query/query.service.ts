@@ -6,6 +6,7 @@ import { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
 import { Page, keysetQuery, pageOf } from '../store/identifiable-store';
 import type { SubmodelService } from '../submodels/submodel.service';
+import type { AasVersion } from '../versions';
 import type { Query, QueryTarget } from './ast';
 import { parseQuery } from './parse';
 import { semanticIdLiterals, toSql } from './sql';
@@ -52,9 +53,20 @@ export class QueryService {
     return { items: page.items.map((row) => row.id), cursor: page.cursor };
   }
 
-  /** The documents of a page of the answer, whatever `$select` says (GraphQL clients select the fields they want). */
-  async objects(tenant: TenantEntity, target: RepositoryTarget, body: unknown, limit: number, cursor?: string | null, equivalence?: SemanticEquivalence): Promise<Page<JsonObject>> {
-    return this.documents(tenant, target, await this.page(tenant, target, parseQuery(body), limit, cursor, equivalence));
+  /**
+   * The documents of a page of the answer, whatever `$select` says (GraphQL clients select the fields they want), as
+   * a reader of metamodel `view` sees them: mapped down for V3.0 where they need V3.1, as stored for V3.1.
+   */
+  async objects(
+    tenant: TenantEntity,
+    target: RepositoryTarget,
+    body: unknown,
+    limit: number,
+    cursor?: string | null,
+    equivalence?: SemanticEquivalence,
+    view: AasVersion = '3.0',
+  ): Promise<Page<JsonObject>> {
+    return this.documents(tenant, target, await this.page(tenant, target, parseQuery(body), limit, cursor, equivalence), view);
   }
 
   /** One keyset page of the rows that satisfy the query: `d.seq > cursor`, in `seq` order, one row more than `limit`. */
@@ -69,9 +81,9 @@ export class QueryService {
     return pageOf(keyset.list, rows, limit, (row) => Number(row.seq));
   }
 
-  private async documents(tenant: TenantEntity, target: RepositoryTarget, page: Page<{ id: string }>): Promise<Page<JsonObject>> {
+  private async documents(tenant: TenantEntity, target: RepositoryTarget, page: Page<{ id: string }>, view: AasVersion): Promise<Page<JsonObject>> {
     const ids = page.items.map((row) => row.id);
-    const found = ids.length ? await this.owners[target].findMany(tenant, ids) : new Map<string, JsonObject>();
+    const found = ids.length ? await this.owners[target].findMany(tenant, ids, view) : new Map<string, JsonObject>();
     // A document deleted between the two reads is left out; the cursor still names the page's last row.
     return { items: ids.flatMap((id): JsonObject[] => (found.has(id) ? [found.get(id)!] : [])), cursor: page.cursor };
   }

@@ -12,6 +12,7 @@ import type { ShellService } from '../shells/shell.service';
 import { referencedSubmodelIds } from '../shells/shell.service';
 import type { Page } from '../store/identifiable-store';
 import type { SubmodelService } from '../submodels/submodel.service';
+import type { AasVersion } from '../versions';
 import { AAS_INTERFACE, SUBMODEL_INTERFACE, type ImplicitRegistryService } from './implicit.service';
 import type { RegistryInstanceEntity } from './registry.entities';
 import type { Stored } from './stored';
@@ -44,9 +45,9 @@ export class DescriptorQueryService {
   ) {}
 
   /** Shell descriptors meeting a `$aasdesc` query: of `instance`, or (null) of the tenant's implicit registry. */
-  async shellDescriptors(tenant: TenantEntity, instance: RegistryInstanceEntity | null, input: unknown, limit: number, cursor?: string | null): Promise<QueryPage> {
+  async shellDescriptors(tenant: TenantEntity, instance: RegistryInstanceEntity | null, input: unknown, limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<QueryPage> {
     const query = descriptorQuery(input, 'shellDescriptors', limit);
-    const page = instance ? await this.explicitShells(tenant, instance, query, limit, cursor) : await this.implicitShells(tenant, query, limit, cursor);
+    const page = instance ? await this.explicitShells(tenant, instance, query, limit, cursor) : await this.implicitShells(tenant, query, limit, cursor, view);
     return { ...page, select: query.select };
   }
 
@@ -89,7 +90,8 @@ export class DescriptorQueryService {
     return paged(list, rows, limit, (row) => `${row.seq}:${row.ord}`, (row) => ({ json: row.sm, etag: etagOf(row.seq, row.version) }));
   }
 
-  private async implicitShells(tenant: TenantEntity, query: Query, limit: number, cursor?: string | null): Promise<Page<Stored>> {
+  /** `view`: the metamodel version the shells are read in, as `ImplicitRegistryService.shellDescriptors` reads them. */
+  private async implicitShells(tenant: TenantEntity, query: Query, limit: number, cursor: string | null | undefined, view: AasVersion): Promise<Page<Stored>> {
     const page = await this.implicitIds(tenant, query, limit, cursor, {
       list: 'query-implicit-shell-descriptors',
       target: 'shellDescriptors',
@@ -97,7 +99,7 @@ export class DescriptorQueryService {
       alias: 's',
       derived: (sql, apiUrl, attributes, tenantParam) => implicitShellDescriptor(sql, apiUrl, attributes, tenantParam),
     });
-    const docs = await this.shells.findMany(tenant, page.items);
+    const docs = await this.shells.findMany(tenant, page.items, view);
     const found = page.items.flatMap((id): JsonObject[] => {
       const doc = docs.get(id);
       return doc ? [doc] : [];

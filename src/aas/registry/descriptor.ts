@@ -3,6 +3,9 @@ import { MAX_MESSAGES } from '../../common/result';
 import { AppError, badRequest } from '../../graphql/errors';
 import { JsonObject, parseVerified } from '../model/parse';
 import { referenceFilterKeys } from '../model/reference-keys';
+import type { AasVersion } from '../versions';
+import { ID_SHORT_V31 } from '../versions/needed';
+import { V31_MESSAGES } from '../versions/verify';
 
 /**
  * The registries' descriptors (AssetAdministrationShellDescriptor, SubmodelDescriptor), checked against the
@@ -24,7 +27,7 @@ type Json = unknown;
 type Reader = (json: jsonization.JsonValue) => common.Either<types.Class, jsonization.DeserializationError>;
 
 type Rule =
-  | { kind: 'string'; maxLength?: number; minLength?: 1; xmlChars?: true; enum?: readonly string[]; also?: (text: string) => Iterable<verification.VerificationError> }
+  | { kind: 'string'; maxLength?: number; minLength?: 1; xmlChars?: true; enum?: readonly string[]; also?: (text: string) => Iterable<{ message: string }> }
   | { kind: 'array'; minItems?: number; items: Rule }
   | { kind: 'object'; schema: ObjectSchema }
   | { kind: 'metamodel'; what: string; parse: Reader };
@@ -125,6 +128,32 @@ const SHELL_DESCRIPTOR: ObjectSchema = {
     submodelDescriptors: { kind: 'array', items: { kind: 'object', schema: SUBMODEL_DESCRIPTOR } },
   },
   required: ['id'],
+};
+
+/**
+ * The same descriptors in the Part 2 schema of the AAS API V3.1.2 (`aas-api-v3.1.2/Part2-API-Schemas`), for writes
+ * through `/api/v3.1`: identifiers up to 2048 characters, an idShort may hold hyphens (AASd-002 of V3.1), and
+ * `assetKind` is V3.1's AssetKind, with `Role`. Everything else is V3.0.4's.
+ */
+const identifierV31: Rule = { ...identifier, maxLength: 2048 };
+const idShortV31: Rule = { kind: 'string', maxLength: 128, also: (text) => (ID_SHORT_V31.test(text) ? [] : [{ message: V31_MESSAGES.idShort }]) };
+
+const SUBMODEL_DESCRIPTOR_V31: ObjectSchema = {
+  ...SUBMODEL_DESCRIPTOR,
+  properties: { ...SUBMODEL_DESCRIPTOR.properties, idShort: idShortV31, id: identifierV31 },
+};
+
+const SHELL_DESCRIPTOR_V31: ObjectSchema = {
+  ...SHELL_DESCRIPTOR,
+  properties: {
+    ...SHELL_DESCRIPTOR.properties,
+    assetKind: { kind: 'string', enum: [...ASSET_KINDS, 'Role'] },
+    assetType: identifierV31,
+    globalAssetId: identifierV31,
+    idShort: idShortV31,
+    id: identifierV31,
+    submodelDescriptors: { kind: 'array', items: { kind: 'object', schema: SUBMODEL_DESCRIPTOR_V31 } },
+  },
 };
 
 /** The problems found in one descriptor: the first ones as messages, the rest counted. */
@@ -247,19 +276,22 @@ function checkUniqueSubmodelIds(descriptor: JsonObject, problems: Problems): voi
   });
 }
 
-/** An AssetAdministrationShellDescriptor, returned as given (key order kept), or a 400 naming each problem's path. */
-export function parseShellDescriptor(json: unknown): JsonObject {
+/**
+ * An AssetAdministrationShellDescriptor, returned as given (key order kept), or a 400 naming each problem's path;
+ * checked against the schema of `version`'s API.
+ */
+export function parseShellDescriptor(json: unknown, version: AasVersion = '3.0'): JsonObject {
   const problems = new Problems();
-  checkObject(json, SHELL_DESCRIPTOR, '$', problems);
+  checkObject(json, version === '3.1' ? SHELL_DESCRIPTOR_V31 : SHELL_DESCRIPTOR, '$', problems);
   if (isObject(json)) checkUniqueSubmodelIds(json, problems);
   problems.throwIfAny(SHELL_DESCRIPTOR.name);
   return json as JsonObject;
 }
 
-/** A SubmodelDescriptor, returned as given (key order kept), or a 400 naming each problem's path. */
-export function parseSubmodelDescriptor(json: unknown): JsonObject {
+/** A SubmodelDescriptor, returned as given (key order kept), or a 400 naming each problem's path (as `parseShellDescriptor`). */
+export function parseSubmodelDescriptor(json: unknown, version: AasVersion = '3.0'): JsonObject {
   const problems = new Problems();
-  checkObject(json, SUBMODEL_DESCRIPTOR, '$', problems);
+  checkObject(json, version === '3.1' ? SUBMODEL_DESCRIPTOR_V31 : SUBMODEL_DESCRIPTOR, '$', problems);
   problems.throwIfAny(SUBMODEL_DESCRIPTOR.name);
   return json as JsonObject;
 }

@@ -5,7 +5,8 @@ import { badRequest, notFound } from '../../graphql/errors';
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { JsonObject } from '../model/parse';
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
-import type { Page } from '../store/identifiable-store';
+import { type Page, originOf } from '../store/identifiable-store';
+import type { AasVersion } from '../versions';
 import type { SubmodelService } from '../submodels/submodel.service';
 import { checkId, submodelDescriptorIn, submodelDescriptorPage, type AssetIdPair, type DescriptorFilter, type Stored } from './stored';
 
@@ -47,19 +48,23 @@ export class ImplicitRegistryService {
     return links;
   }
 
-  async shellDescriptors(tenant: TenantEntity, filter: DescriptorFilter, limit: number, cursor?: string | null): Promise<Page<Stored>> {
+  /**
+   * The shells' descriptors. `view`, here and below: the metamodel version the shells are read in, so a V3.0 reader
+   * gets a shell that needs V3.1 mapped down (`Role` read as `NotApplicable`), its descriptor marked `mapped`.
+   */
+  async shellDescriptors(tenant: TenantEntity, filter: DescriptorFilter, limit: number, cursor?: string | null, view: AasVersion = '3.0'): Promise<Page<Stored>> {
     if (filter.submodelSemanticKey != null) {
       throw badRequest(
         'The implicit AAS registry has no filter by submodel semanticId: use the implicit submodel registry (/submodel-descriptors?semanticId=) or the repository (/submodels?semanticId=).',
       );
     }
-    const page = await this.shells.list(tenant, filter, limit, cursor);
+    const page = await this.shells.list(tenant, filter, limit, cursor, view);
     const heads = await this.submodels.heads(tenant, [...new Set(page.items.flatMap(referencedSubmodelIds))]);
     return { items: page.items.map((shell) => this.describeShell(tenant, shell, heads)), cursor: page.cursor };
   }
 
-  async shellDescriptor(tenant: TenantEntity, aasId: string): Promise<Stored> {
-    const shell = await this.shells.get(tenant, aasId);
+  async shellDescriptor(tenant: TenantEntity, aasId: string, view: AasVersion = '3.0'): Promise<Stored> {
+    const shell = await this.shells.get(tenant, aasId, view);
     return this.describeShell(tenant, shell, await this.submodels.heads(tenant, referencedSubmodelIds(shell)));
   }
 
@@ -74,7 +79,9 @@ export class ImplicitRegistryService {
     Object.assign(json, { idShort: shell.idShort, id: shell.id, assetKind: info.assetKind, assetType: info.assetType, globalAssetId: info.globalAssetId });
     Object.assign(json, { specificAssetIds: info.specificAssetIds, endpoints: [endpoint(AAS_INTERFACE, `${this.apiUrlOf(tenant.name)}/shells/${encodeBase64Url(shell.id as string)}`)] });
     if (submodelDescriptors.length) json.submodelDescriptors = submodelDescriptors;
-    return tag(dropUndefined(json));
+    const described = tag(dropUndefined(json));
+    // Read through the store's V3.0 view: what it mapped is on the shell's origin.
+    return originOf(shell)?.mapped?.length ? { ...described, mapped: true } : described;
   }
 
   /**
@@ -87,15 +94,16 @@ export class ImplicitRegistryService {
     semanticKey: string | null | undefined,
     limit: number,
     cursor?: string | null,
+    view: AasVersion = '3.0',
   ): Promise<Page<Stored>> {
     // As in an explicit registry, a submodel descriptor under a shell descriptor carries the shell descriptor's tag.
-    return submodelDescriptorPage(cursorList('implicit-submodel-descriptors', tenant.id, aasId), await this.shellDescriptor(tenant, aasId), semanticKey, limit, cursor);
+    return submodelDescriptorPage(cursorList('implicit-submodel-descriptors', tenant.id, aasId), await this.shellDescriptor(tenant, aasId, view), semanticKey, limit, cursor);
   }
 
-  async submodelDescriptorOfShell(tenant: TenantEntity, aasId: string, submodelId: string): Promise<Stored> {
+  async submodelDescriptorOfShell(tenant: TenantEntity, aasId: string, submodelId: string, view: AasVersion = '3.0'): Promise<Stored> {
     // Looked up in the shell's list, not the store: its length is checked here, as the store checks ids.
     checkId(submodelId);
-    const found = submodelDescriptorIn(await this.shellDescriptor(tenant, aasId), submodelId);
+    const found = submodelDescriptorIn(await this.shellDescriptor(tenant, aasId, view), submodelId);
     if (!found) throw notFound(`Shell '${aasId.slice(0, 200)}' references no submodel '${submodelId.slice(0, 200)}' that this tenant stores.`);
     return found;
   }

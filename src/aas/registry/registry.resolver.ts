@@ -10,6 +10,7 @@ import { referenceKeyOf, valueKey } from '../model/reference-keys';
 import { referencedSubmodelIds } from '../shells/shell.service';
 import { Shell, SpecificAssetIdInput } from '../shells/shell.types';
 import { Page, originOf } from '../store/identifiable-store';
+import { versionOf } from '../versions/view';
 import { Submodel } from '../submodels/submodel.types';
 import { parseAssetLinks } from './discovery.service';
 import type { InstanceKind, RegistryInstanceEntity } from './registry.entities';
@@ -35,7 +36,25 @@ const INSTANCE_DESCRIPTION = 'An explicit instance of the tenant, by name; absen
 
 const page = <T>(p: Page<T>) => ({ result: p.items, pagingMetadata: { cursor: p.cursor } });
 
-const descriptorPage = (p: Page<Stored>) => page({ items: p.items.map(descriptorObject), cursor: p.cursor });
+const descriptorPage = (ctx: Context, p: Page<Stored>) => page({ items: p.items.map((d) => descriptorObject(seen(ctx, d))), cursor: p.cursor });
+
+/**
+ * A descriptor as the request's version sees it. Through V3.1 as stored; through V3.0, V3.1's asset kind `Role` (of a
+ * descriptor an explicit registry stores) read as `NotApplicable`, as in the shells, and the answer marked, as it is
+ * for an implicit descriptor of a shell the store mapped down.
+ */
+function seen(ctx: Context, stored: Stored): Stored {
+  if (versionOf(ctx, null) !== '3.0') return stored;
+  if (stored.json.assetKind === 'Role') {
+    ctx.versionMapped = true;
+    return { ...stored, json: { ...stored.json, assetKind: 'NotApplicable' } };
+  }
+  if (stored.mapped) ctx.versionMapped = true;
+  return stored;
+}
+
+/** The version the implicit services read the tenant's shells in: the request's. */
+const viewOfRequest = (ctx: Context) => versionOf(ctx, null);
 
 const NO_EXPLICIT_SUBMODEL_REGISTRY =
   'There is no explicit submodel registry: in an AAS registry instance, submodel descriptors live under their shell descriptor (give aasId); ' +
@@ -154,7 +173,7 @@ export class RegistryResolver {
     if (query != null) {
       queryAlone({ filter });
       const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
-      return descriptorPage(await ctx.services.descriptorQueries.shellDescriptors(t, registry, query, limit, cursor));
+      return descriptorPage(ctx, await ctx.services.descriptorQueries.shellDescriptors(t, registry, query, limit, cursor, viewOfRequest(ctx)));
     }
     const descriptorFilter = {
       assetKind: filter?.assetKind,
@@ -164,9 +183,10 @@ export class RegistryResolver {
     };
     const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
     return descriptorPage(
+      ctx,
       registry
         ? await ctx.services.shellDescriptors.list(t, registry, descriptorFilter, limit, cursor)
-        : await ctx.services.implicitRegistry.shellDescriptors(t, descriptorFilter, limit, cursor),
+        : await ctx.services.implicitRegistry.shellDescriptors(t, descriptorFilter, limit, cursor, viewOfRequest(ctx)),
     );
   }
 
@@ -179,7 +199,7 @@ export class RegistryResolver {
     @Arg('id') id: string,
   ): Promise<ShellDescriptor> {
     const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
-    return descriptorObject(registry ? await ctx.services.shellDescriptors.get(t, registry, id) : await ctx.services.implicitRegistry.shellDescriptor(t, id));
+    return descriptorObject(seen(ctx, registry ? await ctx.services.shellDescriptors.get(t, registry, id) : await ctx.services.implicitRegistry.shellDescriptor(t, id, viewOfRequest(ctx))));
   }
 
   @Authorized('reader')
@@ -205,15 +225,15 @@ export class RegistryResolver {
     if (query != null) {
       queryAlone({ aasId, filter });
       const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
-      return descriptorPage(await ctx.services.descriptorQueries.submodelDescriptors(t, registry, query, limit, cursor));
+      return descriptorPage(ctx, await ctx.services.descriptorQueries.submodelDescriptors(t, registry, query, limit, cursor));
     }
     const key = semanticKeyOf(filter?.semanticId, filter?.semanticIdValue, 'semanticId');
     const [t, registry] = await target(ctx, tenant, instance, 'aas-registry');
     let found: Page<Stored>;
     if (registry) found = await ctx.services.shellDescriptors.submodelDescriptors(t, registry, shellOf(aasId), key, limit, cursor);
     else if (aasId == null) found = await ctx.services.implicitRegistry.submodelDescriptors(t, key, limit, cursor);
-    else found = await ctx.services.implicitRegistry.submodelDescriptorsOfShell(t, aasId, key, limit, cursor);
-    return descriptorPage(found);
+    else found = await ctx.services.implicitRegistry.submodelDescriptorsOfShell(t, aasId, key, limit, cursor, viewOfRequest(ctx));
+    return descriptorPage(ctx, found);
   }
 
   @Authorized('reader')
@@ -229,8 +249,8 @@ export class RegistryResolver {
     let found: Stored;
     if (registry) found = await ctx.services.shellDescriptors.submodelDescriptor(t, registry, shellOf(aasId), id);
     else if (aasId == null) found = await ctx.services.implicitRegistry.submodelDescriptor(t, id);
-    else found = await ctx.services.implicitRegistry.submodelDescriptorOfShell(t, aasId, id);
-    return descriptorObject(found);
+    else found = await ctx.services.implicitRegistry.submodelDescriptorOfShell(t, aasId, id, viewOfRequest(ctx));
+    return descriptorObject(seen(ctx, found));
   }
 
   @Authorized('contributor')
@@ -242,7 +262,7 @@ export class RegistryResolver {
     @Arg('descriptor', () => GraphQLJSONObject) descriptor: JsonObject,
   ): Promise<ShellDescriptor> {
     const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
-    return descriptorObject(await ctx.services.shellDescriptors.create(t, registry, descriptor));
+    return descriptorObject(seen(ctx, await ctx.services.shellDescriptors.create(t, registry, descriptor, { aasVersion: viewOfRequest(ctx) })));
   }
 
   @Authorized('contributor')
@@ -256,7 +276,7 @@ export class RegistryResolver {
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<ShellDescriptor> {
     const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
-    return descriptorObject(await ctx.services.shellDescriptors.replace(t, registry, id, descriptor, { ifMatch }));
+    return descriptorObject(seen(ctx, await ctx.services.shellDescriptors.replace(t, registry, id, descriptor, { ifMatch, aasVersion: viewOfRequest(ctx) })));
   }
 
   @Authorized('contributor')
@@ -284,7 +304,7 @@ export class RegistryResolver {
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<SubmodelDescriptor> {
     const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
-    return descriptorObject(await ctx.services.shellDescriptors.createSubmodelDescriptor(t, registry, aasId, descriptor, { ifMatch }));
+    return descriptorObject(await ctx.services.shellDescriptors.createSubmodelDescriptor(t, registry, aasId, descriptor, { ifMatch, aasVersion: viewOfRequest(ctx) }));
   }
 
   @Authorized('contributor')
@@ -299,7 +319,7 @@ export class RegistryResolver {
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
   ): Promise<SubmodelDescriptor> {
     const [t, registry] = await explicit(ctx, tenant, instance, 'aas-registry');
-    return descriptorObject(await ctx.services.shellDescriptors.replaceSubmodelDescriptor(t, registry, aasId, id, descriptor, { ifMatch }));
+    return descriptorObject(await ctx.services.shellDescriptors.replaceSubmodelDescriptor(t, registry, aasId, id, descriptor, { ifMatch, aasVersion: viewOfRequest(ctx) }));
   }
 
   @Authorized('contributor')

@@ -6,6 +6,7 @@ import { badRequest, conflict, notFound, preconditionFailed } from '../../graphq
 import type { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { JsonObject } from '../model/parse';
 import type { Condition, Page } from '../store/identifiable-store';
+import type { AasVersion } from '../versions';
 import { parseShellDescriptor, parseSubmodelDescriptor, shellDescriptorColumns } from './descriptor';
 import { FOREIGN_KEY_VIOLATION, instanceGone } from './instance.service';
 import type { RegistryInstanceEntity } from './registry.entities';
@@ -14,9 +15,10 @@ import { assetIdPairs, checkId, instancePage, submodelDescriptorIn, submodelDesc
 const LIST = 'shell-descriptors';
 const BY_ID = 'instance_id = $1 AND tenant_id = $2 AND md5(id) = md5($3) AND id = $3';
 
-/** An AAS Registry's write options: the request's `If-Match`. */
+/** An AAS Registry's write options: the request's `If-Match`, and the version of the API it comes through (V3.0 unless given). */
 export interface DescriptorWrite {
   ifMatch?: string | null;
+  aasVersion?: AasVersion;
 }
 
 /**
@@ -48,8 +50,8 @@ export class ShellDescriptorService {
     return stored(rows[0]);
   }
 
-  async create(tenant: TenantEntity, instance: RegistryInstanceEntity, json: unknown): Promise<Stored> {
-    const doc = parseShellDescriptor(json);
+  async create(tenant: TenantEntity, instance: RegistryInstanceEntity, json: unknown, options: DescriptorWrite = {}): Promise<Stored> {
+    const doc = parseShellDescriptor(json, options.aasVersion);
     return this.write(tenant, instance, doc.id as string, {}, (current) => {
       if (current) throw conflict(`Shell descriptor '${doc.id}' is registered already.`);
       return doc;
@@ -57,10 +59,12 @@ export class ShellDescriptorService {
   }
 
   async replace(tenant: TenantEntity, instance: RegistryInstanceEntity, id: string, json: unknown, options: DescriptorWrite = {}): Promise<Stored> {
-    const doc = parseShellDescriptor(json);
+    const doc = parseShellDescriptor(json, options.aasVersion);
     if (doc.id !== id) throw badRequest(`The descriptor's id '${String(doc.id).slice(0, 200)}' differs from the id in the path '${id.slice(0, 200)}'.`);
     return this.write(tenant, instance, id, options, (current) => {
       if (!current) throw descriptorNotFound(id);
+      // A V3.0 client read V3.1's `Role` as `NotApplicable`: written back unchanged, it stays `Role`.
+      if ((options.aasVersion ?? '3.0') === '3.0' && current.assetKind === 'Role' && doc.assetKind === 'NotApplicable') return { ...doc, assetKind: 'Role' };
       return doc;
     });
   }
@@ -92,7 +96,7 @@ export class ShellDescriptorService {
   }
 
   async createSubmodelDescriptor(tenant: TenantEntity, instance: RegistryInstanceEntity, aasId: string, json: unknown, options: DescriptorWrite = {}): Promise<Stored> {
-    const descriptor = parseSubmodelDescriptor(json);
+    const descriptor = parseSubmodelDescriptor(json, options.aasVersion);
     const saved = await this.write(tenant, instance, aasId, options, (current) => {
       if (!current) throw descriptorNotFound(aasId);
       const list = submodelDescriptorsOf(current);
@@ -110,7 +114,7 @@ export class ShellDescriptorService {
     json: unknown,
     options: DescriptorWrite = {},
   ): Promise<Stored> {
-    const descriptor = parseSubmodelDescriptor(json);
+    const descriptor = parseSubmodelDescriptor(json, options.aasVersion);
     if (descriptor.id !== submodelId) {
       throw badRequest(`The descriptor's id '${String(descriptor.id).slice(0, 200)}' differs from the id in the path '${submodelId.slice(0, 200)}'.`);
     }

@@ -13,6 +13,8 @@ import type { RegistryInstanceEntity } from './registry.entities';
 export interface Stored {
   json: JsonObject;
   etag: string;
+  /** An implicit descriptor of a shell read through V3.0 that had to be mapped down (the answer says so). */
+  mapped?: boolean;
 }
 
 /** A name and value of an asset id (a SpecificAssetId's, or `globalAssetId` with the global asset id). */

@@ -7,6 +7,7 @@ import { JsonObject } from '../model/parse';
 import { Shell } from '../shells/shell.types';
 import { SemanticMatchingArg } from '../semantics/semantic.types';
 import { SEMANTIC_ID_MATCHING_DESCRIPTION, equivalenceOf } from '../semantics/equivalence';
+import { versionOf } from '../versions/view';
 import { SEARCH_INDEXES } from './indexes';
 
 @ObjectType({ description: 'A shell that search found, with the submodels that made it match.' })
@@ -76,7 +77,7 @@ export class SearchResolver {
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
     @Arg('semanticIdMatching', () => SemanticMatchingArg, { defaultValue: SemanticMatchingArg.exact, description: SEMANTIC_ID_MATCHING_DESCRIPTION }) semanticIdMatching: SemanticMatchingArg,
   ): Promise<SearchPage> {
-    const page = await ctx.services.search.search(tenantOf(ctx, tenant), { index, query, condition, conditions, select }, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching));
+    const page = await ctx.services.search.search(tenantOf(ctx, tenant), { index, query, condition, conditions, select }, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching), versionOf(ctx, null));
     return {
       result: page.items.map((hit) => ({ id: hit.id, shell: hit.shell as unknown as Shell | undefined, submodelIds: hit.submodelIds })),
       pagingMetadata: { cursor: page.cursor },

@@ -9,6 +9,7 @@ import { type SemanticEquivalence, semanticKeysOf } from '../query/query.service
 import { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
 import { keysetQuery, pageOf } from '../store/identifiable-store';
+import type { AasVersion } from '../versions';
 import { SearchIndex, searchIndex } from './indexes';
 
 /** A search as clients send it (REST body members, GraphQL arguments): an index and a full or simple condition. */
@@ -70,8 +71,11 @@ export class SearchService {
     private readonly options: SearchOptions,
   ) {}
 
-  /** `equivalence`: semantic ids of the condition (the simple form's too) match by the semantic connector's equivalence. */
-  async search(tenant: TenantEntity, request: SearchRequest, limit: number, cursor?: string | null, equivalence?: SemanticEquivalence): Promise<SearchPage> {
+  /**
+   * `equivalence`: semantic ids of the condition (the simple form's too) match by the semantic connector's equivalence.
+   * `view`: the metamodel version the shells are read in (mapped down for V3.0 where they need V3.1).
+   */
+  async search(tenant: TenantEntity, request: SearchRequest, limit: number, cursor?: string | null, equivalence?: SemanticEquivalence, view: AasVersion = '3.0'): Promise<SearchPage> {
     const { index, query } = parseSearch(request);
     const keyset = keysetQuery(`search:${index.name}`, [['s.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition, ...(equivalence ? ['equivalent'] : []));
     const semanticKeys = await semanticKeysOf(query, equivalence);
@@ -100,7 +104,7 @@ export class SearchService {
     const page = pageOf(keyset.list, rows, limit, (row) => Number(row.seq));
     const hits = page.items.map((row) => ({ id: row.id, submodelIds: row.submodel_ids }));
     if (query.select === 'id') return { select: 'id', items: hits, cursor: page.cursor };
-    const found = hits.length ? await this.shells.findMany(tenant, hits.map((h) => h.id)) : new Map<string, JsonObject>();
+    const found = hits.length ? await this.shells.findMany(tenant, hits.map((h) => h.id), view) : new Map<string, JsonObject>();
     // A shell deleted between the two reads is left out; the cursor still names the page's last row.
     return { items: hits.flatMap((hit) => (found.has(hit.id) ? [{ ...hit, shell: found.get(hit.id) }] : [])), cursor: page.cursor };
   }

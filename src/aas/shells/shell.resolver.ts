@@ -64,7 +64,7 @@ export class ShellResolver {
     @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<ShellPage> {
     const page = usesQuery(query, filter)
-      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
+      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'shells', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching), versionOf(ctx, aasVersion))
       : await ctx.services.shells.list(tenantOf(ctx, tenant), filter ?? {}, limit, cursor, versionOf(ctx, aasVersion));
     return pageResult<Shell>(seenAs(ctx, aasVersion, page));
   }

@@ -271,7 +271,7 @@ export class SubmodelResolver {
     @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
     const page = usesQuery(query, filter)
-      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching))
+      ? await ctx.services.query.objects(tenantOf(ctx, tenant), 'submodels', query, limit, cursor, equivalenceOf(ctx, tenantOf(ctx, tenant), semanticIdMatching), versionOf(ctx, aasVersion))
       : await ctx.services.submodels.list(tenantOf(ctx, tenant), await submodelFilter(ctx, tenantOf(ctx, tenant), filter), limit, cursor, versionOf(ctx, aasVersion));
     return pageResult(seenAs(ctx, aasVersion, { ...page, items: page.items.map((doc) => shape(doc, level, extent)) }));
   }
