@@ -320,6 +320,24 @@ describe("a shell's asset information and submodel references are verified in th
     expect(await recorded('shells', shell.id)).toBe('3.0');
   });
 
+  it('GraphQL: replaceAssetInformation and addSubmodelRef take aasVersion (V3.0 without it)', async () => {
+    const shell = await newShell();
+    const gql = (query: string, variables: Record<string, unknown>) =>
+      json(fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { t: tenant.name, id: shell.id, ...variables } }) }));
+    const info = `mutation($t: String!, $id: String!, $b: JSONObject!, $v: AasVersion) { replaceAssetInformation(tenant: $t, id: $id, assetInformation: $b, aasVersion: $v) { etag } }`;
+    const role = { assetKind: 'Role', globalAssetId: 'urn:asset:g' };
+    expect((await gql(info, { b: role })).errors?.[0]).toBeDefined();
+    expect((await gql(info, { b: role, v: 'V3_1' })).errors).toBeUndefined();
+    const add = `mutation($t: String!, $id: String!, $b: JSONObject!, $v: AasVersion) { addSubmodelRef(tenant: $t, id: $id, reference: $b, aasVersion: $v) { json } }`;
+    const far = smRef(longId('urn:sm:g:'));
+    expect((await gql(add, { b: far })).errors?.[0]).toBeDefined();
+    expect((await gql(add, { b: far, v: 'V3_1' })).errors).toBeUndefined();
+    const stored = await json(fetch(`${v31}${shell.url}`));
+    expect(stored.assetInformation).toEqual(role);
+    expect(stored.submodels).toEqual([far]);
+    expect(await recorded('shells', shell.id)).toBe('3.1');
+  });
+
   it('submodel-refs through V3.0 of a Role shell keep Role', async () => {
     const shell = await newShell({ assetInformation: { assetKind: 'Role', globalAssetId: 'urn:asset:r' } }, v31);
     await expectDone(await send(`${v30}${shell.url}/submodel-refs`, 'POST', smRef('urn:sm:a')), 201);
