@@ -15,7 +15,8 @@ type Download = Awaited<ReturnType<Context['services']['attachments']['thumbnail
  * Thumbnails and attachments: `GET/PUT/DELETE {api}/shells/{aasIdentifier}/asset-information/thumbnail` and
  * `.../submodel-elements/{idShortPath}/attachment` (under `/submodels/{id}` and `/shells/{id}/submodels/{id}`).
  * PUT takes `multipart/form-data` with the part `file` (and, as AAS clients send it, a `fileName` field; the
- * stored name is the part's file name). Bytes stream; access is decided by GraphQL first (streamed.ts).
+ * stored name is the part's file name). Bytes stream; access is decided by GraphQL first (streamed.ts). Each runs in
+ * the version of its path (the context's `aasVersion`), as the other routes do.
  */
 export interface AttachmentRoutes {
   path: string;
@@ -51,7 +52,7 @@ export function attachmentRoutes(access: TenantAccess, contextOf: (ctx: KoaConte
         download =
           t.kind === 'thumbnail'
             ? await context.services.attachments.thumbnail(tenant, t.shellId)
-            : await context.services.attachments.attachment(tenant, t.submodelId, t.path, { shellId: t.shellId });
+            : await context.services.attachments.attachment(tenant, t.submodelId, t.path, { shellId: t.shellId }, context.aasVersion);
       } catch (err) {
         throw facadeErrorOf(err, context);
       }
@@ -68,8 +69,8 @@ export function attachmentRoutes(access: TenantAccess, contextOf: (ctx: KoaConte
       const tenant = await access.contributor(ctx.state.tenant as string, context);
       await receiveUpload(ctx, context, uploadLimitBytes, ['fileName'], (file) =>
         t.kind === 'thumbnail'
-          ? context.services.attachments.setThumbnail(tenant, t.shellId, file, ifMatchOf(ctx))
-          : context.services.attachments.setAttachment(tenant, t.submodelId, t.path, { shellId: t.shellId, ifMatch: ifMatchOf(ctx) }, file),
+          ? context.services.attachments.setThumbnail(tenant, t.shellId, file, ifMatchOf(ctx), context.aasVersion)
+          : context.services.attachments.setAttachment(tenant, t.submodelId, t.path, { shellId: t.shellId, ifMatch: ifMatchOf(ctx), aasVersion: context.aasVersion }, file),
       );
       ctx.status = 204;
     },
@@ -78,8 +79,8 @@ export function attachmentRoutes(access: TenantAccess, contextOf: (ctx: KoaConte
       const context = contextOf(ctx);
       const tenant = await access.contributor(ctx.state.tenant as string, context);
       try {
-        if (t.kind === 'thumbnail') await context.services.attachments.deleteThumbnail(tenant, t.shellId, ifMatchOf(ctx));
-        else await context.services.attachments.deleteAttachment(tenant, t.submodelId, t.path, { shellId: t.shellId, ifMatch: ifMatchOf(ctx) });
+        if (t.kind === 'thumbnail') await context.services.attachments.deleteThumbnail(tenant, t.shellId, ifMatchOf(ctx), context.aasVersion);
+        else await context.services.attachments.deleteAttachment(tenant, t.submodelId, t.path, { shellId: t.shellId, ifMatch: ifMatchOf(ctx), aasVersion: context.aasVersion });
       } catch (err) {
         throw facadeErrorOf(err, context);
       }

@@ -6,6 +6,7 @@ import type { FileService } from '../../files';
 import type { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
 import type { Scope, SubmodelService, SubmodelWrite } from '../submodels/submodel.service';
+import type { AasVersion } from '../versions';
 
 /** A download: its media type, name, size when known, and the bytes. */
 export interface Download {
@@ -33,6 +34,9 @@ export const MAX_BLOB_ATTACHMENT_BYTES = 16 * 1024 * 1024;
  *   transaction; the former file and its tfp stay valid (other references may use it).
  * - DELETE removes only the reference; the file stays in the repository.
  * - PUT and DELETE take the request's `If-Match` (`ifMatch`): the shell's or submodel's entity tag.
+ * - Each comes through a version of the metamodel (`aasVersion`, default '3.0'): the change is verified with its
+ *   constraints (a content type of 101 to 128 characters only through V3.1) and, through V3.0, keeps the V3.1 parts
+ *   of the element or shell it did not touch.
  */
 export class AttachmentService {
   constructor(
@@ -49,34 +53,36 @@ export class AttachmentService {
     return this.download(tenant, thumbnail.path as string, `The thumbnail of shell '${shellId}'`);
   }
 
-  async setThumbnail(tenant: TenantEntity, shellId: string, upload: Upload, ifMatch?: string | null): Promise<void> {
+  async setThumbnail(tenant: TenantEntity, shellId: string, upload: Upload, ifMatch?: string | null, aasVersion?: AasVersion): Promise<void> {
     // Checked before the upload is read; inside the transaction only its connection is used (the embedded
     // database serves one transaction at a time).
     await this.shells.get(tenant, shellId);
     await this.dataSource.transaction(async (manager) => {
       const record = await this.files.store(tenant, upload, manager);
-      await this.shells.setThumbnail(tenant, shellId, { path: record.tfp, contentType: record.contentType }, { manager, ifMatch });
+      await this.shells.setThumbnail(tenant, shellId, { path: record.tfp, contentType: record.contentType }, { manager, ifMatch, aasVersion });
     });
   }
 
-  async deleteThumbnail(tenant: TenantEntity, shellId: string, ifMatch?: string | null): Promise<void> {
-    await this.shells.setThumbnail(tenant, shellId, null, { ifMatch });
+  async deleteThumbnail(tenant: TenantEntity, shellId: string, ifMatch?: string | null, aasVersion?: AasVersion): Promise<void> {
+    await this.shells.setThumbnail(tenant, shellId, null, { ifMatch, aasVersion });
   }
 
-  async attachment(tenant: TenantEntity, submodelId: string, path: string, scope: Scope): Promise<Download> {
-    const element = await this.fileOrBlob(tenant, submodelId, path, scope);
+  /** `view`: the version the reader speaks (an element V3.0 does not see has no attachment for it). */
+  async attachment(tenant: TenantEntity, submodelId: string, path: string, scope: Scope, view?: AasVersion): Promise<Download> {
+    const element = await this.fileOrBlob(tenant, submodelId, path, scope, view);
     const what = `The ${String(element.modelType)} '${path}'`;
     if (element.modelType === 'Blob') {
       if (typeof element.value !== 'string' || element.value === '') throw notFound(`${what} has no value.`);
       const bytes = Buffer.from(element.value, 'base64');
-      return { contentType: element.contentType as string, fileName: String(element.idShort ?? 'blob'), size: bytes.length, stream: Readable.from([bytes]) };
+      // A Blob without contentType (V3.1) is bytes of no known type.
+      return { contentType: (element.contentType as string | undefined) ?? 'application/octet-stream', fileName: String(element.idShort ?? 'blob'), size: bytes.length, stream: Readable.from([bytes]) };
     }
     if (typeof element.value !== 'string' || element.value === '') throw notFound(`${what} has no value: there is no file to download.`);
     return this.download(tenant, element.value, what);
   }
 
   async setAttachment(tenant: TenantEntity, submodelId: string, path: string, scope: SubmodelWrite, upload: Upload): Promise<void> {
-    const element = await this.fileOrBlob(tenant, submodelId, path, scope);
+    const element = await this.fileOrBlob(tenant, submodelId, path, scope, scope.aasVersion);
     if (element.modelType === 'Blob') {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -100,13 +106,13 @@ export class AttachmentService {
         submodelId,
         path,
         (current) => ({ ...sameKind(current, 'File', path), contentType: record.contentType, value: record.tfp }),
-        { manager, ifMatch: scope.ifMatch },
+        { manager, ifMatch: scope.ifMatch, aasVersion: scope.aasVersion },
       );
     });
   }
 
   async deleteAttachment(tenant: TenantEntity, submodelId: string, path: string, scope: SubmodelWrite): Promise<void> {
-    await this.fileOrBlob(tenant, submodelId, path, scope);
+    await this.fileOrBlob(tenant, submodelId, path, scope, scope.aasVersion);
     await this.submodels.updateElement(
       tenant,
       submodelId,
@@ -120,8 +126,8 @@ export class AttachmentService {
     );
   }
 
-  private async fileOrBlob(tenant: TenantEntity, submodelId: string, path: string, scope: Scope): Promise<JsonObject> {
-    const { element } = await this.submodels.element(tenant, submodelId, path, scope);
+  private async fileOrBlob(tenant: TenantEntity, submodelId: string, path: string, scope: Scope, view?: AasVersion): Promise<JsonObject> {
+    const { element } = await this.submodels.element(tenant, submodelId, path, { shellId: scope.shellId }, view);
     return fileOrBlobOnly(element, path);
   }
 

@@ -155,9 +155,10 @@ export class ShellResolver {
     @Arg('id') id: string,
     @Arg('assetInformation', () => GraphQLJSONObject) assetInformation: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<Shell> {
-    const shell = await ctx.services.shells.replaceAssetInformation(tenantOf(ctx, tenant), id, assetInformation, { ifMatch });
-    return shell as unknown as Shell;
+    const shell = await ctx.services.shells.replaceAssetInformation(tenantOf(ctx, tenant), id, assetInformation, { ifMatch, aasVersion: versionOf(ctx, aasVersion) });
+    return seenAs(ctx, aasVersion, shell) as unknown as Shell;
   }
 
   @Authorized('contributor')
@@ -168,8 +169,9 @@ export class ShellResolver {
     @Arg('id') id: string,
     @Arg('reference', () => GraphQLJSONObject) reference: JsonObject,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<Reference> {
-    return (await ctx.services.shells.addSubmodelRef(tenantOf(ctx, tenant), id, reference, { ifMatch })) as unknown as Reference;
+    return (await ctx.services.shells.addSubmodelRef(tenantOf(ctx, tenant), id, reference, { ifMatch, aasVersion: versionOf(ctx, aasVersion) })) as unknown as Reference;
   }
 
   @Authorized('contributor')
@@ -180,8 +182,9 @@ export class ShellResolver {
     @Arg('id') id: string,
     @Arg('submodelId') submodelId: string,
     @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ): Promise<boolean> {
-    await ctx.services.shells.removeSubmodelRef(tenantOf(ctx, tenant), id, submodelId, { ifMatch });
+    await ctx.services.shells.removeSubmodelRef(tenantOf(ctx, tenant), id, submodelId, { ifMatch, aasVersion: versionOf(ctx, aasVersion) });
     return true;
   }
 }

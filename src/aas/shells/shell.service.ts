@@ -1,9 +1,9 @@
-import { type AasVersion, neededVersion } from '../versions';
+import { type AasVersion, neededVersion, parsePartFor } from '../versions';
 import { DataSource, EntityManager } from 'typeorm';
 import { cursorList } from '../../common/cursor';
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
-import { JsonObject, parseAssetInformation, parseReference } from '../model/parse';
+import { JsonObject } from '../model/parse';
 import { asSubmodelModelReference, withSubmodelModelReferences } from '../model/submodel-references';
 import { judgeReplacement, readDocument, verifyDocument, verifyReplacement } from '../model/verify-document';
 import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
@@ -207,10 +207,15 @@ export class ShellService {
     await this.store.delete(tenant, id, () => notFound(`Shell '${id}' not found.`), options);
   }
 
+  /**
+   * PUT of the asset information, read and judged in the version the write comes through (`options.aasVersion`):
+   * through V3.1 `Role` and V3.1's longer identifiers are taken; through V3.0 the V3.1 parts of the stored shell it did
+   * not touch stay (`update`).
+   */
   async replaceAssetInformation(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const assetInformation = parseAssetInformation(json);
+    const assetInformation = parsePartFor(options.aasVersion ?? '3.0', 'AssetInformation', json);
     // The whole shell is judged: shell-level constraints may span the new asset information (only new violations count).
-    return this.update(tenant, id, (current) => verifyReplacement('AssetAdministrationShell', { ...current, assetInformation }, current), options);
+    return this.update(tenant, id, (current) => verifyReplacement('AssetAdministrationShell', { ...current, assetInformation }, current, options.aasVersion), options);
   }
 
   /**
@@ -224,14 +229,14 @@ export class ShellService {
       (current) => {
         const { defaultThumbnail, ...info } = current.assetInformation as JsonObject;
         if (!thumbnail && !defaultThumbnail) throw notFound(`Shell '${id}' has no thumbnail.`);
-        return verifyReplacement('AssetAdministrationShell', { ...current, assetInformation: thumbnail ? { ...info, defaultThumbnail: thumbnail } : info }, current);
+        return verifyReplacement('AssetAdministrationShell', { ...current, assetInformation: thumbnail ? { ...info, defaultThumbnail: thumbnail } : info }, current, options.aasVersion);
       },
       options,
     );
   }
 
   async addSubmodelRef(tenant: TenantEntity, id: string, json: unknown, options: ShellWrite = {}): Promise<JsonObject> {
-    const ref = parseReference(asSubmodelModelReference(json));
+    const ref = parsePartFor(options.aasVersion ?? '3.0', 'Reference', asSubmodelModelReference(json));
     if (!isSubmodelReference(ref)) {
       throw badRequest('A submodel reference is a ModelReference with exactly one key, of type Submodel.');
     }
@@ -260,7 +265,7 @@ export class ShellService {
         const info = current.assetInformation as JsonObject;
         const present = (info.specificAssetIds ?? []) as { name: string; value: string }[];
         const added = ids.filter((n) => !present.some((p) => p.name === n.name && p.value === n.value));
-        return added.length ? verifyReplacement('AssetAdministrationShell', { ...current, assetInformation: { ...info, specificAssetIds: [...present, ...added] } }, current) : current;
+        return added.length ? verifyReplacement('AssetAdministrationShell', { ...current, assetInformation: { ...info, specificAssetIds: [...present, ...added] } }, current, options.aasVersion) : current;
       },
       options,
     );
@@ -281,7 +286,11 @@ export class ShellService {
     );
   }
 
-  /** Read-modify-write of an existing shell: written only if it is still the version read (`IdentifiableStore.replace`). */
+  /**
+   * Read-modify-write of an existing shell: written only if it is still the version read (`IdentifiableStore.replace`).
+   * Through V3.0 (`options.aasVersion`) `modify` gets what V3.0 sees of the shell and its result is merged onto the
+   * stored one; the shell's recorded version is that of the document written.
+   */
   private update(tenant: TenantEntity, id: string, modify: (current: JsonObject) => JsonObject | Promise<JsonObject>, options: ShellWrite): Promise<JsonObject> {
     return this.store.replace(tenant, id, modify, () => notFound(`Shell '${id}' not found.`), options);
   }

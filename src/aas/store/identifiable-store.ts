@@ -84,6 +84,11 @@ export interface Origin {
   mapped?: string[];
   /** The document as stored, where what a V3.0 reader got is mapped down from it. */
   stored?: JsonObject;
+  /**
+   * Read by a V3.0 reader, the document needs V3.1 (its row says so), whether or not anything was mapped: it may hold
+   * only what V3.1's relaxed constraints allow (a hyphen in an idShort), served as it is and marked all the same.
+   */
+  needs31?: boolean;
 }
 
 /** A side table, so documents stay plain AAS JSON: resolvers of related fields find the tenant here. */
@@ -102,7 +107,7 @@ function viewed(doc: JsonObject, needs: string | undefined, view: AasVersion, te
   if (view === '3.1' || needs !== '3.1') return tagged(doc, tenant, seq, version);
   const { json, mapped } = mapDownToV30(doc);
   tagged(json, tenant, seq, version);
-  if (mapped.length) Object.assign(origins.get(json)!, { mapped, stored: doc });
+  Object.assign(origins.get(json)!, mapped.length ? { mapped, stored: doc, needs31: true } : { needs31: true });
   return json;
 }
 

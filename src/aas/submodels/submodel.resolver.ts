@@ -405,8 +405,9 @@ export class SubmodelResolver {
     @Arg('id') id: string,
     @Arg('submodel', () => GraphQLJSONObject) submodel: JsonObject,
     @Args() { shellId, ifMatch }: WriteScope,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.submodels.patch(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch });
+    return seenAs(ctx, aasVersion, await ctx.services.submodels.patch(tenantOf(ctx, tenant), id, submodel, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) }));
   }
 
   @Authorized('contributor')
@@ -417,8 +418,9 @@ export class SubmodelResolver {
     @Arg('id') id: string,
     @Arg('metadata', () => GraphQLJSONObject) metadata: JsonObject,
     @Args() { shellId, ifMatch }: WriteScope,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.submodels.patchMetadata(tenantOf(ctx, tenant), id, metadata, { shellId, ifMatch });
+    return seenAs(ctx, aasVersion, await ctx.services.submodels.patchMetadata(tenantOf(ctx, tenant), id, metadata, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) }));
   }
 
   @Authorized('contributor')
@@ -429,8 +431,9 @@ export class SubmodelResolver {
     @Arg('id') id: string,
     @Arg('value', () => GraphQLJSON, { nullable: true, description: 'null clears a value' }) value: unknown,
     @Args() { shellId, ifMatch }: WriteScope,
+    @Arg('aasVersion', () => AasVersionArg, { nullable: true, description: AAS_VERSION_ARGUMENT }) aasVersion: AasVersion | null,
   ) {
-    return ctx.services.submodels.patchValue(tenantOf(ctx, tenant), id, value, { shellId, ifMatch });
+    return seenAs(ctx, aasVersion, await ctx.services.submodels.patchValue(tenantOf(ctx, tenant), id, value, { shellId, ifMatch, aasVersion: versionOf(ctx, aasVersion) }));
   }
 
   @Authorized('contributor')

@@ -264,9 +264,12 @@ export class SubmodelService {
     return this.store.replace(tenant, id, next, () => notFound(`Submodel '${id}' not found.`), { ifMatch: options.ifMatch, aasVersion: options.aasVersion });
   }
 
-  /** PATCH (level core): the attributes the body has replace the submodel's; the others stay. */
+  /**
+   * PATCH (level core): the attributes the body has replace the submodel's; the others stay. As every whole-submodel
+   * change (`update`), made and judged in the version it comes through.
+   */
   async patch(tenant: TenantEntity, id: string, json: unknown, options: SubmodelWrite = {}): Promise<JsonObject> {
-    const body = (await readDocument('Submodel', json)).doc;
+    const body = (await readDocument('Submodel', json, options.aasVersion)).doc;
     this.checkId(body, id);
     return this.update(tenant, id, options, (current) => ({ ...current, ...body }));
   }
@@ -490,7 +493,10 @@ export class SubmodelService {
 
   /**
    * A whole-submodel change: `modify` makes the new document from the stored one (without changing it), which is
-   * refused only for violations the stored one did not already have.
+   * refused only for violations the stored one did not already have. In the version the write comes through: through
+   * V3.1 made from the submodel as stored and judged by V3.1's constraints; through V3.0 made from what V3.0 sees of
+   * it, judged by V3.0's, and merged onto it so that the V3.1 parts it did not touch stay (`IdentifiableStore.replace`).
+   * The submodel's recorded version is that of the document written.
    */
   private async update(
     tenant: TenantEntity,
@@ -501,10 +507,10 @@ export class SubmodelService {
     await this.checkScope(tenant, id, options);
     const next = async (current: JsonObject) => {
       const made = modify(current);
-      const read = 'violations' in made && 'doc' in made ? (made as { doc: JsonObject; violations: Violation[] }) : await readDocument('Submodel', made);
-      return judgeReplacement('Submodel', read, current);
+      const read = 'violations' in made && 'doc' in made ? (made as { doc: JsonObject; violations: Violation[] }) : await readDocument('Submodel', made, options.aasVersion);
+      return judgeReplacement('Submodel', read, current, options.aasVersion);
     };
-    return this.store.replace(tenant, id, next, () => notFound(`Submodel '${id}' not found.`), { ifMatch: options.ifMatch });
+    return this.store.replace(tenant, id, next, () => notFound(`Submodel '${id}' not found.`), { ifMatch: options.ifMatch, aasVersion: options.aasVersion });
   }
 
   private checkId(doc: JsonObject, id: string): void {

@@ -6,4 +6,4 @@
  */
 export { AAS_VERSIONS, type AasVersion, neededVersion } from './needed';
 export { mapDownToV30, mapElementDownToV30, mergeV30Element, mergeV30Write, sameJson } from './map';
-export { kindOf, parseFor, readElementFor, readFor, readTolerantlyFor, readableByV30, verifyFor, V31_MESSAGES, V31_RULE } from './verify';
+export { kindOf, parseFor, readElementFor, parsePartFor, readFor, readTolerantlyFor, readableByV30, verifyFor, V31_MESSAGES, V31_RULE } from './verify';

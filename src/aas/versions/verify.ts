@@ -1,7 +1,7 @@
-import { types } from '@aas-core-works/aas-core3.0-typescript';
+import { common, types } from '@aas-core-works/aas-core3.0-typescript';
 import { badRequest } from '../../graphql/errors';
 import { jsonization } from '@aas-core-works/aas-core3.0-typescript';
-import { DOCUMENT_PARSERS, DOCUMENT_READERS, type DocumentKind, type ErrorRule, type JsonObject, type Violation, readSubmodelElement, readWithViolations } from '../model/parse';
+import { DOCUMENT_PARSERS, DOCUMENT_READERS, type DocumentKind, type ErrorRule, type JsonObject, type Violation, parseVerified, readSubmodelElement, readWithViolations } from '../model/parse';
 import { type DroppedPart, readTolerantly } from '../model/tolerant-read';
 import { type AasVersion, CHILDREN, CONTENT_TYPE_MAX, IDENTIFIER_MAX, ID_SHORT_V31, OPERATION_VARIABLES, isObject } from './needed';
 
@@ -191,4 +191,22 @@ export function readElementFor(version: AasVersion, json: unknown): { doc: JsonO
 export function readableByV30(json: JsonObject): JsonObject {
   if (json.modelType === 'Submodel' || typeof json.modelType !== 'string') return json;
   return (standIn({ modelType: 'Submodel', submodelElements: [json] }).copy.submodelElements as JsonObject[])[0];
+}
+
+/** The parts of a shell a write may send alone (`PUT …/asset-information`, `POST …/submodel-refs`), and their readers. */
+const PART_READERS: Record<'AssetInformation' | 'Reference', (json: jsonization.JsonValue) => common.Either<types.Class, jsonization.DeserializationError>> = {
+  AssetInformation: jsonization.assetInformationFromJsonable,
+  Reference: jsonization.referenceFromJsonable,
+};
+
+/**
+ * A part of a shell (`what`) read as metamodel `version` and verified with its constraints, every violation refused
+ * (400), as `parseFor` a document: through V3.1 `Role` is taken (read as `NotApplicable` while the V3.0 library reads
+ * it, then put back) and V3.1's relaxed constraints apply (`V31_RULE`). The canonical JSON to store.
+ */
+export function parsePartFor(version: AasVersion, what: keyof typeof PART_READERS, json: unknown): JsonObject {
+  const read = (value: unknown, rule?: ErrorRule) => parseVerified(what, PART_READERS[what], value, undefined, rule);
+  if (version === '3.0' || !isObject(json)) return read(json);
+  if (what !== 'AssetInformation' || json.assetKind !== 'Role') return read(json, V31_RULE);
+  return { ...read({ ...json, assetKind: 'NotApplicable' }, V31_RULE), assetKind: 'Role' };
 }

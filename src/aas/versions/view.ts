@@ -103,11 +103,13 @@ export function objectForVersion<T>(ctx: VersionedRequest | undefined, object: T
 }
 
 /**
- * A document read through the store's view of the request's version, marked when the store mapped it down: its
- * parts (asset information, say) are answered without the document, whose origin says so.
+ * A document read through the store's view of the request's version, marked when it is V3.1 content (the store
+ * mapped it down, or it holds what only V3.1's relaxed constraints allow): its parts (asset information, a
+ * submodel's `$metadata` or `$value`) are answered without the document, whose origin says so.
  */
 export function markedIfMapped<T extends object>(ctx: VersionedRequest | undefined, doc: T): T {
-  if (ctx?.aasVersion === '3.0' && originOf(doc)?.mapped?.length) ctx.versionMapped = true;
+  const origin = originOf(doc);
+  if (ctx?.aasVersion === '3.0' && (origin?.mapped?.length || origin?.needs31)) ctx.versionMapped = true;
   return doc;
 }
 
