@@ -498,14 +498,14 @@ export interface PendingRows {
  * more or fewer) and whether it holds a Blob, its head where `head` is given. A pending subtree (`rows.subtree`) is
  * deleted in the same statement, and whether a Blob remains after it is asked there of the other rows. Whether it
  * holds a Blob is looked up again, in a statement of its own that sees the rows written, only where one went with
- * the rows above and none came.
+ * the rows above and none came. With `needs31`, the submodel's recorded version (`aas_version`) becomes '3.1'.
  */
 export async function finishElementWrite(
   db: Db,
   tenantId: string,
   seq: string,
   rows: PendingRows,
-  change: { bytes: number; blobAdded: boolean; blobRemoved: boolean; head?: JsonObject },
+  change: { bytes: number; blobAdded: boolean; blobRemoved: boolean; head?: JsonObject; needs31?: boolean },
 ): Promise<void> {
   const params: unknown[] = [tenantId, seq, change.bytes, change.blobAdded];
   const parts: string[] = [];
@@ -536,8 +536,9 @@ export async function finishElementWrite(
         ELSE has_blobs END`;
   }
   const head = change.head ? `, doc = $${params.push(JSON.stringify(change.head))}::jsonb` : '';
+  const version31 = change.needs31 ? `, aas_version = '3.1'` : '';
   await db.query(
-    `${parts.length ? `WITH ${parts.join(',\n')}\n` : ''}UPDATE submodels SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3${gone}${head},
+    `${parts.length ? `WITH ${parts.join(',\n')}\n` : ''}UPDATE submodels SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3${gone}${head}${version31},
         has_blobs = ${blobs}
       WHERE tenant_id = $1 AND seq = $2`,
     params,
@@ -639,6 +640,8 @@ export interface ElementWrites {
   append?: { parent: number[]; path: string; last: number };
   /** Elements whose rows this write replaced (`ord`), with the path a rename gave one: logged in `element_log`. */
   logged?: { ord: number[]; path?: string }[];
+  /** The edit needs metamodel V3.1: the submodel's recorded version (`aas_version`) becomes '3.1' with the write. */
+  needs31?: boolean;
   notify?: { channel: string; payload: string };
 }
 
@@ -808,7 +811,8 @@ export async function writeElementsOnce(
     ? `, element_log = (SELECT jsonb_agg(e.x) FROM (SELECT g.x FROM ${LOG_OF('s.element_log')} WHERE (g.x->>'v')::int > s.version + 1 - ${ELEMENT_LOG_WINDOW}
         UNION ALL ${entries.join(' UNION ALL ')}) AS e (x))`
     : '';
-  ctes.push(`head AS (UPDATE submodels s SET version = s.version + 1, updated_at = now(), doc_bytes = ${size}, has_blobs = ${blobs}${head}${log},
+  const version31 = writes.needs31 ? `, aas_version = '3.1'` : '';
+  ctes.push(`head AS (UPDATE submodels s SET version = s.version + 1, updated_at = now(), doc_bytes = ${size}, has_blobs = ${blobs}${head}${log}${version31},
       element_writes_from = CASE WHEN s.element_writes_to = s.version THEN s.element_writes_from ELSE s.version END,
       element_writes_to = s.version + 1${writes.topChanged ? ', top_elements_version = s.top_elements_version + 1' : ''}
     FROM go WHERE s.tenant_id = $1 AND s.seq = go.seq RETURNING s.version)`);

@@ -569,9 +569,10 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * edit that must write before it reads (deleting a list item), it is made under the lock (`editElementsLocked`).
    *
    * `needs31`: whether the edit made (its result) needs metamodel V3.1 (an element written through V3.1 with what
-   * V3.0 lacks): the document's recorded version (`aas_version`) is raised to '3.1' before the edit is written (one
-   * more statement, only then, and only while it says '3.0'), so that no V3.0 reader gets the new content unmapped.
-   * It is never lowered by an element write (a document recorded '3.1' that no longer needs it is read correctly).
+   * V3.0 lacks): the document's recorded version (`aas_version`) becomes '3.1' in the statement that writes the edit
+   * (the submodel's row is written there anyway), so that no V3.0 reader gets the new content unmapped and no other
+   * write lands between the two. It is never lowered by an element write (a document recorded '3.1' that no longer
+   * needs it is read correctly).
    */
   async editElements<T>(
     tenant: TenantEntity,
@@ -603,8 +604,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
           if (err instanceof LockNeeded) break;
           throw err;
         }
-        if (needs31?.(result)) await this.recordNeeds31(this.writer, tenant, id);
-        const send = () => elements.finishOnce(this.writer, tags, notify);
+        const send = () => elements.finishOnce(this.writer, tags, notify, needs31?.(result) ?? false);
         const done = await (this.sync ? this.sync.writingOnce(key, send) : send());
         // Its row gone (deleted, perhaps made anew): read again.
         if (!done) continue;
@@ -618,11 +618,6 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       rethrowClientError(err);
     }
     return this.editElementsLocked(tenant, id, edit, options, at, needs31);
-  }
-
-  /** Records that the document needs V3.1 (`editElements`' `needs31`); nothing when it already says so. */
-  private async recordNeeds31(db: Db, tenant: TenantEntity, id: string): Promise<void> {
-    await db.query(`UPDATE ${this.spec.table} SET aas_version = '3.1' WHERE ${BY_ID} AND aas_version <> '3.1'`, [tenant.id, id]);
   }
 
   /**
@@ -661,8 +656,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       }
       const elements = new ElementEdit(manager, tenant.id, head.seq, head.doc, head.rows);
       const result = await edit(elements);
-      if (needs31?.(result)) await this.recordNeeds31(manager, tenant, id);
-      await elements.finish();
+      await elements.finish(needs31?.(result) ?? false);
       return { result, etag: etagOf(head.seq, head.version + 1) };
     };
     try {
