@@ -17,7 +17,7 @@ import { type AasVersion, mapDownToV30, mergeV30Write } from '../versions';
 import { ElementRow, RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
 import { ElementEdit, LockNeeded, Step, ordOf, pathText, readElementById } from './element-edit';
 import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
-import { Db, elementRowsCtes, elementsTextSql, lockSubmodel, readRowsOf, replaceRows } from './element-rows-sql';
+import { Db, elementRowsCtes, elementsTextSql, lockSubmodel, readRowsOf, replaceRows, writePropertyValueOnce } from './element-rows-sql';
 import { MANY_ROWS_BATCH, RowOf, deleteRowsOfMany, insertRowsOfMany } from './element-rows-sql';
 import { CachedRead, ReadCache } from './read-cache';
 
@@ -618,6 +618,38 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       rethrowClientError(err);
     }
     return this.editElementsLocked(tenant, id, edit, options, at, needs31);
+  }
+
+  /**
+   * PATCH `$value` of a Property at `steps` as one statement that reads nothing first (`writePropertyValueOnce`): the
+   * common value write, where the valueType is all that judges the value. Null where that statement wrote nothing
+   * (no such Property there, a valueType that refuses the value, `If-Match` not met, a write of another kind in
+   * between, or inside a transaction or on Citus): the caller then makes the write with `editElements`, which
+   * finds what refuses it or makes it. The document's recorded version stays: a value the valueType takes changes
+   * nothing a version needs.
+   */
+  async writePropertyValue(
+    tenant: TenantEntity,
+    id: string,
+    steps: Step[],
+    value: { text: string; valueTypes: string[] },
+    options: WriteOptions = {},
+  ): Promise<{ json: JsonObject; above: string[]; etag: string } | null> {
+    const { table, modelType } = this.spec;
+    if (!this.spec.elementRows || !steps.length || !value.valueTypes.length) return null;
+    checkId(modelType, id);
+    if (!(await this.oneStatement(options))) return null;
+    const key = ReadCache.key(table, tenant.id, id);
+    const payload = this.sync?.notification(key);
+    const notify = payload === undefined ? undefined : { channel: CHANGED_CHANNEL, payload };
+    const tags = options.ifMatch != null ? ifMatchTags(options.ifMatch) : null;
+    const send = () => writePropertyValueOnce(this.writer, table, BY_ID, tenant.id, id, pathText(steps), value, tags, notify);
+    try {
+      const done = await (this.sync ? this.sync.writingOnce(key, send) : send());
+      return done && { json: done.json, above: done.above, etag: etagOf(done.seq, done.version) };
+    } catch (err) {
+      rethrowClientError(err);
+    }
   }
 
   /**
