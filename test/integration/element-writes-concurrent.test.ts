@@ -133,14 +133,18 @@ describe('element writes at the same time on one submodel', () => {
     expect(submodelElements).toHaveLength(WRITERS + 2);
   });
 
-  it(`${WRITERS} PATCHes of one Property's value: two statements each, one of the values stays`, async () => {
+  it(`${WRITERS} PATCHes of one Property's value: one statement each, one of the values stays`, async () => {
     const url = await postSubmodel('urn:concurrent:same-value');
     let answers: { status: number; text: string }[] = [];
     const statements = await statementsOf(async () => {
       answers = await Promise.all(numbers(WRITERS).map((i) => send(`${url}/submodel-elements/P3/$value`, 'PATCH', `s${i}`)));
     });
     expect(answers.map((a) => a.status)).toEqual(numbers(WRITERS).map(() => 204));
-    expectOneTurnEach(statements, WRITERS);
+    // Each the one statement of a Property's value (docs/benchmarks.md): waiting for the lock behind the others, it
+    // still writes (only element writes came between its start and the lock); no read, no turn again.
+    expect(inTransaction(statements)).toEqual([]);
+    expect(elementReads(statements)).toEqual([]);
+    expect(statements.filter((text) => text.startsWith('WITH snap AS MATERIALIZED') && text.includes('new_row AS MATERIALIZED'))).toHaveLength(WRITERS);
     const { submodelElements } = await readSubmodel(url);
     expect(numbers(WRITERS).map((i) => `s${i}`)).toContain(byIdShort(submodelElements, 'P3').value);
   });

@@ -397,23 +397,24 @@ export class ElementEdit {
 
   /**
    * Writes the rows kept for the end and the submodel's row (a new version, its size, whether it holds a Blob, its
-   * head where that changed), in one statement.
+   * head where that changed; with `needs31`, its recorded version '3.1'), in one statement.
    */
-  finish(): Promise<void> {
+  finish(needs31 = false): Promise<void> {
     return finishElementWrite(this.db, this.tenantId, this.seq, this.pending, {
       bytes: this.bytes,
       blobAdded: this.blobAdded,
       blobRemoved: this.blobRemoved,
       head: this.headChanged ? this.submodelHead() : undefined,
+      needs31,
     });
   }
 
   /**
    * The write of an edit read without the lock, as one statement (`writeElementsOnce`): what it depends on is
    * compared there, under the submodel's lock. Null when the submodel's row is gone; `written` null when the basis
-   * no longer held (read again).
+   * no longer held (read again). `needs31`: the submodel's recorded version becomes '3.1' in the same statement.
    */
-  finishOnce(writer: Db, ifMatchTags: string[] | null, notify: { channel: string; payload: string } | undefined) {
+  finishOnce(writer: Db, ifMatchTags: string[] | null, notify: { channel: string; payload: string } | undefined, needs31 = false) {
     const basis = this.unlocked!;
     const ranges = [...this.ranges.values()];
     const expect = [...this.versions.keys()]
@@ -435,6 +436,7 @@ export class ElementEdit {
       topChanged: this.topChanged,
       append: this.appended,
       logged: this.logged,
+      needs31,
       notify,
     });
   }

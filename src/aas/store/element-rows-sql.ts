@@ -498,14 +498,14 @@ export interface PendingRows {
  * more or fewer) and whether it holds a Blob, its head where `head` is given. A pending subtree (`rows.subtree`) is
  * deleted in the same statement, and whether a Blob remains after it is asked there of the other rows. Whether it
  * holds a Blob is looked up again, in a statement of its own that sees the rows written, only where one went with
- * the rows above and none came.
+ * the rows above and none came. With `needs31`, the submodel's recorded version (`aas_version`) becomes '3.1'.
  */
 export async function finishElementWrite(
   db: Db,
   tenantId: string,
   seq: string,
   rows: PendingRows,
-  change: { bytes: number; blobAdded: boolean; blobRemoved: boolean; head?: JsonObject },
+  change: { bytes: number; blobAdded: boolean; blobRemoved: boolean; head?: JsonObject; needs31?: boolean },
 ): Promise<void> {
   const params: unknown[] = [tenantId, seq, change.bytes, change.blobAdded];
   const parts: string[] = [];
@@ -536,8 +536,9 @@ export async function finishElementWrite(
         ELSE has_blobs END`;
   }
   const head = change.head ? `, doc = $${params.push(JSON.stringify(change.head))}::jsonb` : '';
+  const version31 = change.needs31 ? `, aas_version = '3.1'` : '';
   await db.query(
-    `${parts.length ? `WITH ${parts.join(',\n')}\n` : ''}UPDATE submodels SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3${gone}${head},
+    `${parts.length ? `WITH ${parts.join(',\n')}\n` : ''}UPDATE submodels SET version = version + 1, updated_at = now(), doc_bytes = doc_bytes + $3${gone}${head}${version31},
         has_blobs = ${blobs}
       WHERE tenant_id = $1 AND seq = $2`,
     params,
@@ -639,6 +640,8 @@ export interface ElementWrites {
   append?: { parent: number[]; path: string; last: number };
   /** Elements whose rows this write replaced (`ord`), with the path a rename gave one: logged in `element_log`. */
   logged?: { ord: number[]; path?: string }[];
+  /** The edit needs metamodel V3.1: the submodel's recorded version (`aas_version`) becomes '3.1' with the write. */
+  needs31?: boolean;
   notify?: { channel: string; payload: string };
 }
 
@@ -808,7 +811,8 @@ export async function writeElementsOnce(
     ? `, element_log = (SELECT jsonb_agg(e.x) FROM (SELECT g.x FROM ${LOG_OF('s.element_log')} WHERE (g.x->>'v')::int > s.version + 1 - ${ELEMENT_LOG_WINDOW}
         UNION ALL ${entries.join(' UNION ALL ')}) AS e (x))`
     : '';
-  ctes.push(`head AS (UPDATE submodels s SET version = s.version + 1, updated_at = now(), doc_bytes = ${size}, has_blobs = ${blobs}${head}${log},
+  const version31 = writes.needs31 ? `, aas_version = '3.1'` : '';
+  ctes.push(`head AS (UPDATE submodels s SET version = s.version + 1, updated_at = now(), doc_bytes = ${size}, has_blobs = ${blobs}${head}${log}${version31},
       element_writes_from = CASE WHEN s.element_writes_to = s.version THEN s.element_writes_from ELSE s.version END,
       element_writes_to = s.version + 1${writes.topChanged ? ', top_elements_version = s.top_elements_version + 1' : ''}
     FROM go WHERE s.tenant_id = $1 AND s.seq = go.seq RETURNING s.version)`);
@@ -824,4 +828,81 @@ export async function writeElementsOnce(
   if (!found.length) return null;
   const [row] = found;
   return { version: Number(row.version), admitted: row.admitted, written: row.written === null ? null : Number(row.written), added: Number(row.added) };
+}
+
+/**
+ * SQL: the JSON text of the element row `row` (a `json` column) with its member `value` set to the JSON string of the
+ * text `value` (SQL), as `JSON.stringify({ ...element, value })` writes it: its members in their order and their
+ * texts as stored, `value` in its place, or last where it had none.
+ */
+const WITH_VALUE = (row: string, value: string) => `'{' || coalesce((SELECT string_agg(to_json(m.key)::text || ':' ||
+      CASE WHEN m.key = 'value' THEN to_json(${value})::text ELSE m.value::text END, ',' ORDER BY m.n)
+    FROM json_each(${row}) WITH ORDINALITY AS m (key, value, n)), '')
+  || CASE WHEN ${row}::jsonb ? 'value' THEN '' ELSE ',"value":' || to_json(${value})::text END || '}'`;
+
+/**
+ * PATCH `$value` of a Property as one statement, without reading first: it locks the submodel's row (`FOR UPDATE`,
+ * first, as every write of the submodel does), finds the element at `path` as the write made after a read would
+ * find it (`atPath`) and locks its row, and writes its new value only where
+ *
+ * - the element is a Property whose valueType is one of `valueTypes` (those that take the value, AASd-020, the
+ *   only check a Property's value-only write needs: `propertyValueTypes`), its row still at `path` once locked;
+ * - `If-Match`, when given, names the submodel's version as locked;
+ * - what the statement read before it had the lock (its snapshot: the element's place) still holds: the submodel's
+ *   version is the one of the snapshot, or every write since was an element write (`element_writes_from` ..
+ *   `element_writes_to`), none of which puts an element at a path another one has or moves a row without deleting it
+ *   (a moved or deleted row is not found once locked).
+ *
+ * Else it writes nothing and answers null: the caller makes the write the usual way (`editElements`), which finds
+ * what refuses it (404, 412, 400) or makes it (a Range, a value the valueType refuses that the element had before).
+ * The row gets the new JSON and value text, the submodel's row a new version, its size, and the run of element writes
+ * continued; a write of the element, or of a range holding it, made without the lock compares the row's version
+ * (`xmin`) and so sees this one. `notify` is sent only with a write. Answers the submodel's `seq` and new version, the
+ * element's new JSON and the modelTypes of the elements above it (from the top).
+ */
+export async function writePropertyValueOnce(
+  db: Db,
+  table: string,
+  byId: string,
+  tenantId: string,
+  id: string,
+  path: string,
+  value: { text: string; valueTypes: string[] },
+  ifMatchTags: string[] | null,
+  notify: { channel: string; payload: string } | undefined,
+): Promise<{ seq: string; version: number; json: JsonObject; above: string[] } | null> {
+  // `$1`, `$2`: the tenant and the id (`byId`); `$3`, `$4`: the path and the number of elements above it (`atPath`).
+  const params: unknown[] = [tenantId, id, path, stepsAbove(path)];
+  const bind = (param: unknown) => `$${params.push(param)}`;
+  const text = `${bind(value.text)}::text`;
+  const admitted = ifMatchTags ? ` AND ('"' || lk.seq::text || '-' || lk.version::text || '"') = ANY (${bind(ifMatchTags)}::text[])` : '';
+  const notified = notify ? `, pg_notify('${notify.channel}', ${bind(notify.payload)}) AS notified` : '';
+  const rows = (await db.query(
+    `WITH snap AS MATERIALIZED (SELECT version FROM ${table} WHERE ${byId}),
+    lk AS MATERIALIZED (SELECT seq, version, element_writes_from AS wf, element_writes_to AS wt FROM ${table} WHERE ${byId} FOR UPDATE),
+    target AS MATERIALIZED (${atPath('(SELECT seq FROM lk)')}),
+    at_row AS MATERIALIZED (SELECT e.ord, e.json FROM submodel_elements e
+      WHERE e.tenant_id = $1 AND e.submodel_seq = (SELECT seq FROM lk) AND e.ord = (SELECT ord FROM target)
+        AND e.path = $3 AND e.model_type = 'Property' AND e.json->>'valueType' = ANY (${bind(value.valueTypes)}::text[]) FOR UPDATE),
+    ok AS MATERIALIZED (SELECT lk.seq FROM lk, snap
+      WHERE (snap.version = lk.version OR (lk.wt = lk.version AND lk.wf <= snap.version))${admitted} AND EXISTS (SELECT 1 FROM at_row)),
+    new_row AS MATERIALIZED (SELECT a.ord, a.json::text AS old, ${WITH_VALUE('a.json', text)} AS j FROM at_row a, ok),
+    changed AS (UPDATE submodel_elements e SET json = n.j::json, v_text = ${text}
+      FROM new_row n WHERE e.tenant_id = $1 AND e.submodel_seq = (SELECT seq FROM ok) AND e.ord = n.ord RETURNING 1),
+    head AS (UPDATE ${table} s SET version = s.version + 1, updated_at = now(),
+        doc_bytes = s.doc_bytes + (SELECT octet_length(n.j) - octet_length(n.old) FROM new_row n),
+        element_writes_from = CASE WHEN s.element_writes_to = s.version THEN s.element_writes_from ELSE s.version END,
+        element_writes_to = s.version + 1
+      FROM ok WHERE s.tenant_id = $1 AND s.seq = ok.seq RETURNING s.seq, s.version)
+    SELECT head.seq, head.version, n.j AS json,
+        ARRAY(SELECT a.model_type FROM generate_series(1, $4::int) AS k CROSS JOIN LATERAL (
+            SELECT x.model_type FROM submodel_elements x
+              WHERE x.tenant_id = $1 AND x.submodel_seq = head.seq AND x.ord >= n.ord[1:k] AND x.ord <= n.ord[1:k] ORDER BY x.ord OFFSET 0
+          ) AS a ORDER BY k) AS above${notified}
+      FROM head, new_row n`,
+    params,
+  )) as { seq: string; version: number; json: string; above: string[] }[];
+  if (!rows.length) return null;
+  const [row] = rows;
+  return { seq: String(row.seq), version: Number(row.version), json: JSON.parse(row.json) as JsonObject, above: row.above };
 }

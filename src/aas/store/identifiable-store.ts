@@ -17,7 +17,7 @@ import { type AasVersion, mapDownToV30, mergeV30Write } from '../versions';
 import { ElementRow, RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
 import { ElementEdit, LockNeeded, Step, ordOf, pathText, readElementById } from './element-edit';
 import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
-import { Db, elementRowsCtes, elementsTextSql, lockSubmodel, readRowsOf, replaceRows } from './element-rows-sql';
+import { Db, elementRowsCtes, elementsTextSql, lockSubmodel, readRowsOf, replaceRows, writePropertyValueOnce } from './element-rows-sql';
 import { MANY_ROWS_BATCH, RowOf, deleteRowsOfMany, insertRowsOfMany } from './element-rows-sql';
 import { CachedRead, ReadCache } from './read-cache';
 
@@ -574,9 +574,10 @@ export class IdentifiableStore<E extends ObjectLiteral> {
    * edit that must write before it reads (deleting a list item), it is made under the lock (`editElementsLocked`).
    *
    * `needs31`: whether the edit made (its result) needs metamodel V3.1 (an element written through V3.1 with what
-   * V3.0 lacks): the document's recorded version (`aas_version`) is raised to '3.1' before the edit is written (one
-   * more statement, only then, and only while it says '3.0'), so that no V3.0 reader gets the new content unmapped.
-   * It is never lowered by an element write (a document recorded '3.1' that no longer needs it is read correctly).
+   * V3.0 lacks): the document's recorded version (`aas_version`) becomes '3.1' in the statement that writes the edit
+   * (the submodel's row is written there anyway), so that no V3.0 reader gets the new content unmapped and no other
+   * write lands between the two. It is never lowered by an element write (a document recorded '3.1' that no longer
+   * needs it is read correctly).
    */
   async editElements<T>(
     tenant: TenantEntity,
@@ -608,8 +609,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
           if (err instanceof LockNeeded) break;
           throw err;
         }
-        if (needs31?.(result)) await this.recordNeeds31(this.writer, tenant, id);
-        const send = () => elements.finishOnce(this.writer, tags, notify);
+        const send = () => elements.finishOnce(this.writer, tags, notify, needs31?.(result) ?? false);
         const done = await (this.sync ? this.sync.writingOnce(key, send) : send());
         // Its row gone (deleted, perhaps made anew): read again.
         if (!done) continue;
@@ -625,9 +625,36 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     return this.editElementsLocked(tenant, id, edit, options, at, needs31);
   }
 
-  /** Records that the document needs V3.1 (`editElements`' `needs31`); nothing when it already says so. */
-  private async recordNeeds31(db: Db, tenant: TenantEntity, id: string): Promise<void> {
-    await db.query(`UPDATE ${this.spec.table} SET aas_version = '3.1' WHERE ${BY_ID} AND aas_version <> '3.1'`, [tenant.id, id]);
+  /**
+   * PATCH `$value` of a Property at `steps` as one statement that reads nothing first (`writePropertyValueOnce`): the
+   * common value write, where the valueType is all that judges the value. Null where that statement wrote nothing
+   * (no such Property there, a valueType that refuses the value, `If-Match` not met, a write of another kind in
+   * between, or inside a transaction or on Citus): the caller then makes the write with `editElements`, which
+   * finds what refuses it or makes it. The document's recorded version stays: a value the valueType takes changes
+   * nothing a version needs.
+   */
+  async writePropertyValue(
+    tenant: TenantEntity,
+    id: string,
+    steps: Step[],
+    value: { text: string; valueTypes: string[] },
+    options: WriteOptions = {},
+  ): Promise<{ json: JsonObject; above: string[]; etag: string } | null> {
+    const { table, modelType } = this.spec;
+    if (!this.spec.elementRows || !steps.length || !value.valueTypes.length) return null;
+    checkId(modelType, id);
+    if (!(await this.oneStatement(options))) return null;
+    const key = ReadCache.key(table, tenant.id, id);
+    const payload = this.sync?.notification(key);
+    const notify = payload === undefined ? undefined : { channel: CHANGED_CHANNEL, payload };
+    const tags = options.ifMatch != null ? ifMatchTags(options.ifMatch) : null;
+    const send = () => writePropertyValueOnce(this.writer, table, BY_ID, tenant.id, id, pathText(steps), value, tags, notify);
+    try {
+      const done = await (this.sync ? this.sync.writingOnce(key, send) : send());
+      return done && { json: done.json, above: done.above, etag: etagOf(done.seq, done.version) };
+    } catch (err) {
+      rethrowClientError(err);
+    }
   }
 
   /**
@@ -666,8 +693,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       }
       const elements = new ElementEdit(manager, tenant.id, head.seq, head.doc, head.rows);
       const result = await edit(elements);
-      if (needs31?.(result)) await this.recordNeeds31(manager, tenant, id);
-      await elements.finish();
+      await elements.finish(needs31?.(result) ?? false);
       return { result, etag: etagOf(head.seq, head.version + 1) };
     };
     try {

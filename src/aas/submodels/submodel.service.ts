@@ -27,7 +27,7 @@ import {
   withMetadata,
 } from './element-tree';
 import { SubmodelEntity } from './submodel.entity';
-import { applyElementValue, applySubmodelValue, propertyValueWrite } from './value-only';
+import { applyElementValue, applySubmodelValue, propertyValueTypes, propertyValueWrite } from './value-only';
 
 /** Absent and null both mean "no condition". `semanticKey` is a filter key (`model/reference-keys`). */
 export interface SubmodelFilter extends IdentifiableTextFilter {
@@ -410,6 +410,17 @@ export class SubmodelService {
 
   /** Values only: the element's structure stays; its new values are judged as any change of it. */
   async patchElementValue(tenant: TenantEntity, id: string, path: string, value: unknown, options: SubmodelWrite = {}): Promise<ElementAt> {
+    // A Property's value: one statement that checks the valueType where it finds the element (else the way below).
+    const property = options.shellId == null ? propertyValueTypes(value) : undefined;
+    if (property) {
+      const steps = stepsOf(parseIdShortPath(path));
+      const written = await this.store.writePropertyValue(tenant, id, steps, property, { ifMatch: options.ifMatch, manager: options.manager });
+      if (written) {
+        // Through V3.0 as V3.0 sees it (a Property is never left out; its value and valueType are never mapped).
+        const element = (options.aasVersion ?? '3.0') === '3.0' ? mapElementDownToV30(written.json).json! : written.json;
+        return { submodelId: id, etag: written.etag, element, path: segmentsOf(steps), types: [...written.above, 'Property'] };
+      }
+    }
     return this.changeElement(tenant, id, path, options, (current) => {
       // A Property's value that its valueType takes changes nothing else: no whole read and verification needed.
       const property = propertyValueWrite(current, value);

@@ -1,4 +1,4 @@
-import { common, jsonization, stringification, verification } from '@aas-core-works/aas-core3.0-typescript';
+import { common, jsonization, stringification, types, verification } from '@aas-core-works/aas-core3.0-typescript';
 import { badRequest } from '../../graphql/errors';
 import type { JsonObject } from '../model/parse';
 
@@ -401,6 +401,22 @@ export function propertyValueWrite(element: JsonObject, value: unknown): JsonObj
   const valueType = stringification.dataTypeDefXsdFromString(element.valueType);
   if (valueType === null || !verification.matchesXmlSerializableString(text) || !verification.valueConsistentWithXsdType(text, valueType)) return undefined;
   return { ...structuredClone(element), value: text };
+}
+
+/** The valueTypes (as JSON names them), each with the values it takes: `propertyValueTypes`' answers. */
+const VALUE_TYPE_NAMES = [...types.overDataTypeDefXsd()].map((valueType) => ({ valueType, name: stringification.mustDataTypeDefXsdToString(valueType) }));
+
+/**
+ * The value-only `value` as a Property's new value, with the valueTypes that take it: a Property of one of those
+ * valueTypes gets it as `propertyValueWrite` would give it (the same checks, made for every valueType at once), so a
+ * write can check the stored valueType where it finds the element, without reading it first. Undefined for a value
+ * no Property takes that way (null, which removes the value; an object or array).
+ */
+export function propertyValueTypes(value: unknown): { text: string; valueTypes: string[] } | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
+  const text = String(value);
+  if (!verification.matchesXmlSerializableString(text)) return { text, valueTypes: [] };
+  return { text, valueTypes: VALUE_TYPE_NAMES.filter(({ valueType }) => verification.valueConsistentWithXsdType(text, valueType)).map(({ name }) => name) };
 }
 
 /** A copy of the submodel with `{ idShort: value }` applied to its elements. */
