@@ -39,7 +39,7 @@ export interface DccFile {
   content: Buffer;
   /** The idShort path of its File element in the submodel. */
   idShortPath: string;
-  /** The File element, whose value the caller sets to the stored file's tfp. */
+  /** The File element, whose value the caller sets to the stored file's tfp (`setFileValue`). */
   element: JsonObject;
 }
 
@@ -151,7 +151,7 @@ class Converter {
     else this.warnings.push(`The DCC names no language (coreData/mandatoryLangCodeISO639_1): texts without one are taken as '${this.defaultLang}'.`);
     this.checkSchema(root);
 
-    const original: JsonObject = { modelType: 'File', idShort: 'originalDcc', semanticId: ref(`${DCC_NS}/digitalCalibrationCertificate/original`), contentType: 'application/xml' };
+    const original: JsonObject = { idShort: 'originalDcc', semanticId: ref(`${DCC_NS}/digitalCalibrationCertificate/original`), contentType: 'application/xml', modelType: 'File' };
     this.files.push({
       role: 'original',
       fileName: this.options.fileName || `${uniqueIdentifier.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 200)}.xml`,
@@ -161,27 +161,27 @@ class Converter {
       element: original,
     });
     const elements: JsonObject[] = [
-      { modelType: 'Property', idShort: 'schemaVersion', semanticId: ref(`${DCC_NS}/digitalCalibrationCertificate/schemaVersion`), valueType: 'xs:string', value: schemaVersion },
+      { idShort: 'schemaVersion', semanticId: ref(`${DCC_NS}/digitalCalibrationCertificate/schemaVersion`), valueType: 'xs:string', value: schemaVersion, modelType: 'Property' },
       original,
     ];
     elements.push(...this.members(root, ''));
     for (const element of elements) if (element.idShort === 'signaturePresent') throw new DccError('The DCC has an element signaturePresent, which its schema does not know.');
     elements.push({
-      modelType: 'Property',
       idShort: 'signaturePresent',
-      semanticId: ref(`${DSIG_NS.replace(/#$/, '')}/Signature`),
       description: [{ language: 'en', text: 'Whether the DCC carries an XML signature (ds:Signature). The server does not check it.' }],
+      semanticId: ref(`${DSIG_NS.replace(/#$/, '')}/Signature`),
       valueType: 'xs:boolean',
       value: String(this.signaturePresent),
+      modelType: 'Property',
     });
     if (this.signaturePresent) this.warnings.push('The DCC carries an XML signature (ds:Signature): recorded, not checked.');
     const submodel: JsonObject = {
-      modelType: 'Submodel',
-      id: this.options.submodelId || `urn:dcc:${uniqueIdentifier}`,
       idShort: 'DigitalCalibrationCertificate',
+      id: this.options.submodelId || `urn:dcc:${uniqueIdentifier}`,
       kind: 'Instance',
       semanticId: ref(`${DCC_NS}/digitalCalibrationCertificate`),
       submodelElements: elements,
+      modelType: 'Submodel',
     };
     return {
       schemaVersion,
@@ -263,18 +263,18 @@ class Converter {
   private element(node: XmlNode, idShort: string, path: string): JsonObject | undefined {
     const qualifiers = Object.entries(node.attributes)
       .filter(([name]) => name !== 'lang')
-      .map(([name, value]) => ({ type: name.slice(0, MAX_ID_SHORT), valueType: 'xs:string', value, semanticId: ref(`${nsOf(node)}/${node.local}/@${name}`) }));
+      .map(([name, value]) => ({ semanticId: ref(`${nsOf(node)}/${node.local}/@${name}`), type: name.slice(0, MAX_ID_SHORT), valueType: 'xs:string', value }));
     const head = { idShort, semanticId: semanticOf(node, !node.children.length), ...(qualifiers.length ? { qualifiers } : {}) };
     const elements = node.children.filter((c) => !(c.uri === DSIG_NS && c.local === 'Signature'));
     if (node.uri === DSIG_NS) return undefined;
     if (elements.length && elements.every((c) => isDcc(c, 'content'))) {
       const semanticId = ref(node.parent ? `${nsOf(node)}/${node.parent.local}/${node.local}` : `${nsOf(node)}/${node.local}`);
-      return { ...this.texts(elements, node, semanticId, idShort, path), ...(qualifiers.length ? { qualifiers } : {}) };
+      return this.texts(elements, node, semanticId, idShort, path, qualifiers);
     }
     const data = elements.find((c) => c.uri === node.uri && c.local === 'dataBase64');
     if (data) return this.embedded(node, data, head, path);
     if (!elements.length) return this.leaf(node, head);
-    return { modelType: 'SubmodelElementCollection', ...head, value: this.members(node, path) };
+    return { ...head, value: this.members(node, path), modelType: 'SubmodelElementCollection' };
   }
 
   /** A leaf: a Property with the text as written, or, for an XML list, a list of one Property per entry. */
@@ -289,13 +289,13 @@ class Converter {
         if (problem) throw new DccError(`The DCC breaks its schema: ${where(node)} holds '${clip(entry)}', ${problem}.`);
       }
       return {
-        modelType: 'SubmodelElementList',
         ...head,
         orderRelevant: true,
         semanticIdListElement: ref(`${SI_NS}/${node.local}/entry`),
         typeValueListElement: 'Property',
         valueTypeListElement: valueType,
-        value: entries.map((entry) => ({ modelType: 'Property', valueType, value: entry })),
+        value: entries.map((entry) => ({ valueType, value: entry, modelType: 'Property' })),
+        modelType: 'SubmodelElementList',
       };
     }
     let valueType = 'xs:string';
@@ -319,11 +319,11 @@ class Converter {
     }
     if (!trimmed) value = undefined;
     else if (valueType === 'xs:string' && !verification.matchesXmlSerializableString(value)) value = trimmed;
-    return { modelType: 'Property', ...head, valueType, ...(value !== undefined ? { value } : {}) };
+    return { ...head, valueType, ...(value !== undefined ? { value } : {}), modelType: 'Property' };
   }
 
   /** `dcc:content` texts as one MultiLanguageProperty (a text longer than a langString holds: a Property per language instead). */
-  private texts(contents: XmlNode[], parent: XmlNode, semanticId: JsonObject, idShort: string, path: string): JsonObject {
+  private texts(contents: XmlNode[], parent: XmlNode, semanticId: JsonObject, idShort: string, path: string, qualifiers: JsonObject[] = []): JsonObject {
     const strings: { language: string; text: string }[] = [];
     for (const content of contents) {
       const language = content.attributes.lang ?? this.defaultLang;
@@ -340,13 +340,14 @@ class Converter {
     if (strings.some((s) => s.text.length > MAX_LANG_TEXT)) {
       this.warnings.push(`${where(parent)}: a text longer than ${MAX_LANG_TEXT} characters: ${path} is a collection of one Property per language.`);
       return {
-        modelType: 'SubmodelElementCollection',
         idShort,
         semanticId,
-        value: strings.map((s) => ({ modelType: 'Property', idShort: idShortOf(s.language), semanticId: ref(`${nsOf(parent)}/${parent.local}/content`), valueType: 'xs:string', value: s.text })),
+        ...(qualifiers.length ? { qualifiers } : {}),
+        value: strings.map((s) => ({ idShort: idShortOf(s.language), semanticId: ref(`${nsOf(parent)}/${parent.local}/content`), valueType: 'xs:string', value: s.text, modelType: 'Property' })),
+        modelType: 'SubmodelElementCollection',
       };
     }
-    return { modelType: 'MultiLanguageProperty', idShort, semanticId, ...(strings.length ? { value: strings } : {}) };
+    return { idShort, semanticId, ...(qualifiers.length ? { qualifiers } : {}), ...(strings.length ? { value: strings } : {}), modelType: 'MultiLanguageProperty' };
   }
 
   /** An embedded file (byteDataType: fileName, mimeType, dataBase64): a collection of its other parts and a File. */
@@ -359,10 +360,10 @@ class Converter {
     const contentType = verification.matchesMimeType(declared) ? declared : 'application/octet-stream';
     if (declared !== contentType) this.warnings.push(`${where(node)}: the media type '${clip(declared)}' is no media type; stored as ${contentType}.`);
     const fileName = child(node, 'fileName')?.text.trim() || `document-${this.files.length}`;
-    const file: JsonObject = { modelType: 'File', idShort: 'dataBase64', semanticId: semanticOf(data, true), contentType };
+    const file: JsonObject = { idShort: 'dataBase64', semanticId: semanticOf(data, true), contentType, modelType: 'File' };
     const rest = this.members({ ...node, children: node.children.filter((c) => c !== data) }, path).filter((e) => e.idShort !== 'dataBase64');
     this.files.push({ role: 'document', fileName, contentType, content: Buffer.from(base64, 'base64'), idShortPath: `${path}.dataBase64`, element: file });
-    return { modelType: 'SubmodelElementCollection', ...head, value: [...rest, file] };
+    return { ...head, value: [...rest, file], modelType: 'SubmodelElementCollection' };
   }
 
   /** The identifications of the calibrated items (administrativeData/items/item/identifications). */
@@ -380,6 +381,18 @@ class Converter {
     });
     return out;
   }
+}
+
+/**
+ * Sets a File element of the conversion to `tfp` (the stored file's) where the canonical serialization puts the
+ * value, before the content type: the submodel stays in the canonical order of its properties, which lets it be
+ * stored as it is (see `SubmodelService.createCanonical`).
+ */
+export function setFileValue(element: JsonObject, tfp: string): void {
+  const { contentType, modelType } = element;
+  delete element.contentType;
+  delete element.modelType;
+  Object.assign(element, { value: tfp, contentType, modelType });
 }
 
 /** XML 1.0 §2.11: a parser hands CR LF and a lone CR on as LF (sax keeps them as written). */

@@ -2,12 +2,12 @@ import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { badRequest } from '../graphql/errors';
 import type { JsonObject } from '../aas/model/parse';
-import { verifyDocument } from '../aas/model/verify-document';
+import { verifyDocumentKeeping } from '../aas/model/verify-document';
 import type { ShellService } from '../aas/shells/shell.service';
 import type { SubmodelService } from '../aas/submodels/submodel.service';
 import type { FileService } from '../files/file.service';
 import type { TenantEntity } from '../management/tenants/tenant.entity';
-import { type DccConversion, type DccSpecificAssetId, DccError, convertDcc } from './dcc-convert';
+import { type DccConversion, type DccSpecificAssetId, DccError, convertDcc, setFileValue } from './dcc-convert';
 
 export interface DccConvertOptions {
   /** A shell of the tenant: its asset ids are checked against the calibrated items; a stored submodel is referenced from it. */
@@ -49,7 +49,8 @@ export class DccService {
   async preview(tenant: TenantEntity, dcc: Buffer, options: DccConvertOptions = {}): Promise<DccResult> {
     const conversion = this.convert(dcc, options);
     const shell = await this.shellCheck(tenant, conversion, options);
-    const submodel = await verifyDocument('Submodel', conversion.submodel);
+    // The conversion is canonical: a large one is not read back from the verification worker.
+    const { doc: submodel } = await verifyDocumentKeeping('Submodel', conversion.submodel);
     return this.result(conversion, submodel, [...conversion.warnings, ...shell.warnings], false, null, shell.missing);
   }
 
@@ -57,8 +58,8 @@ export class DccService {
     const conversion = this.convert(dcc, options);
     const shell = await this.shellCheck(tenant, conversion, options);
     const warnings = [...conversion.warnings, ...shell.warnings];
-    // The submodel is verified by `create`, after its files are stored (their tfps are its File values): a submodel
-    // the metamodel refuses rolls the files back with it.
+    // The submodel is verified after its files are stored (their tfps are its File values), while it is written
+    // (`createCanonical`): a submodel the metamodel refuses rolls the files and its rows back with it.
     const stored: string[] = [];
     let submodel: JsonObject;
     try {
@@ -66,9 +67,9 @@ export class DccService {
         for (const file of conversion.files) {
           const record = await this.files.store(tenant, { fileName: file.fileName, contentType: file.contentType, stream: Readable.from([file.content]) }, manager);
           stored.push(record.tfp);
-          file.element.value = record.tfp;
+          setFileValue(file.element, record.tfp);
         }
-        const created = await this.submodels.create(tenant, conversion.submodel, { manager });
+        const created = await this.submodels.createCanonical(tenant, conversion.submodel, { manager });
         if (options.shellId) {
           await this.shells.addSubmodelRef(tenant, options.shellId, { type: 'ModelReference', keys: [{ type: 'Submodel', value: created.id }] }, { manager });
           if (shell.missing.length) await this.shells.addSpecificAssetIds(tenant, options.shellId, shell.missing, { manager });

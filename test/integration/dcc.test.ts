@@ -215,6 +215,50 @@ describe('DCC conversion over REST', () => {
     expect(bad.body.errors[0].message).toMatch(/no DCC/);
   });
 
+  it('writes a canonical submodel while verifying it: a refused one leaves nothing, a non-canonical one is stored canonical', async () => {
+    const t = await server.createTenant();
+    const { submodels } = server.services;
+    const element = (i: number) => ({ idShort: `p${i}`, semanticId: { type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: `urn:p:${i}` }] }, valueType: 'xs:double', value: String(i), modelType: 'Property' });
+    // Large enough to be verified in the worker (its answer: the same text, or the canonical one).
+    const canonical = { idShort: 'big', id: 'urn:canonical:big', kind: 'Instance', submodelElements: Array.from({ length: 3_000 }, (_, i) => element(i)), modelType: 'Submodel' };
+    const create = (doc: Record<string, unknown>) => server.dataSource.transaction((manager) => submodels.createCanonical(t, doc, { manager }));
+    const stored = async (id: string) => {
+      const res = await fetch(`${server.api(t.name)}/submodels/${b64(id)}`);
+      return res.status === 200 ? await res.text() : res.status;
+    };
+
+    expect(await create(canonical)).toBe(canonical);
+    expect(JSON.parse((await stored('urn:canonical:big')) as string)).toEqual(canonical);
+
+    // Not in the canonical order (modelType first, a small one and a large one): written again, canonical.
+    for (const count of [2, 3_000]) {
+      const id = `urn:canonical:reordered-${count}`;
+      const reordered = { modelType: 'Submodel', id, idShort: 'reordered', submodelElements: Array.from({ length: count }, (_, i) => {
+        const { modelType, ...rest } = element(i);
+        return { modelType, ...rest };
+      }) };
+      const created = await create(reordered);
+      expect(Object.keys(created)).toEqual(['idShort', 'id', 'submodelElements', 'modelType']);
+      expect(Object.keys((created.submodelElements as Record<string, unknown>[])[1])).toEqual(['idShort', 'semanticId', 'valueType', 'value', 'modelType']);
+      const read = JSON.parse((await stored(id)) as string);
+      expect(read).toEqual(created);
+    }
+
+    // Refused by the metamodel (a value no xs:double; an idShort twice), though the write itself went through: 400, nothing stored.
+    for (const [id, change] of [
+      ['urn:canonical:bad-value', (e: Record<string, unknown>[]) => (e[2_500].value = 'not a number')],
+      ['urn:canonical:twice', (e: Record<string, unknown>[]) => (e[1].idShort = 'p0')],
+    ] as const) {
+      const bad = structuredClone({ ...canonical, id });
+      change(bad.submodelElements);
+      await expect(create(bad)).rejects.toMatchObject({ extensions: { code: 'BAD_REQUEST' } });
+      expect(await stored(id)).toBe(404);
+    }
+    // One that exists: 409, as `create`, and the stored one is untouched.
+    await expect(create({ ...canonical, idShort: 'other' })).rejects.toMatchObject({ extensions: { code: 'CONFLICT' } });
+    expect(JSON.parse((await stored('urn:canonical:big')) as string).idShort).toBe('big');
+  });
+
   it('is described in the tenant OpenAPI document', async () => {
     const t = await server.createTenant();
     const doc = await json(fetch(`${server.api(t.name)}/openapi.json`));

@@ -2,8 +2,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { verifyDocument } from '../../src/aas/model/verify-document';
-import { DccError, convertDcc } from '../../src/dcc/dcc-convert';
+import { holdsMoreThan } from '../../src/common/json-slices';
+import { WORKER_THRESHOLD, verifyDocument, verifyDocumentKeeping } from '../../src/aas/model/verify-document';
+import { DccError, convertDcc, setFileValue } from '../../src/dcc/dcc-convert';
+import { generatedDcc } from '../bench/dcc';
 import { xsdProblems } from '../support/xsd';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/dcc');
@@ -179,6 +181,36 @@ describe('DCC conversion of real certificates', () => {
     expect(conversion.files[0]).toMatchObject({ role: 'original', contentType: 'application/xml' });
     expect(conversion.files[0].content.equals(bytes)).toBe(true);
     expect(conversion.schemaVersion).toBe(/schemaVersion="([^"]+)"/.exec(bytes.toString('utf8'))![1]);
+  });
+
+  it.each([...DCCS, 'an embedded document'])('%s: the submodel is its own canonical JSON, with and without its files stored', async (name) => {
+    // Stored as it is (no copy read back from the verification): the canonical serialization is its very text.
+    const bytes =
+      name === 'an embedded document'
+        ? Buffer.from(fixture(DCCS[0]).toString('utf8').replace('</dcc:measurementResults>', '</dcc:measurementResults><dcc:document><dcc:fileName>c.pdf</dcc:fileName><dcc:mimeType>application/pdf</dcc:mimeType><dcc:dataBase64>JVBERi0xLjQKJcTl8uXr</dcc:dataBase64></dcc:document>'))
+        : fixture(name);
+    const conversion = convertDcc(bytes);
+    expect(await verifyDocumentKeeping('Submodel', conversion.submodel)).toEqual({ doc: conversion.submodel, same: true });
+    conversion.files.forEach((file, i) => setFileValue(file.element, `file:/sphere/t/00000000-0000-4000-8000-00000000000${i}/${file.fileName}`));
+    expect(conversion.files.length).toBe(name === 'an embedded document' ? 2 : 1);
+    const stored = await verifyDocumentKeeping('Submodel', conversion.submodel);
+    expect(stored.same).toBe(true);
+    expect(stored.doc).toBe(conversion.submodel);
+    expect(JSON.stringify(await verifyDocument('Submodel', conversion.submodel))).toBe(JSON.stringify(conversion.submodel));
+  });
+
+  it('a large conversion (verified in the worker) is its own canonical JSON; a reordered copy is not, and gets the canonical one', async () => {
+    const conversion = convertDcc(Buffer.from(generatedDcc(600)));
+    setFileValue(conversion.files[0].element, 'file:/sphere/t/00000000-0000-4000-8000-000000000000/dcc.xml');
+    expect(holdsMoreThan(conversion.submodel, WORKER_THRESHOLD)).toBe(true);
+    const kept = await verifyDocumentKeeping('Submodel', conversion.submodel);
+    expect(kept.same).toBe(true);
+    expect(kept.doc).toBe(conversion.submodel);
+    const { modelType, ...rest } = conversion.submodel;
+    const reordered = { modelType, ...rest };
+    const read = await verifyDocumentKeeping('Submodel', reordered);
+    expect(read.same).toBe(false);
+    expect(JSON.stringify(read.doc)).toBe(JSON.stringify(conversion.submodel));
   });
 
   it('maps quantities with the schema names as semantic ids, numbers as xs:double, and expanded uncertainties', () => {

@@ -4,7 +4,7 @@ import { mapDownToV30 } from '../versions/map';
 import { parseFor, readFor, readTolerantlyFor } from '../versions/verify';
 import { introduced, refuseViolations, type DocumentKind, type JsonObject, type Violation } from './parse';
 import type { DroppedPart } from './tolerant-read';
-import { verifyPool } from './verify-pool';
+import { SAME, verifyPool } from './verify-pool';
 
 /**
  * Documents with more values than this are verified in the worker thread (`verify-pool`): below it, verification
@@ -21,6 +21,21 @@ export async function verifyDocument(kind: DocumentKind, json: unknown, warnings
   // Its depth was checked where it came in (the REST body, the GraphQL variables), and the worker checks it again.
   // Written for the worker in slices: one JSON.stringify of a 100,000-element submodel holds the event loop.
   return verifyPool.verify(kind, await stringifyJsonInSlices(json), warnings, version);
+}
+
+/**
+ * `verifyDocument` (strict) for a document its caller would keep as it is: `same` when the canonical JSON is `json`
+ * itself, property for property in the same order (then `doc` is `json`, not a copy), else `doc` is the canonical
+ * JSON as `verifyDocument` answers it. `json` is plain JSON data (no `undefined`, no `toJSON`), so that its text is
+ * all there is of it. A large document is not read back from the worker when it is the same (a parse saved).
+ */
+export async function verifyDocumentKeeping(kind: DocumentKind, json: JsonObject, version: AasVersion = '3.0'): Promise<{ doc: JsonObject; same: boolean }> {
+  if (!holdsMoreThan(json, WORKER_THRESHOLD)) {
+    const doc = parseFor(version, kind, json);
+    return JSON.stringify(doc) === JSON.stringify(json) ? { doc: json, same: true } : { doc, same: false };
+  }
+  const answer = await verifyPool.verify(kind, await stringifyJsonInSlices(json), undefined, version, true);
+  return answer === SAME ? { doc: json, same: true } : { doc: answer, same: false };
 }
 
 /**

@@ -7,8 +7,11 @@ import { type DroppedPart, UnreadableDocument } from './tolerant-read';
 import type { AasVersion } from '../versions/needed';
 import type { VerifyRequest, VerifyResponse } from './verify-worker';
 
+/** The worker's answer that the document sent is its own canonical JSON (`verify` with `same`). */
+export const SAME = Symbol('the document as sent');
+
 interface Waiting {
-  resolve(doc: JsonObject): void;
+  resolve(doc: JsonObject | typeof SAME): void;
   reject(err: unknown): void;
   /** Where a lenient verification puts what it found. */
   warnings?: string[];
@@ -28,13 +31,18 @@ class VerifyPool {
   private readonly waiting = new Map<number, Waiting>();
   private next = 0;
 
-  /** With `warnings`, lenient: the problems found are added there (see parseVerified). `version`: whose constraints. */
-  verify(kind: DocumentKind, text: string, warnings?: string[], version: AasVersion = '3.0'): Promise<JsonObject> {
+  /**
+   * With `warnings`, lenient: the problems found are added there (see parseVerified). `version`: whose constraints.
+   * With `same`, `SAME` when the canonical JSON text is `text` itself (nothing is sent back).
+   */
+  verify(kind: DocumentKind, text: string, warnings?: string[], version?: AasVersion): Promise<JsonObject>;
+  verify(kind: DocumentKind, text: string, warnings: string[] | undefined, version: AasVersion, same: true): Promise<JsonObject | typeof SAME>;
+  verify(kind: DocumentKind, text: string, warnings?: string[], version: AasVersion = '3.0', same?: true): Promise<JsonObject | typeof SAME> {
     const worker = this.started();
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, warnings });
-      worker.postMessage({ id, kind, text, version, lenient: warnings !== undefined } satisfies VerifyRequest);
+      worker.postMessage({ id, kind, text, version, lenient: warnings !== undefined, ...(same ? { same } : {}) } satisfies VerifyRequest);
     });
   }
 
@@ -44,7 +52,8 @@ class VerifyPool {
     const id = this.next++;
     const violations: Violation[] = [];
     const doc = await new Promise<JsonObject>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject, violations });
+      // No `same` asked: the answer is a document.
+      this.waiting.set(id, { resolve: resolve as Waiting['resolve'], reject, violations });
       worker.postMessage({ id, kind, text, version, violations: true } satisfies VerifyRequest);
     });
     return { doc, violations };
@@ -54,8 +63,8 @@ class VerifyPool {
   tolerant(kind: DocumentKind, text: string, warnings: string[], dropped: DroppedPart[], version: AasVersion = '3.0'): Promise<JsonObject> {
     const worker = this.started();
     const id = this.next++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject, warnings, dropped });
+    return new Promise<JsonObject>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as Waiting['resolve'], reject, warnings, dropped });
       worker.postMessage({ id, kind, text, version, tolerant: true } satisfies VerifyRequest);
     });
   }
@@ -73,6 +82,10 @@ class VerifyPool {
       else if ('unreadable' in answer) waiting.reject(new UnreadableDocument(answer.unreadable.path, answer.unreadable.reason));
       else {
         if (answer.warnings) waiting.warnings?.push(...answer.warnings);
+        if ('same' in answer) {
+          waiting.resolve(SAME);
+          return;
+        }
         if (answer.violations) waiting.violations?.push(...answer.violations);
         if (answer.dropped) waiting.dropped?.push(...answer.dropped);
         // The document read back in slices: one JSON.parse of a large one holds the event loop.

@@ -22,14 +22,17 @@ export interface VerifyRequest {
   violations?: boolean;
   /** Lenient, and parts that cannot be read are dropped (`readTolerantly`). */
   tolerant?: boolean;
+  /** Answer `same` instead of the text when the canonical JSON text is the very text sent (`verifyDocumentKeeping`). */
+  same?: boolean;
 }
 
 export type VerifyResponse =
   | { id: number; text: string; warnings?: string[]; violations?: Violation[]; dropped?: DroppedPart[] }
+  | { id: number; same: true; warnings?: string[] }
   | { id: number; message: string; messages: string[] }
   | { id: number; unreadable: { path: string; reason: string } };
 
-parentPort?.on('message', ({ id, kind, text, version = '3.0', lenient, violations, tolerant }: VerifyRequest) => {
+parentPort?.on('message', ({ id, kind, text, version = '3.0', lenient, violations, tolerant, same }: VerifyRequest) => {
   try {
     if (tolerant) {
       const warnings: string[] = [];
@@ -44,7 +47,10 @@ parentPort?.on('message', ({ id, kind, text, version = '3.0', lenient, violation
     }
     const warnings: string[] | undefined = lenient ? [] : undefined;
     const doc = parseFor(version, kind, JSON.parse(text), warnings);
-    parentPort!.postMessage({ id, text: JSON.stringify(doc), warnings } satisfies VerifyResponse);
+    const canonical = JSON.stringify(doc);
+    // The sender keeps its own document: nothing to send back and parse again.
+    if (same && canonical === text) parentPort!.postMessage({ id, same: true, warnings } satisfies VerifyResponse);
+    else parentPort!.postMessage({ id, text: canonical, warnings } satisfies VerifyResponse);
   } catch (err) {
     if (err instanceof UnreadableDocument) {
       parentPort!.postMessage({ id, unreadable: { path: err.path, reason: err.reason } } satisfies VerifyResponse);

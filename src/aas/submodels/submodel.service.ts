@@ -4,7 +4,7 @@ import { MAX_LIMIT, cursorList, decodeCursor, encodeCursor } from '../../common/
 import { badRequest, conflict, notFound } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject, Violation, refuseViolations } from '../model/parse';
-import { judgeReplacement, readDocument, verifyDocument } from '../model/verify-document';
+import { judgeReplacement, readDocument, verifyDocument, verifyDocumentKeeping } from '../model/verify-document';
 import type { ElementEdit, Step } from '../store/element-edit';
 import { refuseDuplicateIdShort, refuseIntroduced } from './element-checks';
 import { referenceFilterKeys } from '../model/reference-keys';
@@ -252,6 +252,32 @@ export class SubmodelService {
     const doc = await verifyDocument('Submodel', json, undefined, options.aasVersion);
     const id = doc.id as string;
     return this.store.create(tenant, doc, () => conflict(`Submodel '${id}' already exists.`), options);
+  }
+
+  /**
+   * `create` of a submodel its caller built in the canonical order of its properties (the DCC conversion), in the
+   * caller's transaction (`manager`): it is written while the worker verifies it, instead of after. The write stands
+   * only when the verification passes and finds `json` canonical, so what was written is what `create` writes; a
+   * submodel the verification refuses is refused as by `create` (its error wins over the write's, and the caller's
+   * transaction rolls the write back); a valid one that is not canonical is written again, canonical, after a
+   * savepoint undid the first write. `json` is plain JSON data (`verifyDocumentKeeping`).
+   */
+  async createCanonical(tenant: TenantEntity, json: JsonObject, options: SubmodelWrite & { manager: EntityManager }): Promise<JsonObject> {
+    const { manager } = options;
+    const exists = () => conflict(`Submodel '${String(json.id)}' already exists.`);
+    await manager.query('SAVEPOINT submodel_create_canonical');
+    const [verdict, written] = await Promise.allSettled([
+      verifyDocumentKeeping('Submodel', json, options.aasVersion),
+      this.store.create(tenant, json, exists, options),
+    ]);
+    if (verdict.status === 'rejected') throw verdict.reason;
+    if (verdict.value.same) {
+      if (written.status === 'rejected') throw written.reason;
+      await manager.query('RELEASE SAVEPOINT submodel_create_canonical');
+      return written.value;
+    }
+    await manager.query('ROLLBACK TO SAVEPOINT submodel_create_canonical');
+    return this.store.create(tenant, verdict.value.doc, exists, options);
   }
 
   /** PUT: refused only for violations the stored submodel did not already have (`verifyReplacement`). */
