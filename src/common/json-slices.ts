@@ -17,11 +17,20 @@ const MAX_SPLIT_DEPTH = 8;
 const SPLIT_VALUES = 5_000;
 
 /**
- * JSON.parse(text), in slices when the text is longer than `slice` characters: the streaming parser that reads large
- * request bodies (`@streamparser/json`, as src/common/json-body.ts) is given the text a slice at a time.
+ * Texts up to this many characters are parsed by one JSON.parse: it holds the event loop about 5 ms a megabyte on an
+ * idle machine, while the streaming parser takes some fifteen times the CPU of it (spread over the loop's turns).
+ * So a document of a few megabytes (a converted certificate, a typical submodel) costs what JSON.parse costs, and
+ * only a larger one, whose one JSON.parse would hold the loop for tens of milliseconds and more, is parsed in slices.
  */
-export async function parseJsonInSlices(text: string, slice = SLICE_CHARS): Promise<unknown> {
-  if (text.length <= slice) return JSON.parse(text);
+export const WHOLE_PARSE_CHARS = 4 * 1024 * 1024;
+
+/**
+ * JSON.parse(text), in slices when the text is longer than `wholeAtMost` characters (and than one slice): the
+ * streaming parser that reads large request bodies (`@streamparser/json`, as src/common/json-body.ts) is given the
+ * text `slice` characters at a time.
+ */
+export async function parseJsonInSlices(text: string, slice = SLICE_CHARS, wholeAtMost = WHOLE_PARSE_CHARS): Promise<unknown> {
+  if (text.length <= Math.max(slice, wholeAtMost)) return JSON.parse(text);
   const parser = new JSONParser({ paths: ['$'], keepStack: false });
   let result: { value: unknown } | undefined;
   parser.onValue = ({ value, stack }) => {
