@@ -390,38 +390,34 @@ class Compiler {
    * an even number of `$not`s), planned as one sub-plan instead of one semi-join each.
    */
   private foldElements(items: Condition[], bound: Bindings): string[] {
-    const mark = this.params.length;
+    // Each item is compiled once (a conjunction nests others: compiling one twice would double the work per level).
+    // A comparison on one element row reads it as `alias`: below the bound it becomes an `EXISTS` of its own over
+    // `alias` (sibling sub-queries may each name their row so), beyond it a test in the pass over `alias`.
     const alias = `f${this.aliases++}`;
-    const folded: (string | undefined)[] = [];
-    const rows: string[] = [];
-    this.foldRow = alias;
-    try {
-      for (const item of items) {
-        const start = this.params.length;
-        const compared = item.kind === 'compare' ? this.comparison(item.op, item.left, item.right, bound, true) : undefined;
-        if (compared && typeof compared !== 'string' && compared.sources.from.length === 1 && compared.sources.from[0] === `submodel_elements ${alias}`) {
-          rows.push([...compared.sources.where, `(${compared.cmp})`].join(' AND '));
-          folded.push(undefined);
-        } else {
-          this.params.length = start;
-          this.foldRow = undefined;
-          folded.push(this.condition(item, bound, true));
-          this.foldRow = alias;
-        }
-      }
-    } finally {
-      this.foldRow = undefined;
-    }
-    if (rows.length <= this.foldAbove) {
-      this.params.length = mark;
-      return items.map((i) => this.condition(i, bound, true));
-    }
     const join = [`${alias}.tenant_id = ${this.tenant}`, `${alias}.submodel_seq = ${this.row}.seq`];
+    const compiled: (string | { row: string })[] = [];
+    for (const item of items) {
+      const start = this.params.length;
+      this.foldRow = alias;
+      let compared: string | Sourced | undefined;
+      try {
+        compared = item.kind === 'compare' ? this.comparison(item.op, item.left, item.right, bound, true) : undefined;
+      } finally {
+        this.foldRow = undefined;
+      }
+      if (compared && typeof compared !== 'string' && compared.sources.from.length === 1 && compared.sources.from[0] === `submodel_elements ${alias}`) {
+        compiled.push({ row: [...compared.sources.where, `(${compared.cmp})`].join(' AND ') });
+      } else {
+        this.params.length = start;
+        compiled.push(this.condition(item, bound, true));
+      }
+    }
+    const exists = (row: string) => `EXISTS (SELECT 1 FROM submodel_elements ${alias} WHERE ${[...join, row].join(' AND ')})`;
+    const rows = compiled.flatMap((part) => (typeof part === 'string' ? [] : [part.row]));
+    if (rows.length <= this.foldAbove) return compiled.map((part) => (typeof part === 'string' ? part : exists(part.row)));
     const [first, ...rest] = rows;
-    const exists = `EXISTS (SELECT 1 FROM submodel_elements ${alias} WHERE ${[...join, first].join(' AND ')})`;
     const all = `(SELECT ${rest.map((row) => `bool_or(${row})`).join(' AND ')} FROM submodel_elements ${alias} WHERE ${join.join(' AND ')})`;
-    const parts = folded.filter((part): part is string => part !== undefined);
-    return [exists, all, ...parts];
+    return [exists(first), all, ...compiled.filter((part): part is string => typeof part === 'string')];
   }
 
   /** A comparison: its SQL when it needs no FROM items (or is a constant), else its sources and its test on their rows. */
