@@ -17,6 +17,8 @@ export type RepositoryTarget = Extract<QueryTarget, 'shells' | 'submodels' | 'co
 export interface QueryOptions {
   /** How long the statement that selects a page may run (QUERY_TIMEOUT_MS); beyond it the query is refused with 400. */
   timeoutMs: number;
+  /** How many `$sme` fields one query may read (QUERY_MAX_ELEMENT_CONDITIONS); more: 400 before the database is asked. 0: no bound. */
+  maxElementConditions?: number;
 }
 
 /**
@@ -74,7 +76,7 @@ export class QueryService {
     // A cursor of an exact query does not continue the equivalent one, nor the other way round.
     const keyset = keysetQuery(`query:${target}`, [['d.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition, ...(equivalence ? ['equivalent'] : []));
     const semanticKeys = await semanticKeysOf(query, equivalence);
-    const condition = toSql(query, target, { doc: 'd.doc', firstParam: keyset.params.length + 1, row: 'd', tenant: '$1', semanticKeys });
+    const condition = toSql(query, target, { doc: 'd.doc', firstParam: keyset.params.length + 1, row: 'd', tenant: '$1', semanticKeys, maxElementConditions: this.options.maxElementConditions });
     // keysetQuery writes the cursor's bound as `seq > $n`: unambiguous, `d` is the only row source of this level.
     const sql = `SELECT d.seq, d.id FROM ${condition.table} d WHERE ${keyset.where} AND (${condition.where}) ORDER BY d.seq LIMIT ${keyset.limitParam}`;
     const rows = await boundedRead<{ seq: string; id: string }>(this.dataSource, sql, [...keyset.params, ...condition.params], this.options.timeoutMs);

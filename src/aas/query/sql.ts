@@ -51,6 +51,13 @@ export interface SqlOptions {
    * key (`semantic_norm`) is one of them. Absent: semantic ids compare as written.
    */
   semanticKeys?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * How many comparisons on element rows a conjunction may have before all but its first are read in one pass over the
+   * submodel's element rows (`ELEMENT_FOLD_ABOVE` unless given; tests lower it to compare both forms).
+   */
+  foldElementsAbove?: number;
+  /** How many `$sme` fields the query may read (QUERY_MAX_ELEMENT_CONDITIONS); more: 400. Absent or 0: no bound. */
+  maxElementConditions?: number;
 }
 
 /** Whether `o` is a field that reads a semanticId (its first key's value). */
@@ -88,12 +95,36 @@ export function toSql(query: Query, target: QueryTarget, options: SqlOptions = {
   if (query.target && query.target !== target) {
     throw badRequest(`Invalid query at /$condition: its fields address ${query.target}, but the query is over ${target}`);
   }
+  const elementConditions = elementFields(query.condition);
+  if (options.maxElementConditions && elementConditions > options.maxElementConditions) {
+    throw badRequest(
+      `Invalid query at /$condition: it reads ${elementConditions} submodel element fields ($sme), more than the ${options.maxElementConditions} ` +
+        `this server allows in one query (QUERY_MAX_ELEMENT_CONDITIONS)`,
+    );
+  }
   const row = options.row ?? table;
   // The id columns are the document's only where the document is the row's own.
   const idColumns = IDENTIFIABLE_TABLES.has(target) && (options.doc === undefined || options.doc === `${row}.doc`);
-  const compiler = new Compiler(options.doc ?? 'doc', row, options.tenant ?? `${row}.tenant_id`, options.firstParam ?? 1, idColumns, options.semanticKeys);
+  const compiler = new Compiler(options.doc ?? 'doc', row, options.tenant ?? `${row}.tenant_id`, options.firstParam ?? 1, idColumns, options.semanticKeys, options.foldElementsAbove ?? ELEMENT_FOLD_ABOVE);
   const where = compiler.condition(query.condition, new Map(), true);
   return { table, where, params: compiler.params };
+}
+
+/** How many `$sme` fields a condition reads (each operand that names one; casts looked through). */
+function elementFields(c: Condition): number {
+  const fields = (o: Operand): number => (o.kind === 'cast' ? fields(o.operand) : o.kind === 'field' && o.root === '$sme' ? 1 : 0);
+  switch (c.kind) {
+    case 'and':
+    case 'or':
+    case 'match':
+      return c.items.reduce((sum, item) => sum + elementFields(item), 0);
+    case 'not':
+      return elementFields(c.item);
+    case 'compare':
+      return fields(c.left) + fields(c.right);
+    case 'boolean':
+      return 0;
+  }
 }
 
 /**
@@ -107,6 +138,24 @@ interface Sources {
   from: string[];
   where: string[];
 }
+
+/**
+ * A comparison whose values come from FROM items (`sources`), before it becomes an `EXISTS` (or, under a `$not`, a
+ * `bool_or` over them): `cmp` holds for a row of the sources.
+ */
+interface Sourced {
+  sources: Sources;
+  cmp: string;
+}
+
+/**
+ * How many comparisons on element rows one conjunction compiles to `EXISTS` sub-queries of their own. PostgreSQL
+ * turns each into a semi-join and searches the join orders of all of them: with 200 such conditions, planning alone
+ * took over a minute on the embedded database (which no timeout interrupts), and seconds on PostgreSQL. Beyond the
+ * bound, the first stays an `EXISTS` (an index lookup that finds the candidate submodels) and the others are
+ * evaluated in one pass over the candidate's element rows (`Compiler.foldElements`).
+ */
+export const ELEMENT_FOLD_ABOVE = 4;
 
 /** The targets whose rows have `id` and `id_short` columns beside their document (the identifiable store's tables). */
 const IDENTIFIABLE_TABLES = new Set<QueryTarget>(['shells', 'submodels', 'conceptDescriptions']);
@@ -155,8 +204,12 @@ class Compiler {
     private readonly firstParam: number,
     /** Whether the row is an identifiable's, whose `id` and `id_short` columns conditions may read. */
     private readonly idColumns: boolean,
-    private readonly semanticKeys?: ReadonlyMap<string, readonly string[]>,
+    private readonly semanticKeys: ReadonlyMap<string, readonly string[]> | undefined,
+    private readonly foldAbove: number,
   ) {}
+
+  /** While set, an `$sme` field's element row is this alias, and `elementRows` leaves out its join to the submodel row. */
+  private foldRow?: string;
 
   private param(value: unknown, type: string): string {
     this.params.push(value);
@@ -178,7 +231,8 @@ class Compiler {
         // joins: Citus cannot plan what is left. A constant carries no parameters (they are dropped with it).
         const mark = this.params.length;
         const [decides, neutral] = c.kind === 'and' ? ['FALSE', 'TRUE'] : ['TRUE', 'FALSE'];
-        const parts = c.items.map((i) => this.condition(i, bound, positive)).filter((part) => part !== neutral);
+        const compiled = c.kind === 'and' && positive ? this.foldElements(c.items, bound) : c.items.map((i) => this.condition(i, bound, positive));
+        const parts = compiled.filter((part) => part !== neutral);
         if (parts.includes(decides)) {
           this.params.length = mark;
           return decides;
@@ -202,7 +256,7 @@ class Compiler {
   /** The rows of `submodel_elements` an `$sme` pattern reads, joined to the submodel row, as `alias`. */
   private elementRows(pattern: ElementPattern, alias: string, sources: Sources): void {
     sources.from.push(`submodel_elements ${alias}`);
-    sources.where.push(`${alias}.tenant_id = ${this.tenant}`, `${alias}.submodel_seq = ${this.row}.seq`);
+    if (alias !== this.foldRow) sources.where.push(`${alias}.tenant_id = ${this.tenant}`, `${alias}.submodel_seq = ${this.row}.seq`);
     if (pattern.idShort !== undefined) sources.where.push(`${alias}.id_short = ${this.param(pattern.idShort, 'text')}`);
     if (pattern.path !== undefined) sources.where.push(`${alias}.path ~ ${this.param(pattern.path, 'text')}`);
   }
@@ -216,7 +270,7 @@ class Compiler {
       const pattern = elementPattern(field);
       let row = bound.get(`row:${pattern.key}`);
       if (!row) {
-        row = `e${this.aliases++}`;
+        row = this.foldRow ?? `e${this.aliases++}`;
         this.elementRows(pattern, row, sources);
       }
       // The row's JSON is stored as text (`json`): SQL/JSON paths take it as `jsonb`.
@@ -318,6 +372,56 @@ class Compiler {
   }
 
   private compare(op: string, left: Operand, right: Operand, bound: Bindings, positive: boolean): string {
+    const compared = this.comparison(op, left, right, bound, positive);
+    if (typeof compared === 'string') return compared;
+    const { sources, cmp } = compared;
+    if (!sources.from.length) return `(${cmp})`;
+    const from = sources.from.join(', ');
+    if (positive) return `EXISTS (SELECT 1 FROM ${from} WHERE ${[...sources.where, `(${cmp})`].join(' AND ')})`;
+    return `(SELECT bool_or(${cmp}) FROM ${from}${sources.where.length ? ` WHERE ${sources.where.join(' AND ')}` : ''})`;
+  }
+
+  /**
+   * A conjunction's items under an even number of `$not`s, compiled. When more than `foldAbove` of them are
+   * comparisons that read one element row each (`$sme...#value`, `#semanticId`, `#idShort`), the first of these
+   * stays an `EXISTS` and the others become one sub-query over the submodel's element rows, true when each of them
+   * holds for some row: `bool_or(c1) AND bool_or(c2) ...`. That is the conjunction of their `EXISTS`s (a `bool_or`
+   * over no row, or over rows where its comparison is unknown, is NULL where the `EXISTS` is false: the same under
+   * an even number of `$not`s), planned as one sub-plan instead of one semi-join each.
+   */
+  private foldElements(items: Condition[], bound: Bindings): string[] {
+    // Each item is compiled once (a conjunction nests others: compiling one twice would double the work per level).
+    // A comparison on one element row reads it as `alias`: below the bound it becomes an `EXISTS` of its own over
+    // `alias` (sibling sub-queries may each name their row so), beyond it a test in the pass over `alias`.
+    const alias = `f${this.aliases++}`;
+    const join = [`${alias}.tenant_id = ${this.tenant}`, `${alias}.submodel_seq = ${this.row}.seq`];
+    const compiled: (string | { row: string })[] = [];
+    for (const item of items) {
+      const start = this.params.length;
+      this.foldRow = alias;
+      let compared: string | Sourced | undefined;
+      try {
+        compared = item.kind === 'compare' ? this.comparison(item.op, item.left, item.right, bound, true) : undefined;
+      } finally {
+        this.foldRow = undefined;
+      }
+      if (compared && typeof compared !== 'string' && compared.sources.from.length === 1 && compared.sources.from[0] === `submodel_elements ${alias}`) {
+        compiled.push({ row: [...compared.sources.where, `(${compared.cmp})`].join(' AND ') });
+      } else {
+        this.params.length = start;
+        compiled.push(this.condition(item, bound, true));
+      }
+    }
+    const exists = (row: string) => `EXISTS (SELECT 1 FROM submodel_elements ${alias} WHERE ${[...join, row].join(' AND ')})`;
+    const rows = compiled.flatMap((part) => (typeof part === 'string' ? [] : [part.row]));
+    if (rows.length <= this.foldAbove) return compiled.map((part) => (typeof part === 'string' ? part : exists(part.row)));
+    const [first, ...rest] = rows;
+    const all = `(SELECT ${rest.map((row) => `bool_or(${row})`).join(' AND ')} FROM submodel_elements ${alias} WHERE ${join.join(' AND ')})`;
+    return [exists(first), all, ...compiled.filter((part): part is string => typeof part === 'string')];
+  }
+
+  /** A comparison: its SQL when it needs no FROM items (or is a constant), else its sources and its test on their rows. */
+  private comparison(op: string, left: Operand, right: Operand, bound: Bindings, positive: boolean): string | Sourced {
     const sources: Sources = { from: [], where: [] };
     // A type error found after an operand added its parameters drops them with the comparison.
     const mark = this.params.length;
@@ -339,17 +443,14 @@ class Compiler {
     const keys = op === '$eq' && isSemanticIdField(field) && literal.kind === 'literal' && literal.type === 'string' ? this.semanticKeys?.get(literal.value as string) : undefined;
     if (keys && field !== left) {
       this.params.length = mark;
-      return this.compare(op, right, left, bound, positive);
+      return this.comparison(op, right, left, bound, positive);
     }
     if (keys) {
       // Equivalence: the semanticId's key is one of the literal's equivalence keys. On an element row, by the md5 the
       // row's key index holds (migration SemanticConnector).
       const hashes = keys.map((k) => createHash('md5').update(k, 'utf8').digest('hex'));
       cmp = /\.semantic_key$/.test(a) ? `md5(semantic_norm(${a})) = ANY(${this.param(hashes, 'text[]')})` : `semantic_norm(${a}) = ANY(${this.param(keys, 'text[]')})`;
-      if (!sources.from.length) return `(${cmp})`;
-      const from = sources.from.join(', ');
-      if (positive) return `EXISTS (SELECT 1 FROM ${from} WHERE ${[...sources.where, `(${cmp})`].join(' AND ')})`;
-      return `(SELECT bool_or(${cmp}) FROM ${from}${sources.where.length ? ` WHERE ${sources.where.join(' AND ')}` : ''})`;
+      return { sources, cmp };
     }
     const pattern = stringOp && op !== '$regex' ? constantOf(right) : undefined;
     if (pattern === null) return invalid();
@@ -368,10 +469,7 @@ class Compiler {
       // The same answer, found through the index on the value's first characters (text_pattern_ops).
       cmp = `(${cmp} AND left(${a}, ${INDEXED_PREFIX}) LIKE ${this.param(`${escapeLike(prefix)}%`, 'text')})`;
     }
-    if (!sources.from.length) return `(${cmp})`;
-    const from = sources.from.join(', ');
-    if (positive) return `EXISTS (SELECT 1 FROM ${from} WHERE ${[...sources.where, `(${cmp})`].join(' AND ')})`;
-    return `(SELECT bool_or(${cmp}) FROM ${from}${sources.where.length ? ` WHERE ${sources.where.join(' AND ')}` : ''})`;
+    return { sources, cmp };
   }
 
   /** An operand as an SQL expression of `type`'s PostgreSQL type; null for a type error known now. */
@@ -423,8 +521,8 @@ class Compiler {
   }
 }
 
-/** An element row's text value (`e3.v_text`): its first characters are indexed with the row's idShort. */
-const ELEMENT_TEXT = /^e\d+\.v_text$/;
+/** An element row's text value (`e3.v_text`, or `f3.v_text` in a fold): its first characters are indexed with the row's idShort. */
+const ELEMENT_TEXT = /^[ef]\d+\.v_text$/;
 /** How many characters of an element's text value its index holds (migration ElementRows). */
 const INDEXED_PREFIX = 256;
 

@@ -42,6 +42,8 @@ export interface SearchPage {
 export interface SearchOptions {
   /** How long the statement of one page may run (QUERY_TIMEOUT_MS, as the query language's); beyond it: 400. */
   timeoutMs: number;
+  /** How many `$sme` fields one condition may read (QUERY_MAX_ELEMENT_CONDITIONS); more: 400. 0: no bound. */
+  maxElementConditions?: number;
   /** Up to this many matching submodels in the tenant, a page starts from them; default FEW_SUBMODELS (tests set 0: always a scan). */
   fewSubmodels?: number;
 }
@@ -79,7 +81,7 @@ export class SearchService {
     const { index, query } = parseSearch(request);
     const keyset = keysetQuery(`search:${index.name}`, [['s.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition, ...(equivalence ? ['equivalent'] : []));
     const semanticKeys = await semanticKeysOf(query, equivalence);
-    const condition = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: keyset.params.length + 1, semanticKeys });
+    const condition = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: keyset.params.length + 1, semanticKeys, maxElementConditions: this.options.maxElementConditions });
     // keysetQuery writes the cursor's bound as `seq > $n` (and the tenant as $1): in both branches only `s` has a seq
     // at that level. One of the two branches runs, as the one-time filter on `few` says (see the class comment).
     const few = this.options.fewSubmodels ?? FEW_SUBMODELS;
