@@ -12,7 +12,9 @@ const apt = spawnSync('sh', ['-c', 'command -v apt-get']).status === 0;
 if (packages.length && root && apt) {
   process.stderr.write(`Installing the Debian packages some tests start: ${packages.join(' ')}\n`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-q'], ['install', '-y', '-q', '--no-install-recommends', ...packages]]) {
+  // Another install under way (a second test run started beside this one, an upgrade) holds dpkg's lock: wait for it.
+  const wait = ['-o', 'DPkg::Lock::Timeout=600'];
+  for (const args of [['update', '-q', ...wait], ['install', '-y', '-q', '--no-install-recommends', ...wait, ...packages]]) {
     const run = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
     if (run.status !== 0) {
       process.stderr.write(`apt-get ${args.join(' ')} failed (exit ${run.status})\n`);
