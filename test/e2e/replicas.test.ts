@@ -73,8 +73,9 @@ describe.skipIf((!DATABASE && !GIVEN_DATABASE) || !hasTools('haproxy'))(
           PUBLIC_URL: lb.url,
           // What another replica serves of a write comes from its notification, not from an early expiry.
           READ_CACHE_TTL_SECONDS: '3600',
-          // Longer than HAProxy takes to mark a replica down (two failed checks 200 ms apart), as docs/scale-out.md advises.
-          SHUTDOWN_DRAIN_MS: '1000',
+          // Longer than HAProxy takes to mark a replica down (two failed checks 200 ms apart, each answered late on a
+          // busy machine), as docs/scale-out.md advises.
+          SHUTDOWN_DRAIN_MS: '3000',
           LOG_LEVEL: 'info',
         }),
       }).then((proc) => {
@@ -193,6 +194,9 @@ describe.skipIf((!DATABASE && !GIVEN_DATABASE) || !hasTools('haproxy'))(
       try {
         const id = 'urn:replicas:fresh';
         expect((await post(id)).status).toBe(201);
+        // The create's notification reaches every replica first: a read under way when it arrives keeps nothing (it
+        // cannot tell the create from a change), and on a busy machine it may arrive a while after the 201.
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
         for (const name of NAMES) expect(await idShortOn(name, id)).toBe('Sample');
         // Every replica answers from its cache: a change behind the server's back (no notification) is not seen. So a
         // replica that sees the writes below has been told by their notifications.
@@ -315,7 +319,12 @@ describe.skipIf((!DATABASE && !GIVEN_DATABASE) || !hasTools('haproxy'))(
           const sentIn = phase;
           const res = await post(id).catch((err: Error) => `${err.message}${err.cause ? ` (${String((err.cause as Error).message ?? err.cause)})` : ''}`);
           if (typeof res !== 'string' && res.status === 201) acknowledged.push(id);
-          else failed.push(`${id}: ${typeof res === 'string' ? res : res.status}, sent while ${sentIn}`);
+          else {
+            // Who answered, and what: HAProxy's own refusal has no X-Served-By; a replica's carries its name.
+            const why = typeof res === 'string' ? res : `${res.status} from ${res.headers.get(SERVED_BY) ?? 'HAProxy'}: ${(await res.text()).slice(0, 160)}`;
+            failed.push(`${id}: ${why}, sent while ${sentIn}`);
+          }
+          if (typeof res !== 'string' && !res.bodyUsed) await res.body?.cancel();
         }
       });
       const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -371,8 +380,12 @@ describe.skipIf((!DATABASE && !GIVEN_DATABASE) || !hasTools('haproxy'))(
       for (const [id, ids] of shells) expect(ids.size, `distinct events of ${id}`).toBe(1);
       const deliveries = new Map<string, number>();
       for (const e of events) deliveries.set(String(e.envelope.data.id), (deliveries.get(String(e.envelope.data.id)) ?? 0) + 1);
+      // Delivery is at least once (docs/events-and-push.md): a replica killed after publishing a round and before
+      // marking it leaves those rows to another replica, which publishes them again, the same event (its id, above).
+      // That is the only way to a second delivery here, and only one kill -9 happens: no event goes out three times.
       const twice = [...deliveries].filter(([, count]) => count > 1);
-      expect(twice, 'events delivered more than once').toEqual([]);
+      if (twice.length) console.log(`delivered again after the kill -9: ${twice.length} events`);
+      expect(twice.filter(([, count]) => count > 2), 'events delivered more than twice').toEqual([]);
     }, 120_000);
   },
 );
