@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
-import { TestServer, b64, json, startTestServer } from '../support/server';
+import { TestServer, b64, json, sendJson, startTestServer } from '../support/server';
 
 /**
  * Element-level routes (`…/submodel-elements[/{idShortPath}]`) in the version of their path: writes verified with
@@ -23,8 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const send = (url: string, method: string, body?: unknown) =>
-  fetch(url, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+const send = sendJson;
 
 const ref = (value: string) => ({ type: 'ExternalReference', keys: [{ type: 'GlobalReference', value }] });
 const property = (idShort: string, value = '1') => ({ modelType: 'Property', idShort, valueType: 'xs:int', value });

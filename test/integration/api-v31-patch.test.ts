@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
-import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
+import { TestServer, b64, json, sampleShell, sendJson, startTestServer } from '../support/server';
 
 /**
  * The whole-document changes that are not a PUT of the document, in the version of their path: `PATCH` of a
@@ -24,8 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const send = (url: string, method: string, body?: unknown) =>
-  fetch(url, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+const send = sendJson;
 
 const long = (n: number) => 'x'.repeat(n);
 const ref = (value: string) => ({ type: 'ExternalReference', keys: [{ type: 'GlobalReference', value }] });

@@ -1,7 +1,7 @@
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
-import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
+import { TestServer, b64, json, sampleShell, sendJson, startTestServer } from '../support/server';
 
 /**
  * The AAS API V3.1 at `{tenant_url}/api/v3.1`, beside V3.0 over the same data: a smoke test of each service through
@@ -23,8 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const send = (url: string, method: string, body?: unknown) =>
-  fetch(url, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+const send = sendJson;
 
 const submodel = (id: string, elements: unknown[] = []) => ({ modelType: 'Submodel', id, idShort: 'Data', submodelElements: elements });
 const property = (idShort: string, value = '1') => ({ modelType: 'Property', idShort, valueType: 'xs:int', value });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { envelopeOf } from '../../src/events/change-event';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
-import { TestServer, b64, json, startTestServer } from '../support/server';
+import { TestServer, b64, json, sendJson, startTestServer } from '../support/server';
 import { prop, technicalData } from '../support/technical-data';
 
 /**
@@ -19,8 +19,7 @@ let v31: string;
 
 const MAPPED = 'x-aas-version-mapped';
 
-const send = (url: string, method: string, body?: unknown) =>
-  fetch(url, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+const send = sendJson;
 const assetId = (name: string, value: string) => Buffer.from(JSON.stringify({ name, value })).toString('base64url');
 const smRef = (id: string) => ({ type: 'ModelReference', keys: [{ type: 'Submodel', value: id }] });
 const gref = (value: string) => ({ type: 'ExternalReference', keys: [{ type: 'GlobalReference', value }] });

@@ -100,6 +100,10 @@ export function sampleShell(id: string, extra: Record<string, unknown> = {}): Re
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const json = async (res: Response | Promise<Response>): Promise<any> => (await res).json();
 
+/** `method` of `url` with `body` as JSON (none when undefined). */
+export const sendJson = (url: string, method: string, body?: unknown) =>
+  fetch(url, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+
 /** A GET to 127.0.0.1:`port` with a Host header of its own (fetch sends the URL's): host-based tenants, other host names. */
 export const hostGet = (port: string, host: string, path: string, headers: Record<string, string> = {}) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
