@@ -162,22 +162,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   });
 
-  // A request refused before its body was all read (admission refuses before reading; a limit stops reading): Node
-  // reads what the client still sends and drops it, so the client gets the answer on a connection that stays usable.
-  // Past `LINGER_BYTES` of it the connection is closed: by then the client has had its answer for a while (closing at
-  // once would reset the connection under a client still sending, and the reset can lose the answer with it).
+  // A request refused before its body was all read (admission refuses before reading; a limit stops reading): the
+  // rest of the body is read and dropped after the answer, for up to `LINGER_MS`, so that the client gets the answer
+  // on a connection that stays usable. Closing at once would reset the connection under a client still sending, and
+  // the reset takes the answer with it where the client has not read it yet (one busy sending reads nothing).
   koa.use(async (ctx, next) => {
     await next();
-    if (ctx.status >= 400 && !ctx.req.complete && largeBodyToCome(ctx.req)) {
-      const req = ctx.req;
-      ctx.res.once('finish', () => {
-        let dropped = 0;
-        req.on('data', (chunk: Buffer) => {
-          dropped += chunk.length;
-          if (dropped > LINGER_BYTES) req.socket.destroy();
-        });
-      });
-    }
+    if (ctx.status >= 400 && !ctx.req.complete) lingerAfterRefusal(ctx.req, ctx.res);
   });
 
   // The built-in identity service at /oidc, before the AAS error handling and body parsers: oidc-provider is a
@@ -582,15 +573,38 @@ function consoleConnectSources(config: Config): string[] {
   return sources;
 }
 
-/** More than this of a refused request's body still to come: what is dropped of it is counted, up to `LINGER_BYTES`. */
-const DRAIN_AT_MOST_BYTES = 64 * 1024;
-/** What is read and dropped of a refused request's body after the answer, before its connection is closed. */
-const LINGER_BYTES = 16 * 1024 * 1024;
+/** How long the rest of a refused request's body is read and dropped after the answer, before the connection closes. */
+const LINGER_MS = 30_000;
 
-/** Whether a request declares a body larger than `DRAIN_AT_MOST_BYTES`, or one of unknown length (chunked). */
-function largeBodyToCome(req: Koa.Context['req']): boolean {
-  const length = Number(req.headers['content-length']);
-  return Number.isFinite(length) ? length > DRAIN_AT_MOST_BYTES : req.headers['transfer-encoding'] !== undefined;
+/**
+ * After the answer to a request whose body was not all read: what the client still sends is read and dropped (Node
+ * does so by itself for a body nobody reads; one a limit stopped is resumed), and the connection closes at the
+ * latest `LINGER_MS` after the answer if the body has not ended by then. An answer that closes the connection
+ * (`Connection: close`, asked by the client or set by the route) half-closes it: Node would destroy the socket
+ * right after the answer, and the kernel answers bytes that arrive on a closed socket with a reset, which discards
+ * the unread answer at the client and fails its send with EPIPE. Here the answer goes with a FIN, the client's bytes
+ * are still read, and the connection closes when the client has sent everything (or at the bound).
+ */
+function lingerAfterRefusal(req: Koa.Context['req'], res: Koa.Context['res']): void {
+  const socket = req.socket as typeof req.socket & { destroySoon?: () => void };
+  const closeAtBound = () => {
+    const bound = setTimeout(() => socket.destroy(), LINGER_MS);
+    bound.unref();
+    socket.once('close', () => clearTimeout(bound));
+    return bound;
+  };
+  // Node's own close after a closing answer (called before the 'finish' listeners below), for this answer only.
+  socket.destroySoon = function halfClose() {
+    socket.end();
+    closeAtBound();
+  };
+  res.once('finish', () => {
+    Reflect.deleteProperty(socket, 'destroySoon');
+    if (req.complete) return;
+    const bound = closeAtBound();
+    req.once('end', () => clearTimeout(bound));
+    req.resume();
+  });
 }
 
 function errorResponse(err: unknown): { status: number; messages: string[] } {

@@ -9,8 +9,8 @@ import { JSONParser } from '@streamparser/json';
  * anything parses it, and large bodies parsed in small slices (once all of it has passed) between which the event
  * loop serves other requests.
  * A body refused on the way (too large, too deep, not the expected shape) stops the decompression at once; what the
- * client still sends is read and dropped, so the answer reaches it on a connection that stays usable (past 16 MB of it
- * after the answer the connection is closed, src/app.ts).
+ * client still sends is read and dropped, so the answer reaches it on a connection that stays usable (for at most 30 s
+ * after the answer, src/app.ts `lingerAfterRefusal`).
  */
 
 /** A body the server refuses: 400 (malformed), 413 (too large), 415 (an encoding it does not read). */

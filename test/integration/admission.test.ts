@@ -113,10 +113,14 @@ describe('bodies are read only after the caller is known', () => {
     expectResult(await partialPost(`${server.api(closed)}/shells`, { authorization: `Bearer ${issuer.forge({ roles: ['contributor'] })}` }, DECLARED, FIRST), 401);
   });
 
-  it('gives a client that sends all of a refused body before it reads the answer: the connection is not reset under it', async () => {
-    // 60 MB, more than the server drops before it closes the connection (16 MB after the answer): the client, busy
-    // sending, reads nothing until it has sent everything. A server that closed at once would reset the connection
-    // under the client still sending, and the reset would take the unread answer with it.
+  it.each([
+    ['kept alive', ''],
+    // The client asks for the connection to close after the answer: the answer goes with a FIN, and what the client
+    // still sends is read (a server that closed the socket at once would reset it under the client, whose send then
+    // fails with EPIPE and whose unread answer is lost).
+    ['closed after the answer', 'Connection: close\r\n'],
+  ])('gives a client that sends all of a refused body before it reads the answer its answer, the connection %s', async (_, connection) => {
+    // 60 MB: the client, busy sending, reads nothing until it has sent everything.
     const body = flatBody(60 * MB);
     const target = new URL(`${server.api(closed)}/shells`);
     const received = await new Promise<string>((resolve, reject) => {
@@ -129,7 +133,7 @@ describe('bodies are read only after the caller is known', () => {
         resolve(Buffer.concat(chunks).toString('latin1'));
       });
       socket.on('error', (err) => reject(new Error(`the connection failed before the answer was read: ${err.message}`)));
-      socket.write(`POST ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      socket.write(`POST ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\n${connection}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
       socket.write(body, (err) => {
         if (err) return reject(new Error(`sending failed: ${err.message}`));
         socket.resume();
@@ -138,6 +142,7 @@ describe('bodies are read only after the caller is known', () => {
     });
     expect(received).toMatch(/^HTTP\/1\.1 401 /);
     expect(received).toContain('"messageType":"Error"');
+    expect(/\r\nconnection: close\r\n/i.test(received)).toBe(connection !== '');
   });
 
   it('answers a refused token on /graphql before reading its body, as a GraphQL error', async () => {
