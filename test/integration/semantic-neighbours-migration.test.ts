@@ -91,4 +91,20 @@ describe('migration 1795856000000-SemanticNeighboursPlanned', () => {
     expect(await language()).toBe('plpgsql');
     expect({ neighbours: await neighbours(), resolutions: await resolutions() }).toEqual(after);
   });
+
+  it('plans semantic_neighbours once per connection (a generic plan) after 1795859000000-SemanticNeighboursGenericPlan, with the same answers', async () => {
+    const config = async (): Promise<string[] | null> =>
+      (await server.dataSource.query(`SELECT p.proconfig FROM pg_proc p WHERE p.proname = 'semantic_neighbours'`))[0].proconfig;
+    const resolutions = async () => (await server.services.semantics.resolveMany(tenant, ['urn:a', 'urn:d', 'urn:none'], 'equivalent')).map((r) => r.equivalentKeys);
+    expect(await config()).toEqual(['plan_cache_mode=force_generic_plan']);
+    const after = await resolutions();
+    let before: string[][] | undefined;
+    const undone = await withLaterMigrationsUndone(server.dataSource, 'SemanticNeighboursPlanned1795856000000', async () => {
+      expect(await config()).toBeNull();
+      before = await resolutions();
+    });
+    expect(undone).toEqual(['SemanticNeighboursGenericPlan1795859000000']);
+    expect(before).toEqual(after);
+    expect(await config()).toEqual(['plan_cache_mode=force_generic_plan']);
+  });
 });

@@ -358,7 +358,7 @@ export class SemanticService {
  * The equivalence closure of the keys `$2` (one per id asked for, numbered `i` from 1), as CTEs `closure` (every key
  * reached, with the steps it is away) and `closure_keys` (each key of each id once). A step leads from a key to the
  * members of its sets, its concepts' isCaseOf and the concepts that are a case of it (`semantic_neighbours`, migration
- * SemanticSearchAndClosure, in PL/pgSQL since SemanticNeighboursPlanned: index lookups, the GIN indexes on the isCaseOf keys among them). `$3` caps the rows read from the recursion (closureCap): a closure gone wider than
+ * SemanticSearchAndClosure, in PL/pgSQL since SemanticNeighboursPlanned, planned once per connection since SemanticNeighboursGenericPlan: index lookups, the GIN indexes on the isCaseOf keys among them). `$3` caps the rows read from the recursion (closureCap): a closure gone wider than
  * LIMITS.closureKeys stops there instead of being walked to its end.
  * The keys are read through a sub-select (`(SELECT $2::text[])`), which hides their number from the planner: with
  * `unnest($2)` a plan made for the values (a custom plan) knew it (1 key, not the generic plan's guess of 10) and was
