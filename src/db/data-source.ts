@@ -9,6 +9,18 @@ import { namedStatementsOn, withOwnStatementNames } from './named-statements';
 
 /** The longest one statement may run on the server (statement_timeout); a query of the query language sets its own. */
 export const STATEMENT_TIMEOUT_MS = 60_000;
+/**
+ * Session setting of the server's connections where named statements are on: a named statement is planned once per
+ * connection, for any parameters (a generic plan), from its first run. Left to itself, PostgreSQL plans a statement
+ * for its parameters' values (a custom plan) five times, and then keeps doing so for as long as the custom plans are
+ * estimated cheaper than the generic one; for the read of an element write and the one-statement `PATCH $value` they
+ * always were, so each run was planned anew: 0.76 and 1.25 ms a run against 0.33 and 0.65 ms with the generic plan
+ * (4.8 against 0.66 ms in a submodel of 10,000 elements). The hot statements lead with the tenant and an id or key,
+ * which the generic plan looks up by the same indexes. Unnamed statements (TypeORM's, texts built per request) are
+ * planned for their values whatever this says.
+ */
+export const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
+
 /** Idle time before TCP keep-alive probes a connection (a peer gone without a word, when the network says so). */
 const KEEPALIVE_DELAY_MS = 10_000;
 
@@ -46,6 +58,9 @@ export function createDataSource(url: string, poolSize: number, bounds?: AnswerB
       statement_timeout: STATEMENT_TIMEOUT_MS,
       lock_timeout: lockTimeoutMs,
       application_name: 'asset-platform',
+      // The named statements (and PL/pgSQL's queries) planned once per connection, for any parameters (see
+      // GENERIC_PLANS).
+      ...(named && { options: GENERIC_PLANS }),
       ...(bounds && {
         connectionTimeoutMillis: bounds.connectTimeoutMs,
         keepAlive: true,
