@@ -587,11 +587,21 @@ const LINGER_MS = 30_000;
  */
 function lingerAfterRefusal(req: Koa.Context['req'], res: Koa.Context['res']): void {
   const socket = req.socket as typeof req.socket & { destroySoon?: () => void };
-  const closeAtBound = () => {
-    const bound = setTimeout(() => socket.destroy(), LINGER_MS);
+  // Closes the connection `LINGER_MS` from now; the function it answers calls that off (a kept-alive connection
+  // carries many requests: nothing of this one stays on its socket once its body has ended).
+  const closeAtBound = (unlessEnded = false) => {
+    const forget = () => {
+      clearTimeout(bound);
+      socket.off('close', forget);
+    };
+    const bound = setTimeout(() => {
+      socket.off('close', forget);
+      // A body that has ended leaves a kept-alive connection to the requests after it.
+      if (!(unlessEnded && req.complete)) socket.destroy();
+    }, LINGER_MS);
     bound.unref();
-    socket.once('close', () => clearTimeout(bound));
-    return bound;
+    socket.once('close', forget);
+    return forget;
   };
   // Node's own close after a closing answer (called before the 'finish' listeners below), for this answer only.
   socket.destroySoon = function halfClose() {
@@ -601,8 +611,7 @@ function lingerAfterRefusal(req: Koa.Context['req'], res: Koa.Context['res']): v
   res.once('finish', () => {
     Reflect.deleteProperty(socket, 'destroySoon');
     if (req.complete) return;
-    const bound = closeAtBound();
-    req.once('end', () => clearTimeout(bound));
+    req.once('end', closeAtBound(true));
     req.resume();
   });
 }
