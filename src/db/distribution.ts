@@ -72,23 +72,33 @@ type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
  * `shells`; a table already placed is left as it is. Elsewhere it changes nothing. Runs inside a transaction
  * (`query` is that transaction's), and says which tables it placed.
  *
- * Citus places a table only while no foreign key ties it to a table it has not placed yet, so the foreign keys of
- * the public schema are dropped first and added again at the end, as they were. TypeORM's own `migrations` table
+ * Citus places a table only while no foreign key ties it to a table it has not placed yet, so the foreign keys from
+ * and to the tables it places are dropped first and added again at the end, as they were. TypeORM's own `migrations` table
  * stays on the coordinator, where migrations run.
  */
 export async function distributeOnCitus(query: Query): Promise<string[]> {
   const [citus] = (await query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`)) as unknown[];
   if (!citus) return [];
   const placed = new Set(((await query('SELECT table_name::text AS t FROM citus_tables')) as { t: string }[]).map((row) => row.t));
-  const reference = SHARED_TABLES.filter((table) => table !== 'migrations' && !placed.has(table));
-  const distributed = [COLOCATION_TABLE, ...TENANT_TABLES.filter((table) => table !== COLOCATION_TABLE)].filter((table) => !placed.has(table));
+  // The lists name the tables of the newest schema; a migration that runs before later ones made theirs places the
+  // tables that exist by then (the later migrations place their own).
+  const existing = new Set(
+    ((await query(`SELECT c.relname::text AS t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')`)) as { t: string }[]).map((row) => row.t),
+  );
+  const unplaced = (table: string) => existing.has(table) && !placed.has(table);
+  const reference = SHARED_TABLES.filter((table) => table !== 'migrations' && unplaced(table));
+  const distributed = [COLOCATION_TABLE, ...TENANT_TABLES.filter((table) => table !== COLOCATION_TABLE)].filter(unplaced);
   if (!reference.length && !distributed.length) return [];
   // One connection per node for the DDL of this transaction, so no statement finds a shard another connection used.
   await query(`SET LOCAL citus.multi_shard_modify_mode TO 'sequential'`);
-  const keys = (await query(`
-    SELECT c.conrelid::regclass::text AS tab, c.conname AS name, pg_get_constraintdef(c.oid) AS def
-      FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
-      WHERE c.contype = 'f' AND n.nspname = 'public' ORDER BY c.oid`)) as { tab: string; name: string; def: string }[];
+  // The keys of the tables placed here; those between tables placed before stay (Citus keeps them on their shards).
+  const keys = (await query(
+    `SELECT c.conrelid::regclass::text AS tab, c.conname AS name, pg_get_constraintdef(c.oid) AS def
+       FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+      WHERE c.contype = 'f' AND n.nspname = 'public'
+        AND (c.conrelid::regclass::text = ANY($1::text[]) OR c.confrelid::regclass::text = ANY($1::text[])) ORDER BY c.oid`,
+    [[...reference, ...distributed]],
+  )) as { tab: string; name: string; def: string }[];
   for (const key of keys) await query(`ALTER TABLE ${key.tab} DROP CONSTRAINT "${key.name}"`);
   for (const table of reference) await query('SELECT create_reference_table($1)', [table]);
   for (const table of distributed) {
