@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDataSource, runMigrations } from '../../src/db/data-source';
 import { TENANT_TABLES } from '../../src/db/distribution';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { enc, sendFile } from '../support/file-suite';
@@ -48,7 +49,8 @@ beforeAll(async () => {
 
 /**
  * On a Citus database (the suite run with DATABASE_URL naming a coordinator: docs/scale-out.md), the server's sessions
- * refuse any statement that would run on more than one shard, so the sweep's requests fail where one does.
+ * refuse any statement that would run on more than one shard, so the sweep's requests fail where one does. The
+ * migrations run before, on sessions without that setting: those that move data read every tenant's rows.
  */
 async function singleShardOnCitus(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
@@ -58,6 +60,12 @@ async function singleShardOnCitus(url: string): Promise<string> {
     if (!rows.length) return url;
   } finally {
     await client.end();
+  }
+  const dataSource = await createDataSource(url, 1).initialize();
+  try {
+    await runMigrations(dataSource);
+  } finally {
+    await dataSource.destroy();
   }
   const strict = new URL(url);
   strict.searchParams.set('options', '-c citus.multi_task_query_log_level=error');
