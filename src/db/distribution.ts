@@ -67,6 +67,16 @@ export const COLOCATION_TABLE = 'shells';
 type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
 
 /**
+ * Functions that read tenant-owned tables and are called inside a statement that Citus sends to the tenant's worker
+ * as a whole (`semantic_neighbours`, the step of the semantic connector's closure). Citus refuses a distributed query
+ * from within a query on a shard unless the function allows it (`citus.allow_nested_distributed_execution`, set on the
+ * function, so it holds wherever the function runs). Their lookups name the tenant of the statement, whose shards
+ * are on the same worker: Citus runs them there, in the statement's own transaction. A migration that replaces such a
+ * function (CREATE OR REPLACE drops its settings) calls `distributeOnCitus` again.
+ */
+export const NESTED_READERS: readonly string[] = ['semantic_neighbours(uuid, text)'];
+
+/**
  * On a Citus database (the `citus` extension is installed in it), distributes the schema: the shared tables become
  * reference tables (a copy on every node), the tenant-owned ones are distributed by `tenant_id`, colocated with
  * `shells`; a table already placed is left as it is. Elsewhere it changes nothing. Runs inside a transaction
@@ -74,11 +84,15 @@ type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
  *
  * Citus places a table only while no foreign key ties it to a table it has not placed yet, so the foreign keys from
  * and to the tables it places are dropped first and added again at the end, as they were. TypeORM's own `migrations` table
- * stays on the coordinator, where migrations run.
+ * stays on the coordinator, where migrations run. The functions of NESTED_READERS get their setting.
  */
 export async function distributeOnCitus(query: Query): Promise<string[]> {
   const [citus] = (await query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`)) as unknown[];
   if (!citus) return [];
+  for (const fn of NESTED_READERS) {
+    const [{ exists }] = (await query('SELECT to_regprocedure($1) IS NOT NULL AS exists', [fn])) as { exists: boolean }[];
+    if (exists) await query(`ALTER FUNCTION ${fn} SET citus.allow_nested_distributed_execution = on`);
+  }
   const placed = new Set(((await query('SELECT table_name::text AS t FROM citus_tables')) as { t: string }[]).map((row) => row.t));
   // The lists name the tables of the newest schema; a migration that runs before later ones made theirs places the
   // tables that exist by then (the later migrations place their own).

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
-import { onCitus } from '../../db/citus';
 import { readRows } from '../../db/read';
 import { isUuid } from '../../common/uuid';
 import { badRequest, notFound } from '../../graphql/errors';
@@ -119,18 +118,17 @@ export class SemanticService {
   /**
    * The keys equivalent to each of `ids` (its own key first, then by the steps they are away and as text): the closure
    * over declared equivalence sets and the `isCaseOf` of concept descriptions and imported entries, both ways, for at
-   * most LIMITS.closureRounds steps. One statement (`closure`).
+   * most LIMITS.closureRounds steps. One statement (CLOSURE).
    */
   async equivalentKeys(tenant: TenantEntity, ids: string[]): Promise<string[][]> {
     const own = ids.map(semanticKey);
-    const citus = await onCitus(this.dataSource);
-    const [{ keys }] = await readRows<{ keys: ClosureKeys }>(this.dataSource, `${closure(citus)} SELECT ${CLOSURE_KEYS} AS keys`, [tenant.id, own, closureCap(own.length)], true);
+    const [{ keys }] = await readRows<{ keys: ClosureKeys }>(this.dataSource, `${CLOSURE} SELECT ${CLOSURE_KEYS} AS keys`, [tenant.id, own, closureCap(own.length)], true);
     return keysOfClosure(own, keys);
   }
 
   /**
    * What is known of each of `ids` (a DataLoader's batch, a Reference's keys): one resolution per id, in order. One
-   * named statement either way; with `equivalent` it computes the equivalence keys (`closure`) and reads what matches
+   * named statement either way; with `equivalent` it computes the equivalence keys (CLOSURE) and reads what matches
    * any of them in the same statement.
    */
   async resolveMany(tenant: TenantEntity, ids: string[], matching: SemanticMatching): Promise<Resolution[]> {
@@ -138,11 +136,10 @@ export class SemanticService {
     for (const id of ids) checkId(id);
     const own = ids.map(semanticKey);
     const exact = matching === 'exact';
-    const citus = !exact && (await onCitus(this.dataSource));
     // A hot statement of two texts (exact, equivalent): named, planned once per connection.
     const [row] = await readRows<{ keys?: ClosureKeys; cds: CdRow[] | null; entries: EntryRow[] | null }>(
       this.dataSource,
-      resolveStatement(matching, citus),
+      resolveStatement(matching),
       exact ? [tenant.id, [...new Set(own)].map(md5), ids.map(md5), ids] : [tenant.id, own, closureCap(own.length)],
       true,
     );
@@ -368,47 +365,26 @@ export class SemanticService {
  * always estimated cheaper than the generic one, so PostgreSQL planned the statement anew at every execution (0.5 ms,
  * more than its execution); now the generic plan of the named statement serves after five executions.
  */
-const closure = (citus: boolean) => `
+const CLOSURE = `
   WITH RECURSIVE closure(i, key, depth) AS (
     SELECT u.i, u.key, 0 FROM unnest((SELECT $2::text[])) WITH ORDINALITY AS u(key, i)
     UNION
-    SELECT c.i, n.key, c.depth + 1 FROM closure c CROSS JOIN LATERAL ${citus ? NEIGHBOURS_ON_CITUS : 'semantic_neighbours($1, c.key)'} AS n(key)
+    SELECT c.i, n.key, c.depth + 1 FROM closure c CROSS JOIN LATERAL semantic_neighbours($1, c.key) AS n(key)
      WHERE c.depth < ${LIMITS.closureRounds} AND n.key IS NOT NULL),
   closure_read AS MATERIALIZED (SELECT i, key, depth FROM closure LIMIT $3),
   closure_keys AS MATERIALIZED (SELECT i, key, min(depth) AS depth FROM closure_read GROUP BY i, key)`;
 
 /**
- * One step of the closure on Citus: the lookups of `semantic_neighbours` written into the statement. Citus sends the
- * closure's statement to the tenant's worker as a whole (every table in it names the tenant), where a function that
- * reads distributed tables may not run (Citus refuses a distributed query from within a query on a shard); written
- * out, its tables are the tenant's shards, as the statement's other tables are.
- */
-const NEIGHBOURS_ON_CITUS = `(
-      SELECT m2.norm FROM semantic_equivalences m1
-        JOIN semantic_equivalences m2 ON m2.tenant_id = $1 AND m2.set_id = m1.set_id
-       WHERE m1.tenant_id = $1 AND md5(m1.norm) = md5(c.key) AND m1.norm = c.key
-      UNION ALL
-      SELECT unnest(semantic_case_of(cd.doc)) FROM concept_descriptions cd
-       WHERE cd.tenant_id = $1 AND md5(semantic_norm(cd.id)) = md5(c.key)
-      UNION ALL
-      SELECT semantic_norm(cd.id) FROM concept_descriptions cd
-       WHERE cd.tenant_id = $1 AND semantic_case_of(cd.doc) && ARRAY[c.key]
-      UNION ALL
-      SELECT unnest(e.is_case_of) FROM semantic_entries e WHERE e.tenant_id = $1 AND md5(e.norm) = md5(c.key)
-      UNION ALL
-      SELECT e.norm FROM semantic_entries e WHERE e.tenant_id = $1 AND e.is_case_of && ARRAY[c.key])`;
-
-/**
  * The statement of a resolve (SemanticService.resolveMany): the concept descriptions and the dictionary entries, each
  * as one JSON array. Exact: those with the id as written (`$1` tenant, `$2` their keys' md5, `$3` the ids' md5, `$4`
- * the ids); equivalent: the keys of the closure (`closure`: `$1` tenant, `$2` the ids' keys, `$3` the cap) and those
+ * the ids); equivalent: the keys of the closure (CLOSURE: `$1` tenant, `$2` the ids' keys, `$3` the cap) and those
  * with any of them (hashes computed in SQL).
  */
-export function resolveStatement(matching: SemanticMatching, citus = false): string {
+export function resolveStatement(matching: SemanticMatching): string {
   const exact = matching === 'exact';
   const hashes = exact ? '$2::text[]' : 'ARRAY(SELECT DISTINCT md5(key) FROM closure_keys)';
   const cdMatch = exact ? `md5(c.id) = ANY($3::text[]) AND c.id = ANY($4::text[])` : `md5(semantic_norm(c.id)) = ANY(${hashes})`;
-  return `${exact ? '' : closure(citus)}
+  return `${exact ? '' : CLOSURE}
        SELECT ${exact ? '' : `${CLOSURE_KEYS} AS keys,`}
          (SELECT json_agg(json_build_object('id', c.id, 'id_short', c.id_short, 'doc', c.doc, 'norm', semantic_norm(c.id)) ORDER BY c.seq)
             FROM concept_descriptions c WHERE c.tenant_id = $1 AND ${cdMatch}) AS cds,
