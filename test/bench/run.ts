@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import autocannon from 'autocannon';
 import { BENCH_MQTT_URL, benchEvents } from './events';
 import pg from 'pg';
+import { citusNodes, freshCitusDatabase } from '../support/citus-database';
 import { freePort } from '../support/free-port';
 import type { CannedResponse } from './bare-server';
 import { sampleShell } from './shells';
@@ -127,36 +128,19 @@ async function freshDatabase(dataDir: string, serverUrl = process.env.DATABASE_U
   if (!serverUrl) return { env: { DATABASE_URL: '' }, description: `embedded PostgreSQL (PGlite) in ${dataDir}` };
   // BENCH_DATABASE_PREFIX: where several people share one PostgreSQL server, each names the databases it makes.
   const name = `${process.env.BENCH_DATABASE_PREFIX ?? 'bench'}_${randomBytes(6).toString('hex')}`;
-  const { version, nodes } = await withClient(serverUrl, async (client) => {
-    const citus = (await client.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`)).rows.length > 0;
-    const found = citus ? (await client.query<{ host: string; port: number; coordinator: boolean }>('SELECT nodename AS host, nodeport AS port, groupid = 0 AS coordinator FROM pg_dist_node WHERE isactive ORDER BY groupid')).rows : [];
-    return { version: Number((await client.query('SHOW server_version_num')).rows[0].server_version_num), nodes: found };
-  });
+  const version = await withClient(serverUrl, async (client) => Number((await client.query('SHOW server_version_num')).rows[0].server_version_num));
+  const nodes = await citusNodes(serverUrl);
   const url = new URL(serverUrl);
-  const on = (node: { host: string; port: number } | undefined, database: string) => {
-    const at = new URL(serverUrl);
-    if (node) Object.assign(at, { hostname: node.host, port: String(node.port) });
-    at.pathname = `/${database}`;
-    return at.toString();
-  };
-  const workers = nodes.filter((node) => !node.coordinator);
-  const coordinator = nodes.find((node) => node.coordinator);
-  const home = decodeURIComponent(url.pathname.slice(1)) || 'postgres';
-  for (const node of [undefined, ...workers]) {
-    await withClient(on(node, home), (client) => client.query(`CREATE DATABASE ${name}`));
-    cleanups.push(() => withClient(on(node, home), (client) => client.query(`DROP DATABASE IF EXISTS ${name}${version >= 130000 ? ' WITH (FORCE)' : ''}`)));
+  if (nodes.length) {
+    const made = await freshCitusDatabase(serverUrl, nodes, name);
+    cleanups.push(made.drop);
+    url.pathname = `/${name}`;
+    return { env: { DATABASE_URL: made.url }, description: `PostgreSQL ${Math.floor(version / 10000)} at ${url.host}, Citus with ${nodes.filter((node) => !node.coordinator).length} workers, fresh database ${name}` };
   }
-  if (workers.length) {
-    for (const node of workers) await withClient(on(node, name), (client) => client.query('CREATE EXTENSION citus'));
-    await withClient(on(undefined, name), async (client) => {
-      await client.query('CREATE EXTENSION citus');
-      if (coordinator) await client.query('SELECT citus_set_coordinator_host($1, $2)', [coordinator.host, coordinator.port]);
-      for (const node of workers) await client.query('SELECT citus_add_node($1, $2)', [node.host, node.port]);
-    });
-  }
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  cleanups.push(() => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name}${version >= 130000 ? ' WITH (FORCE)' : ''}`)));
   url.pathname = `/${name}`;
-  const citus = workers.length ? `, Citus with ${workers.length} workers` : '';
-  return { env: { DATABASE_URL: url.toString() }, description: `PostgreSQL ${Math.floor(version / 10000)} at ${url.host}${citus}, fresh database ${name}` };
+  return { env: { DATABASE_URL: url.toString() }, description: `PostgreSQL ${Math.floor(version / 10000)} at ${url.host}, fresh database ${name}` };
 }
 
 /** Stops a child with SIGTERM and waits for it to exit (SIGKILL after a grace period). */
