@@ -105,6 +105,15 @@ export async function distributeOnCitus(query: Query): Promise<string[]> {
   if (!reference.length && !distributed.length) return [];
   // One connection per node for the DDL of this transaction, so no statement finds a shard another connection used.
   await query(`SET LOCAL citus.multi_shard_modify_mode TO 'sequential'`);
+  // Functions made before the extension (a database that gains Citus later) are the coordinator's alone, and the
+  // indexes of the shards call some of them: they go to every node first. Later ones Citus carries itself.
+  const functions = (await query(`
+    SELECT p.oid::regprocedure::text AS fn FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = 'public'
+       AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+       AND NOT EXISTS (SELECT 1 FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass AND o.objid = p.oid)
+     ORDER BY p.oid`)) as { fn: string }[];
+  for (const { fn } of functions) await query('SELECT create_distributed_function($1)', [fn]);
   // The keys of the tables placed here; those between tables placed before stay (Citus keeps them on their shards).
   const keys = (await query(
     `SELECT c.conrelid::regclass::text AS tab, c.conname AS name, pg_get_constraintdef(c.oid) AS def
