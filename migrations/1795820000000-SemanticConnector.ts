@@ -52,7 +52,7 @@ export class SemanticConnector1795820000000 implements MigrationInterface {
     await q.query('CREATE INDEX submodels_semantic_norms ON submodels USING gin (semantic_norms(semantic_keys)) WITH (fastupdate = off)');
     await q.query('CREATE INDEX submodel_elements_semantic_norm ON submodel_elements (tenant_id, md5(semantic_norm(semantic_key)), submodel_seq) WHERE semantic_key IS NOT NULL');
     await q.query(`CREATE TABLE semantic_dictionaries (
-      tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+      tenant_id uuid NOT NULL,
       id uuid NOT NULL,
       seq bigint GENERATED ALWAYS AS IDENTITY,
       name text NOT NULL,
@@ -76,7 +76,7 @@ export class SemanticConnector1795820000000 implements MigrationInterface {
     await q.query('CREATE INDEX semantic_entries_dictionary ON semantic_entries (tenant_id, dictionary_id, seq)');
     await q.query('CREATE INDEX semantic_entries_is_case_of ON semantic_entries USING gin (is_case_of) WITH (fastupdate = off)');
     await q.query(`CREATE TABLE semantic_equivalence_sets (
-      tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+      tenant_id uuid NOT NULL,
       id uuid NOT NULL,
       seq bigint GENERATED ALWAYS AS IDENTITY,
       name text,
@@ -92,8 +92,13 @@ export class SemanticConnector1795820000000 implements MigrationInterface {
       PRIMARY KEY (tenant_id, set_id, ord),
       FOREIGN KEY (tenant_id, set_id) REFERENCES semantic_equivalence_sets (tenant_id, id) ON DELETE CASCADE)`);
     await q.query('CREATE INDEX semantic_equivalences_norm ON semantic_equivalences (tenant_id, md5(norm))');
-    // On a Citus database the new tables are distributed by tenant, as the others (src/db/distribution.ts).
+    // On a Citus database the new tables are distributed by tenant, as the others (src/db/distribution.ts). Their keys to
+    // `tenants` (a reference table there) come after: a table created with one would become a Citus local table, which
+    // Citus cannot distribute while it has an identity column (`seq`).
     await distributeOnCitus((sql, params) => q.query(sql, params));
+    for (const table of ['semantic_dictionaries', 'semantic_equivalence_sets']) {
+      await q.query(`ALTER TABLE ${table} ADD FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE`);
+    }
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import autocannon from 'autocannon';
 import { BENCH_MQTT_URL, benchEvents } from './events';
 import pg from 'pg';
+import { citusNodes, freshCitusDatabase } from '../support/citus-database';
 import { freePort } from '../support/free-port';
 import type { CannedResponse } from './bare-server';
 import { sampleShell } from './shells';
@@ -117,17 +118,27 @@ async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>
   }
 }
 
-/** A fresh, empty database for this run: on the DATABASE_URL server, or the embedded one in a new directory. */
+/**
+ * A fresh, empty database for this run: on the DATABASE_URL server, or the embedded one in a new directory. When the
+ * database of DATABASE_URL is a Citus coordinator's (the `citus` extension in it), the fresh one is made on the
+ * coordinator and on each of its workers, with the extension and the same nodes (docs/scale-out.md), so that the
+ * server distributes it when it migrates.
+ */
 async function freshDatabase(dataDir: string, serverUrl = process.env.DATABASE_URL): Promise<{ env: NodeJS.ProcessEnv; description: string }> {
   if (!serverUrl) return { env: { DATABASE_URL: '' }, description: `embedded PostgreSQL (PGlite) in ${dataDir}` };
   // BENCH_DATABASE_PREFIX: where several people share one PostgreSQL server, each names the databases it makes.
   const name = `${process.env.BENCH_DATABASE_PREFIX ?? 'bench'}_${randomBytes(6).toString('hex')}`;
-  const version = await withClient(serverUrl, async (client) => {
-    await client.query(`CREATE DATABASE ${name}`);
-    return Number((await client.query('SHOW server_version_num')).rows[0].server_version_num);
-  });
-  cleanups.push(() => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name}${version >= 130000 ? ' WITH (FORCE)' : ''}`)));
+  const version = await withClient(serverUrl, async (client) => Number((await client.query('SHOW server_version_num')).rows[0].server_version_num));
+  const nodes = await citusNodes(serverUrl);
   const url = new URL(serverUrl);
+  if (nodes.length) {
+    const made = await freshCitusDatabase(serverUrl, nodes, name);
+    cleanups.push(made.drop);
+    url.pathname = `/${name}`;
+    return { env: { DATABASE_URL: made.url }, description: `PostgreSQL ${Math.floor(version / 10000)} at ${url.host}, Citus with ${nodes.filter((node) => !node.coordinator).length} workers, fresh database ${name}` };
+  }
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  cleanups.push(() => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name}${version >= 130000 ? ' WITH (FORCE)' : ''}`)));
   url.pathname = `/${name}`;
   return { env: { DATABASE_URL: url.toString() }, description: `PostgreSQL ${Math.floor(version / 10000)} at ${url.host}, fresh database ${name}` };
 }

@@ -93,14 +93,15 @@ describe('migration 1795856000000-SemanticNeighboursPlanned', () => {
   });
 
   it('plans semantic_neighbours once per connection (a generic plan) after 1795859000000-SemanticNeighboursGenericPlan, with the same answers', async () => {
-    const config = async (): Promise<string[] | null> =>
-      (await server.dataSource.query(`SELECT p.proconfig FROM pg_proc p WHERE p.proname = 'semantic_neighbours'`))[0].proconfig;
+    // (On Citus the function also carries its own setting: docs/scale-out.md.)
+    const config = async (): Promise<string[]> =>
+      ((await server.dataSource.query(`SELECT p.proconfig FROM pg_proc p WHERE p.proname = 'semantic_neighbours'`))[0].proconfig ?? []).filter((c: string) => !c.startsWith('citus.'));
     const resolutions = async () => (await server.services.semantics.resolveMany(tenant, ['urn:a', 'urn:d', 'urn:none'], 'equivalent')).map((r) => r.equivalentKeys);
     expect(await config()).toEqual(['plan_cache_mode=force_generic_plan']);
     const after = await resolutions();
     let before: string[][] | undefined;
     const undone = await withLaterMigrationsUndone(server.dataSource, 'SemanticNeighboursPlanned1795856000000', async () => {
-      expect(await config()).toBeNull();
+      expect(await config()).toEqual([]);
       before = await resolutions();
     });
     expect(undone).toEqual(['SemanticNeighboursGenericPlan1795859000000']);

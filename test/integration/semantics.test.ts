@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { graphql as graphqlCall, tenantRoleTokens } from '../support/grants';
 import { semanticKey } from '../../src/aas/semantics/semantic-key';
 import { resolveStatement } from '../../src/aas/semantics/semantic.service';
+import { onCitus } from '../../src/db/citus';
 import { writeXmlEnvironment } from '../../src/aas/xml/writer';
 import { packageWriter } from '../support/package-writer';
 import { TestServer, b64, json, startTestServer } from '../support/server';
@@ -466,12 +467,13 @@ describe('semantic connector', () => {
 });
 
 describe('the resolve statement', () => {
-  it('is planned once per connection with equivalence too: its generic plan serves after five executions', async () => {
+  it('answers as a prepared statement with equivalence too; on PostgreSQL its generic plan serves after five executions', async () => {
     const created = await server.createTenant();
     await seed(created.name);
     const runner = server.dataSource.createQueryRunner();
     try {
       // As a named statement runs: prepared on one connection, executed with other ids each time.
+      const citus = await onCitus(server.dataSource);
       await runner.query(`PREPARE semantics_test_resolve(uuid, text[], int) AS ${resolveStatement('equivalent')}`);
       const ids = ['0173-1#02-AAO677#001', 'urn:local:voltage', 'urn:vendor:maker', '0173-1#02-AAB325#008', 'urn:none:1', 'urn:none:2', 'urn:none:3', 'urn:none:4'];
       for (const id of ids) {
@@ -480,8 +482,9 @@ describe('the resolve statement', () => {
         if (id === ids[0]) expect(row.cds.map((cd: { id: string }) => cd.id)).toEqual([MAKER]);
       }
       const [plans] = await runner.query(`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'semantics_test_resolve'`);
-      // A custom plan for each execution would be planning work every time (the keys' count made it look cheaper).
-      expect(Number(plans.generic_plans)).toBeGreaterThan(0);
+      // A custom plan for each execution would be planning work every time (the keys' count made it look cheaper). Not
+      // on Citus, which plans a statement it sends to a worker at each execution, and the worker plans its text anew.
+      if (!citus) expect(Number(plans.generic_plans)).toBeGreaterThan(0);
       await runner.query('DEALLOCATE semantics_test_resolve');
     } finally {
       await runner.release();

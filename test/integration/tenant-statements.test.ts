@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDataSource, runMigrations } from '../../src/db/data-source';
 import { TENANT_TABLES } from '../../src/db/distribution';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { enc, sendFile } from '../support/file-suite';
@@ -13,7 +16,8 @@ import { StatementRecorder } from '../support/statement-recorder';
  * database (Citus, sharded by tenant_id) runs it on one shard (src/db/distribution.ts).
  *
  * A sweep of tenant requests over REST (repositories, elements at depth, files, AASX upload and export, packages,
- * registries and discovery with explicit instances, search, query language, push targets) runs against an
+ * registries and discovery with explicit instances, search, query language, push targets, the semantic connector,
+ * the DCC conversion) runs against an
  * in-process server while every statement the `pg` driver sends is recorded (pg.Client.prototype.query: TypeORM's
  * statements and the hot reads straight on the pool alike), attributed to the HTTP request it serves by an
  * AsyncLocalStorage entered where the server receives a request.
@@ -29,6 +33,10 @@ const recorder = new StatementRecorder();
 const code = (sql: string) => sql.replace(/'(?:[^']|'')*'/g, "''").replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
 const TABLE = new RegExp(`(?<![\\w.$])"?(${TENANT_TABLES.join('|')})"?(?![\\w$])`, 'g');
 const TENANT_ID = /\btenant_id\b/;
+
+/** An ECLASS dictionary (CSV) and a DCC (PTB's example certificate), from test/fixtures with their licences. */
+const DICTIONARY_CSV = fs.readFileSync(path.join(__dirname, '../fixtures/semantics/eclass-pr-example.csv'), 'utf8');
+const DCC = fs.readFileSync(path.join(__dirname, '../fixtures/dcc/dcc_gp_temperature_typical_v12.xml'), 'utf8');
 
 let server: TestServer;
 let tenant: TenantEntity;
@@ -48,7 +56,8 @@ beforeAll(async () => {
 
 /**
  * On a Citus database (the suite run with DATABASE_URL naming a coordinator: docs/scale-out.md), the server's sessions
- * refuse any statement that would run on more than one shard, so the sweep's requests fail where one does.
+ * refuse any statement that would run on more than one shard, so the sweep's requests fail where one does. The
+ * migrations run before, on sessions without that setting: those that move data read every tenant's rows.
  */
 async function singleShardOnCitus(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
@@ -58,6 +67,12 @@ async function singleShardOnCitus(url: string): Promise<string> {
     if (!rows.length) return url;
   } finally {
     await client.end();
+  }
+  const dataSource = await createDataSource(url, 1).initialize();
+  try {
+    await runMigrations(dataSource);
+  } finally {
+    await dataSource.destroy();
   }
   const strict = new URL(url);
   strict.searchParams.set('options', '-c citus.multi_task_query_log_level=error');
@@ -88,10 +103,13 @@ const nested = (id: string) => ({
   ],
 });
 
-/** One request of the sweep: its status must be the expected one, so that no part of the sweep is silently skipped. */
+/**
+ * One request of the sweep: its status must be the expected one, so that no part of the sweep is silently skipped. A
+ * text body goes as it is (its content type in `headers`), anything else but a form as JSON.
+ */
 async function call(method: string, url: string, body?: unknown, expected: number | number[] = [200, 201, 204], headers: Record<string, string> = {}): Promise<Response> {
   const init: RequestInit = { method, headers: { ...headers } };
-  if (body instanceof FormData) init.body = body;
+  if (body instanceof FormData || typeof body === 'string') init.body = body;
   else if (body !== undefined) {
     init.body = JSON.stringify(body);
     (init.headers as Record<string, string>)['content-type'] = 'application/json';
@@ -180,7 +198,7 @@ describe('statements of tenant requests', () => {
       conceptDescriptions: [{ modelType: 'ConceptDescription', id: 'urn:stmts:pkg:cd' }],
     };
     const packageFile = await packages.write({ format: 'json', content: JSON.stringify(environment) }, [{ path: '/aasx/files/doc.pdf', text: '%PDF-doc' }]);
-    const packageBytes = (await import('node:fs')).readFileSync(packageFile);
+    const packageBytes = fs.readFileSync(packageFile);
     const upload = new FormData();
     upload.append('file', new Blob([packageBytes], { type: 'application/asset-administration-shell-package' }), 'p.aasx');
     await call('POST', `${api}/upload`, upload);
@@ -257,16 +275,58 @@ describe('statements of tenant requests', () => {
     await call('GET', `${sphere}/push-targets/${target.id}`);
     await call('DELETE', `${sphere}/push-targets/${target.id}`, undefined, 204);
 
-    // The semantic connector, with equivalence where it matches.
-    const set = await json(await call('POST', `${sphere}/semantics/equivalence-sets`, { members: ['urn:stmts:a', '0173-1#02-AAO677#002'] }, 201));
-    await call('GET', `${sphere}/semantics/equivalence-sets`);
-    await call('GET', `${sphere}/semantics/resolve?semanticId=${b64('0173-1#02-AAO677#001')}&matching=equivalent`);
-    await call('GET', `${sphere}/semantics/usages?semanticId=${b64('urn:stmts:a')}&matching=equivalent`);
-    await call('GET', `${sphere}/semantics/usages/shells?semanticId=${b64('urn:stmts:a')}&matching=equivalent`);
-    await call('GET', `${sphere}/semantics/entries?text=rated`);
+    // The semantic connector: a dictionary (upload, list, read, search, delete), equivalence sets, resolve (exact,
+    // equivalent, a Reference), usages, and equivalence where the AAS API matches semantic ids.
+    const semantics = `${sphere}/semantics`;
+    const dictionaryUpload = new FormData();
+    dictionaryUpload.append('file', new Blob([DICTIONARY_CSV], { type: 'text/csv' }), 'eClass14_0_PR_en.csv');
+    const dictionary = await json(await call('POST', `${semantics}/dictionaries?name=ECLASS%20PR`, dictionaryUpload, 201));
+    await call('GET', `${semantics}/dictionaries`);
+    await call('GET', `${semantics}/dictionaries/${dictionary.id}`);
+    await call('GET', `${semantics}/entries?text=rated`);
+    await call('GET', `${semantics}/entries?text=voltage&dictionaryId=${dictionary.id}`);
+    const set = await json(await call('POST', `${semantics}/equivalence-sets`, { members: ['urn:stmts:a', '0173-1#02-AAO677#002'] }, 201));
+    await call('GET', `${semantics}/equivalence-sets`);
+    await call('GET', `${semantics}/equivalence-sets/${set.id}`);
+    const [resolved] = (await json(await call('GET', `${semantics}/resolve?semanticId=${b64('0173-1#02-AAO677#002')}`))).result;
+    expect(resolved.entries.length, 'the exact resolve finds the dictionary entry').toBe(1);
+    const [equivalent] = (await json(await call('GET', `${semantics}/resolve?semanticId=${b64('urn:stmts:a')}&matching=equivalent`))).result;
+    expect(equivalent.equivalentKeys, 'the equivalent resolve walks the set').toContain('irdi:0173-1#02-AAO677');
+    expect(equivalent.entries.length, 'the equivalent resolve finds the entry through the set').toBe(1);
+    await call('GET', `${semantics}/resolve?semanticId=${b64(JSON.stringify({ type: 'ExternalReference', keys: [{ type: 'GlobalReference', value: '0173-1#02-AAB325#008' }] }))}&matching=equivalent`);
+    await call('GET', `${semantics}/usages?semanticId=${b64('https://admin-shell.io/ZVEI/TechnicalData/Submodel/1/2')}`);
+    await call('GET', `${semantics}/usages?semanticId=${b64('urn:stmts:a')}&matching=equivalent`);
+    await call('GET', `${semantics}/usages/shells?semanticId=${b64('https://admin-shell.io/ZVEI/TechnicalData/Submodel/1/2')}`);
+    await call('GET', `${semantics}/usages/shells?semanticId=${b64('urn:stmts:a')}&matching=equivalent`);
     await call('GET', `${api}/submodels?semanticId=${b64('urn:stmts:a')}&semanticIdMatching=equivalent`);
     await call('POST', `${api}/query/submodels?semanticIdMatching=equivalent`, eq('$sme#semanticId', 'urn:stmts:a'));
-    await call('DELETE', `${sphere}/semantics/equivalence-sets/${set.id}`, undefined, 204);
+    await call('DELETE', `${semantics}/equivalence-sets/${set.id}`, undefined, 204);
+    await call('DELETE', `${semantics}/dictionaries/${dictionary.id}`, undefined, 204);
+
+    // The DCC conversion: preview and store with the shell named (its asset ids added), over REST and GraphQL, and
+    // the reads of what was stored (the submodel, the original in the file repository, the shell's references).
+    const conversions = `${sphere}/dcc/conversions`;
+    const dcc = { 'content-type': 'application/xml' };
+    const dccShell = `shellId=${b64(shellId)}&addAssetIds=true`;
+    await call('POST', `${conversions}?mode=preview&${dccShell}`, DCC, 200, dcc);
+    const stored = await json(await call('POST', `${conversions}?mode=store&${dccShell}&submodelId=urn:stmts:dcc:1`, DCC, 201, dcc));
+    expect(stored.referencedFrom).toBe(shellId);
+    const dccUpload = new FormData();
+    dccUpload.append('file', new Blob([DCC], { type: 'application/xml' }), 'certificate.xml');
+    await call('POST', `${conversions}?mode=store&submodelId=urn:stmts:dcc:2`, dccUpload, 201);
+    const gql = async (query: string, variables: Record<string, unknown>) => {
+      const answer = await json(await call('POST', `${server.url}/graphql`, { query, variables }, 200));
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+    };
+    await gql('query($t: String!, $d: XmlDocument!, $s: String) { dccConversionPreview(tenant: $t, dcc: $d, shellId: $s) { submodelId } }', { t: tenant.name, d: DCC, s: shellId });
+    await gql('mutation($t: String!, $d: XmlDocument!, $s: String) { convertDcc(tenant: $t, dcc: $d, shellId: $s, submodelId: "urn:stmts:dcc:3") { submodelId } }', { t: tenant.name, d: DCC, s: shellId });
+    await call('GET', `${api}/submodels/${b64('urn:stmts:dcc:1')}`);
+    await call('GET', `${api}/submodels/${b64('urn:stmts:dcc:1')}/$value`);
+    await call('GET', `${api}/submodels/${b64('urn:stmts:dcc:1')}/submodel-elements/originalDcc/attachment`);
+    await call('GET', `${sphere}/files/${enc(stored.files[0].tfp)}`);
+    await call('GET', `${api}/shells/${b64(shellId)}/submodel-refs`);
+    for (const id of ['urn:stmts:dcc:1', 'urn:stmts:dcc:3']) await call('DELETE', `${api}/shells/${b64(shellId)}/submodel-refs/${b64(id)}`, undefined, 204);
+    for (const id of ['urn:stmts:dcc:1', 'urn:stmts:dcc:2', 'urn:stmts:dcc:3']) await call('DELETE', `${api}/submodels/${b64(id)}`, undefined, 204);
 
     // Deletes last.
     await call('DELETE', `${api}/shells/${b64(shellId)}/submodel-refs/${b64(smId)}`, undefined, 204);
