@@ -104,7 +104,7 @@ describe('migration 1795856000000-SemanticNeighboursPlanned', () => {
       expect(await config()).toEqual([]);
       before = await resolutions();
     });
-    expect(undone).toEqual(['SemanticNeighboursGenericPlan1795859000000']);
+    expect(undone).toEqual(['SemanticNeighboursGenericPlan1795859000000', 'SemanticNeighboursOnCitus1795858000000']);
     expect(before).toEqual(after);
     expect(await config()).toEqual(['plan_cache_mode=force_generic_plan']);
   });
