@@ -17,7 +17,8 @@ export const STATEMENT_TIMEOUT_MS = 60_000;
  * always were, so each run was planned anew: 0.76 and 1.25 ms a run against 0.33 and 0.65 ms with the generic plan
  * (4.8 against 0.66 ms in a submodel of 10,000 elements). The hot statements lead with the tenant and an id or key,
  * which the generic plan looks up by the same indexes. Unnamed statements (TypeORM's, texts built per request) are
- * planned for their values whatever this says.
+ * planned for their values whatever this says. Not on Citus, which cannot make a distributed plan of a generic one
+ * ("could not create distributed plan"): the server asks before it connects (`citusAt`) and passes `genericPlans`.
  */
 export const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 
@@ -31,7 +32,7 @@ const KEEPALIVE_DELAY_MS = 10_000;
  * can fall silent there, and for the embedded database a slow answer means its one engine is busy, which a
  * liveness check could not tell from silence.
  */
-export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS, cancelStatements?: boolean): DataSource {
+export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS, cancelStatements?: boolean, genericPlans = false): DataSource {
   const socket = overUnixSocket(url);
   // A statement of a request whose client has gone is cancelled (statement-cancel.ts), on a PostgreSQL server: by
   // default one reached over TCP; the caller says so for one on a unix socket (never the embedded database).
@@ -60,7 +61,7 @@ export function createDataSource(url: string, poolSize: number, bounds?: AnswerB
       application_name: 'asset-platform',
       // The named statements (and PL/pgSQL's queries) planned once per connection, for any parameters (see
       // GENERIC_PLANS).
-      ...(named && { options: GENERIC_PLANS }),
+      ...(named && genericPlans && { options: GENERIC_PLANS }),
       ...(bounds && {
         connectionTimeoutMillis: bounds.connectTimeoutMs,
         keepAlive: true,

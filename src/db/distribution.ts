@@ -91,7 +91,9 @@ export async function distributeOnCitus(query: Query): Promise<string[]> {
   if (!citus) return [];
   for (const fn of NESTED_READERS) {
     const [{ exists }] = (await query('SELECT to_regprocedure($1) IS NOT NULL AS exists', [fn])) as { exists: boolean }[];
-    if (exists) await query(`ALTER FUNCTION ${fn} SET citus.allow_nested_distributed_execution = on`);
+    // Planned for its values: Citus makes no distributed plan of a generic one (migration SemanticNeighboursGenericPlan
+    // forces it where there is no Citus).
+    if (exists) await query(`ALTER FUNCTION ${fn} SET citus.allow_nested_distributed_execution = on RESET plan_cache_mode`);
   }
   const placed = new Set(((await query('SELECT table_name::text AS t FROM citus_tables')) as { t: string }[]).map((row) => row.t));
   // The lists name the tables of the newest schema; a migration that runs before later ones made theirs places the
