@@ -27,7 +27,7 @@ export function onCitus(dataSource: DataSource): Promise<boolean> {
  * (the database cannot be reached now).
  */
 export async function citusAt(url: string, connectTimeoutMs: number): Promise<boolean | null> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, application_name: 'asset-platform' });
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, query_timeout: connectTimeoutMs, application_name: 'asset-platform' });
   try {
     await client.connect();
     const { rows } = await client.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`);
