@@ -23,7 +23,10 @@ const validators = new Map<SchemaVersion, ReturnType<Ajv['compile']>>();
 export function jsonSchemaProblems(environment: unknown, max = 20, version: SchemaVersion = '3.0'): string[] {
   let validator = validators.get(version);
   if (!validator) {
-    validator = new Ajv({ strict: false, allErrors: true, unicodeRegExp: true }).compile(JSON.parse(fs.readFileSync(path.join(metamodel(version), 'aas.json'), 'utf8')));
+    // The schemas' patterns match UTF-16 code units: the XML character class spells the characters beyond U+FFFF as
+    // surrogate pairs (`[\ud801-\udbfe][\udc00-\udfff]`), which a regular expression with the `u` flag never sees
+    // (it reads such a pair as one code point): with it, `m/𝑠³` (U+1D460) would be refused as no XML character.
+    validator = new Ajv({ strict: false, allErrors: true, unicodeRegExp: false }).compile(JSON.parse(fs.readFileSync(path.join(metamodel(version), 'aas.json'), 'utf8')));
     validators.set(version, validator);
   }
   if (validator(environment)) return [];
