@@ -30,7 +30,6 @@ import { IdentityService } from './auth/identity/identity.service';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { STATEMENT_TIMEOUT_MS, createDataSource, runMigrations } from './db/data-source';
-import { citusAt } from './db/citus';
 import { DatabaseUnusableError, explainConnectError } from './db/connect-error';
 import { DataDirError } from './db/data-dir-lock';
 import { serverSecret } from './db/server-secrets';
@@ -114,9 +113,6 @@ export async function start(config: Config, log: Logger = createLogger(config)):
   // statement gives up on a connection when the database answers no other either, or after the longest a statement
   // may run on the server: by then any statement has ended, answered or cancelled.
   const listenBounds = { heartbeatMs: config.dbAnswerTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs };
-  // Named statements planned once for any parameters, except on Citus (or when that cannot be told yet): the
-  // embedded database sets it for its session itself.
-  const genericPlans = !embedded && (await citusAt(databaseUrl, config.dbConnectTimeoutMs)) === false;
   const dataSource = createDataSource(
     databaseUrl,
     config.dbPoolSize,
@@ -129,7 +125,6 @@ export async function start(config: Config, log: Logger = createLogger(config)):
         },
     config.dbLockTimeoutMs,
     !embedded,
-    genericPlans,
   );
   await dataSource.initialize().catch((err: unknown) => {
     throw (embedded ? undefined : explainConnectError(err, databaseUrl)) ?? err;

@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { apartFromRequest } from '../common/client-gone';
 import { readRows } from './read';
@@ -19,22 +18,4 @@ export function onCitus(dataSource: DataSource): Promise<boolean> {
     known.set(dataSource, answer);
   }
   return answer;
-}
-
-/**
- * Whether the database at `url` is a Citus database, asked on a connection of its own before the server's pool
- * exists (the pool's sessions are set up by the answer: GENERIC_PLANS in data-source.ts). Null when it cannot be told
- * (the database cannot be reached now).
- */
-export async function citusAt(url: string, connectTimeoutMs: number): Promise<boolean | null> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, query_timeout: connectTimeoutMs, application_name: 'asset-platform' });
-  try {
-    await client.connect();
-    const { rows } = await client.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`);
-    return rows.length > 0;
-  } catch {
-    return null;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }

@@ -9,19 +9,6 @@ import { namedStatementsOn, withOwnStatementNames } from './named-statements';
 
 /** The longest one statement may run on the server (statement_timeout); a query of the query language sets its own. */
 export const STATEMENT_TIMEOUT_MS = 60_000;
-/**
- * Session setting of the server's connections where named statements are on: a named statement is planned once per
- * connection, for any parameters (a generic plan), from its first run. Left to itself, PostgreSQL plans a statement
- * for its parameters' values (a custom plan) five times, and then keeps doing so for as long as the custom plans are
- * estimated cheaper than the generic one; for the read of an element write and the one-statement `PATCH $value` they
- * always were, so each run was planned anew: 0.76 and 1.25 ms a run against 0.33 and 0.65 ms with the generic plan
- * (4.8 against 0.66 ms in a submodel of 10,000 elements). The hot statements lead with the tenant and an id or key,
- * which the generic plan looks up by the same indexes. Unnamed statements (TypeORM's, texts built per request) are
- * planned for their values whatever this says. Not on Citus, which cannot make a distributed plan of a generic one
- * ("could not create distributed plan"): the server asks before it connects (`citusAt`) and passes `genericPlans`.
- */
-export const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
-
 /** Idle time before TCP keep-alive probes a connection (a peer gone without a word, when the network says so). */
 const KEEPALIVE_DELAY_MS = 10_000;
 
@@ -32,7 +19,7 @@ const KEEPALIVE_DELAY_MS = 10_000;
  * can fall silent there, and for the embedded database a slow answer means its one engine is busy, which a
  * liveness check could not tell from silence.
  */
-export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS, cancelStatements?: boolean, genericPlans = false): DataSource {
+export function createDataSource(url: string, poolSize: number, bounds?: AnswerBounds, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS, cancelStatements?: boolean): DataSource {
   const socket = overUnixSocket(url);
   // A statement of a request whose client has gone is cancelled (statement-cancel.ts), on a PostgreSQL server: by
   // default one reached over TCP; the caller says so for one on a unix socket (never the embedded database).
@@ -59,9 +46,6 @@ export function createDataSource(url: string, poolSize: number, bounds?: AnswerB
       statement_timeout: STATEMENT_TIMEOUT_MS,
       lock_timeout: lockTimeoutMs,
       application_name: 'asset-platform',
-      // The named statements (and PL/pgSQL's queries) planned once per connection, for any parameters (see
-      // GENERIC_PLANS).
-      ...(named && genericPlans && { options: GENERIC_PLANS }),
       ...(bounds && {
         connectionTimeoutMillis: bounds.connectTimeoutMs,
         keepAlive: true,

@@ -25,9 +25,6 @@ export type EmbeddedWorkerMessage = { ready: true } | { error: string } | { stop
 async function serve({ dataDir, socketPath, maxConnections }: EmbeddedWorkerData): Promise<() => Promise<void>> {
   // pg_trgm: the trigram index of the dictionaries' text search (migration SemanticSearchAndClosure).
   const db = await PGlite.create({ dataDir, extensions: { pg_trgm } });
-  // What the server's connections to a PostgreSQL server ask for at their start (GENERIC_PLANS, data-source.ts), for
-  // the one session all connections here share: the startup message's options are not applied here.
-  await db.exec(`SET plan_cache_mode = force_generic_plan`);
   const queue = new SessionQueue(db);
   const connections = new Set<EmbeddedConnection>();
   let nextId = 0;

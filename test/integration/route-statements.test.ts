@@ -213,21 +213,4 @@ describe('statements per request of the AAS routes', () => {
       expect(notOneTransaction, 'writes on Citus that are not one transaction').toEqual([]);
     }
   }, 120_000);
-
-  it('plans each named statement of the routes once per connection, for any parameters (no plan made for a run\'s values)', async () => {
-    // After both sweeps: every named statement the routes sent, on every connection of the server's pool (on the
-    // embedded database, its one session). PostgreSQL would plan the first five runs of each for their values, and
-    // the read of an element write and the one-statement PATCH $value for their values at every run.
-    // Not on Citus, which plans a statement it sends to a worker at each run (the worker plans its text anew).
-    if (await onCitus(server.dataSource)) return;
-    const pool = (server.dataSource.driver as unknown as { master: { _clients: { query(sql: string): Promise<{ rows: { statement: string; generic_plans: string; custom_plans: string }[] }> }[] } }).master;
-    const seen: { statement: string; generic: number; custom: number }[] = [];
-    for (const client of pool._clients) {
-      const { rows } = await client.query(`SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'ap%'`);
-      seen.push(...rows.map((r) => ({ statement: r.statement.replace(/\s+/g, ' ').slice(0, 120), generic: Number(r.generic_plans), custom: Number(r.custom_plans) })));
-    }
-    expect(seen.some((s) => /^WITH head AS MATERIALIZED \(SELECT seq, version, top_elements_version, doc/.test(s.statement))).toBe(true);
-    expect(seen.filter((s) => s.generic > 0).length).toBeGreaterThan(5);
-    expect(seen.filter((s) => s.custom > 0)).toEqual([]);
-  });
 });
