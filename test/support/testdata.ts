@@ -22,12 +22,23 @@ const CORPUS_ARCHIVE = path.join(FIXTURES, 'aas-core3.0-testgen/corpus.tar.gz');
  * parallel do not unpack it each; a folder is only ever complete, as it is renamed into place when done.
  */
 export function corpusDir(): string {
-  const hash = createHash('sha256').update(fs.readFileSync(CORPUS_ARCHIVE)).digest('hex').slice(0, 16);
-  const dir = path.join(os.tmpdir(), `aas-core3.0-testgen-${hash}`);
+  return unpacked(CORPUS_ARCHIVE, 'aas-core3.0-testgen');
+}
+
+const V31_EXAMPLES_ARCHIVE = path.join(FIXTURES, 'aas-specs-v3.1-examples/examples.tar.gz');
+
+/** The generated V3.1 examples of admin-shell-io/aas-specs unpacked (`Json/`, `Xml/`), as `corpusDir` does. */
+export function v31ExamplesDir(): string {
+  return unpacked(V31_EXAMPLES_ARCHIVE, 'aas-specs-v3.1-examples');
+}
+
+function unpacked(archive: string, name: string): string {
+  const hash = createHash('sha256').update(fs.readFileSync(archive)).digest('hex').slice(0, 16);
+  const dir = path.join(os.tmpdir(), `${name}-${hash}`);
   if (fs.existsSync(dir)) return dir;
   const partial = fs.mkdtempSync(`${dir}.partial-`);
   try {
-    tar.x({ file: CORPUS_ARCHIVE, cwd: partial, sync: true, strict: true });
+    tar.x({ file: archive, cwd: partial, sync: true, strict: true });
     fs.renameSync(partial, dir);
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
