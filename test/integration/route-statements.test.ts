@@ -213,4 +213,27 @@ describe('statements per request of the AAS routes', () => {
       expect(notOneTransaction, 'writes on Citus that are not one transaction').toEqual([]);
     }
   }, 120_000);
+
+  it('plans the one-statement PATCH $value once per connection after its first runs, not at every run', async () => {
+    // Not on Citus, which plans a statement it sends to a worker at each run (the worker plans its text anew).
+    if (await onCitus(server.dataSource)) return;
+    // PostgreSQL plans a named statement for its values at its first five runs, then takes the plan for any values
+    // unless the plans for the values keep looking cheaper; then it plans at every run. This one did, for the count of
+    // elements above the element (a generate_series the custom plans knew and the generic one guessed at 1,000).
+    for (let round = 0; round < 3; round++) await sweep(`plans${round}`, false);
+    const pool = (server.dataSource.driver as unknown as { master: { _clients: { query(sql: string): Promise<{ rows: { statement: string; generic_plans: string; custom_plans: string }[] }> }[] } }).master;
+    const seen: { statement: string; generic: number; custom: number }[] = [];
+    for (const client of pool._clients) {
+      const { rows } = await client.query(`SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'ap%'`);
+      seen.push(...rows.map((r) => ({ statement: r.statement.replace(/\s+/g, ' '), generic: Number(r.generic_plans), custom: Number(r.custom_plans) })));
+    }
+    const kinds = {
+      'PATCH $value in one statement': /^WITH snap AS MATERIALIZED \(SELECT version FROM submodels WHERE .* lk AS MATERIALIZED .* at_row AS MATERIALIZED/,
+    };
+    for (const [kind, pattern] of Object.entries(kinds)) {
+      const ran = seen.filter((s) => pattern.test(s.statement) && s.generic + s.custom > 5);
+      expect(ran.length, `${kind}: run more than five times on a connection`).toBeGreaterThan(0);
+      expect(ran.map((s) => ({ kind, generic: s.generic > 0 })), kind).toEqual(ran.map(() => ({ kind, generic: true })));
+    }
+  }, 120_000);
 });

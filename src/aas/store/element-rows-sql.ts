@@ -872,6 +872,9 @@ export async function writePropertyValueOnce(
   notify: { channel: string; payload: string } | undefined,
 ): Promise<{ seq: string; version: number; json: JsonObject; above: string[] } | null> {
   // `$1`, `$2`: the tenant and the id (`byId`); `$3`, `$4`: the path and the number of elements above it (`atPath`).
+  // `$4` is read through a sub-select (`(SELECT $4::int)`): a plan made for the values knew the count of rows of its
+  // `generate_series`, the plan for any values guessed 1,000, so plans for the values always looked cheaper and the
+  // named statement was planned at every run (about 1.0 ms a run against 0.6 ms with its one plan).
   const params: unknown[] = [tenantId, id, path, stepsAbove(path)];
   const bind = (param: unknown) => `$${params.push(param)}`;
   const text = `${bind(value.text)}::text`;
@@ -895,7 +898,7 @@ export async function writePropertyValueOnce(
         element_writes_to = s.version + 1
       FROM ok WHERE s.tenant_id = $1 AND s.seq = ok.seq RETURNING s.seq, s.version)
     SELECT head.seq, head.version, n.j AS json,
-        ARRAY(SELECT a.model_type FROM generate_series(1, $4::int) AS k CROSS JOIN LATERAL (
+        ARRAY(SELECT a.model_type FROM generate_series(1, (SELECT $4::int)) AS k CROSS JOIN LATERAL (
             SELECT x.model_type FROM submodel_elements x
               WHERE x.tenant_id = $1 AND x.submodel_seq = head.seq AND x.ord >= n.ord[1:k] AND x.ord <= n.ord[1:k] ORDER BY x.ord OFFSET 0
           ) AS a ORDER BY k) AS above${notified}
