@@ -10,6 +10,7 @@ import { BENCH_MQTT_URL, benchEvents } from './events';
 import pg from 'pg';
 import { citusNodes, freshCitusDatabase } from '../support/citus-database';
 import { freePort } from '../support/free-port';
+import { withClient } from '../support/pg-client';
 import type { CannedResponse } from './bare-server';
 import { sampleShell } from './shells';
 import { benchAdmission, benchHardening } from './hardening';
@@ -104,17 +105,6 @@ const cleanups: (() => Promise<unknown>)[] = [];
 async function cleanUp(): Promise<void> {
   while (cleanups.length) {
     await cleanups.pop()!().catch((err) => console.error(`cleanup failed: ${(err as Error).message}`));
-  }
-}
-
-
-async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
   }
 }
 

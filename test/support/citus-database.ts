@@ -1,20 +1,10 @@
-import pg from 'pg';
+import { withClient } from './pg-client';
 
 /** A node of a Citus cluster as the coordinator lists it (`pg_dist_node`). */
 export interface CitusNode {
   host: string;
   port: number;
   coordinator: boolean;
-}
-
-async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The active nodes of the Citus cluster whose coordinator holds the database of `url`; none when it is no Citus database. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
+import { withClient } from './pg-client';
 import { createDataSource, runMigrations } from '../../src/db/data-source';
 import { LOCK_FILE } from '../../src/db/data-dir-lock';
 import { startEmbeddedDatabase } from '../../src/db/embedded';
@@ -18,13 +18,7 @@ export type DatabaseTemplate = { kind: 'postgres'; name: string } | { kind: 'emb
 
 /** Runs `sql` on the server of `url`, on a connection of its own. */
 export async function onServer(url: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+  await withClient(url, (client) => client.query(sql));
 }
 
 /** Applies every migration to the database at `url`. */
