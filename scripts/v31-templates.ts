@@ -22,19 +22,8 @@ import path from 'node:path';
 import { startEmbeddedDatabase } from '../src/db/embedded';
 import { startTestServer } from '../test/support/server';
 import { jsonSchemaProblems } from '../test/support/strict-readers';
+import { filesUnder } from '../test/support/testdata';
 import { roundTripProblems, roundTripSource } from '../test/support/v31-round-trip';
-
-/** Every file under `dir` whose name ends in one of `extensions`, sorted, `.git` left out. */
-function filesUnder(dir: string, extensions: string[]): string[] {
-  const found: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === '.git') continue;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...filesUnder(full, extensions));
-    else if (extensions.includes(path.extname(entry.name).toLowerCase())) found.push(full);
-  }
-  return found.sort();
-}
 
 /** An error's message with its cause (fetch's "fetch failed" says why only there) and where it was thrown. */
 function describe(err: unknown): string {

@@ -6,7 +6,8 @@ import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { firstDifference } from '../support/json-difference';
 import { TestServer, b64, startTestServer } from '../support/server';
 import { jsonSchemaProblems } from '../support/strict-readers';
-import { v31ExamplesDir } from '../support/testdata';
+import { LISTS } from '../support/v31-round-trip';
+import { filesUnder, v31ExamplesDir } from '../support/testdata';
 
 /**
  * The generated examples of the AAS metamodel V3.1 (admin-shell-io/aas-specs, test/fixtures/aas-specs-v3.1-examples):
@@ -27,24 +28,10 @@ const MIN_IDENTIFIABLES = 2568;
 /** Requests in flight at once: each worker has a tenant of its own, which every case leaves empty again. */
 const WORKERS = 8;
 
-const LISTS = [
-  ['assetAdministrationShells', 'shells'],
-  ['submodels', 'submodels'],
-  ['conceptDescriptions', 'concept-descriptions'],
-] as const;
-
-function filesUnder(dir: string, ext: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? filesUnder(path.join(dir, entry.name), ext) : [path.join(dir, entry.name)]))
-    .filter((file) => file.endsWith(ext))
-    .sort();
-}
-
 const root = v31ExamplesDir();
 const jsonDir = path.join(root, 'Json');
 /** The JSON examples, with their paths below `Json/`. */
-const examples = filesUnder(jsonDir, '.json').map((file) => {
+const examples = filesUnder(jsonDir, ['.json']).map((file) => {
   const env = JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
   return { file: path.relative(jsonDir, file), env, valid: jsonSchemaProblems(env, 1, '3.1').length === 0 };
 });

@@ -1,23 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { corpusDir } from './testdata';
+import { corpusDir, filesUnder } from './testdata';
 
 /** The aas-core3.0-testgen corpus: JSON, contained in environments. */
 const CORPUS = path.join(corpusDir(), 'Json/ContainedInEnvironment');
 
 type Json = Record<string, unknown>;
 
-function jsonFilesUnder(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? jsonFilesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)]))
-    .filter((file) => file.endsWith('.json'))
-    .sort();
-}
-
 /** Every environment of one half of the corpus, with its path relative to the corpus root. */
 function readEnvironments(kind: 'Expected' | 'Unexpected'): { file: string; env: Json }[] {
-  return jsonFilesUnder(path.join(CORPUS, kind)).map((file) => ({
+  return filesUnder(path.join(CORPUS, kind), ['.json']).map((file) => ({
     file: path.relative(CORPUS, file),
     env: JSON.parse(fs.readFileSync(file, 'utf8')),
   }));

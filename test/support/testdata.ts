@@ -47,3 +47,15 @@ function unpacked(archive: string, name: string): string {
   }
   return dir;
 }
+
+/** Every file under `dir` whose name ends in one of `extensions` (`.json`), sorted, `.git` left out. */
+export function filesUnder(dir: string, extensions: string[]): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === '.git') continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...filesUnder(full, extensions));
+    else if (extensions.includes(path.extname(entry.name).toLowerCase())) found.push(full);
+  }
+  return found.sort();
+}
