@@ -7,49 +7,85 @@ import { inApiTerms } from './variable-errors';
 import { FacadeError } from './facade-error';
 
 export interface PreparedOperation {
-  compiled: CompiledQuery;
+  /** The operation's text, validated and compiled when first run (or warmed, `compilePending`). */
+  readonly source: string;
   /** What its root fields ask of the caller, and whether it is expensive work: known before it runs. */
-  demands: FieldDemand[];
+  readonly demands: FieldDemand[];
+}
+
+interface Operation extends PreparedOperation {
+  compiled?: CompiledQuery;
 }
 
 /**
- * The operations compiled for each schema, by source: compiling is most of the cost of building the routes, and a
- * compiled operation depends on nothing but its schema and its text (the services come with each request's
- * context), so a process that builds the app again (tests, several servers in one process) compiles each once.
+ * The operations prepared for each schema, by source: a prepared operation depends on nothing but its schema and its
+ * text (the services come with each request's context), so a process that builds the app again (tests, several
+ * servers in one process) prepares and compiles each once.
  */
-const compiledBySchema = new WeakMap<GraphQLSchema, Map<string, PreparedOperation>>();
+const preparedBySchema = new WeakMap<GraphQLSchema, Map<string, Operation>>();
 
 /**
- * Runs the facade's GraphQL operations in-process. Every document is parsed, validated and compiled (graphql-jit)
- * once, when the routes are built; a request only executes the compiled operation, against the same schema,
- * resolvers and auth checker as /graphql.
+ * Runs the facade's GraphQL operations in-process, against the same schema, resolvers and auth checker as /graphql.
+ * Building the routes parses each operation (what it demands of the caller decides the route's admission); it is
+ * validated and compiled (graphql-jit) when first run. Compiling all of them is most of the cost of building the
+ * routes, so a starting server does not wait for it: `compilePending` compiles the rest once the server listens.
  */
 export class OperationExecutor {
   constructor(private readonly schema: GraphQLSchema) {}
 
   prepare(source: string): PreparedOperation {
-    let bySource = compiledBySchema.get(this.schema);
-    if (!bySource) compiledBySchema.set(this.schema, (bySource = new Map()));
+    let bySource = preparedBySchema.get(this.schema);
+    if (!bySource) preparedBySchema.set(this.schema, (bySource = new Map()));
     let prepared = bySource.get(source);
-    if (!prepared) bySource.set(source, (prepared = this.compile(source)));
+    if (!prepared) {
+      const document = parse(source);
+      bySource.set(source, (prepared = { source, demands: demandsOf(this.schema, getOperationAST(document)!, document) }));
+    }
     return prepared;
   }
 
-  private compile(source: string): PreparedOperation {
-    const document = parse(source);
-    const errors = validate(this.schema, document);
-    if (errors.length) throw new Error(`facade operation does not fit the schema: ${errors.map((e) => e.message).join('; ')}\n${source}`);
-    const compiled = compileQuery(this.schema, document);
-    if (!isCompiledQuery(compiled)) throw new Error(`facade operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-    return { compiled, demands: demandsOf(this.schema, getOperationAST(document)!, document) };
+  private compiled(op: PreparedOperation): CompiledQuery {
+    const operation = op as Operation;
+    return (operation.compiled ??= compile(this.schema, op.source));
   }
 
   /** The operation's data; a GraphQL error becomes a FacadeError with the status its code maps to. */
   async run<T>(op: PreparedOperation, variableValues: Record<string, unknown>, contextValue: Context): Promise<T> {
-    const result = (await op.compiled.query(undefined, contextValue, variableValues)) as ExecutionResult;
+    const result = (await this.compiled(op).query(undefined, contextValue, variableValues)) as ExecutionResult;
     if (result.errors?.length) throw toFacadeError(result.errors, contextValue, !('data' in result));
     return result.data as T;
   }
+}
+
+function compile(schema: GraphQLSchema, source: string): CompiledQuery {
+  const document = parse(source);
+  const errors = validate(schema, document);
+  if (errors.length) throw new Error(`facade operation does not fit the schema: ${errors.map((e) => e.message).join('; ')}\n${source}`);
+  const compiled = compileQuery(schema, document);
+  if (!isCompiledQuery(compiled)) throw new Error(`facade operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+  return compiled;
+}
+
+/**
+ * Compiles every prepared operation of the schema not compiled yet, one per turn of the event loop so that requests
+ * go between them; resolves with how many it compiled. A started server runs it once it listens, and the tests run it
+ * to prove that every operation of every route fits the schema (a fault it throws names the operation).
+ */
+export async function compilePending(schema: GraphQLSchema): Promise<number> {
+  let count = 0;
+  for (const operation of preparedBySchema.get(schema)?.values() ?? []) {
+    if (operation.compiled) continue;
+    await new Promise((resolve) => setImmediate(resolve));
+    operation.compiled ??= compile(schema, operation.source);
+    count++;
+  }
+  return count;
+}
+
+/** How many operations the routes built on this schema prepared, and how many of them are compiled. */
+export function preparedOperations(schema: GraphQLSchema): { prepared: number; compiled: number } {
+  const operations = [...(preparedBySchema.get(schema)?.values() ?? [])];
+  return { prepared: operations.length, compiled: operations.filter((o) => o.compiled).length };
 }
 
 /**

@@ -13,6 +13,7 @@ import { CacheSync } from './aas/store/cache-sync';
 import { ReadCache } from './aas/store/read-cache';
 import { SubmodelService } from './aas/submodels/submodel.service';
 import { createApp } from './app';
+import { compilePending } from '../rest-facade/executor';
 import { StartSummary, renderBanner } from './banner';
 import { useCursorSecret } from './common/cursor';
 import { PACKAGE } from './common/package-info';
@@ -27,13 +28,14 @@ import { ClientAddresses } from './common/client-address';
 import { resultOf } from './common/result';
 import { AccessService } from './auth/access';
 import { IdentityService } from './auth/identity/identity.service';
+import { loadOidcProvider } from './auth/identity/load-provider';
 import { createTokenVerifier } from './auth/jwt';
 import { Config, ConfigError, loadConfig } from './config';
 import { STATEMENT_TIMEOUT_MS, createDataSource, runMigrations } from './db/data-source';
 import { DatabaseUnusableError, explainConnectError } from './db/connect-error';
 import { DataDirError } from './db/data-dir-lock';
 import { serverSecret } from './db/server-secrets';
-import { EmbeddedDatabase, startEmbeddedDatabase } from './db/embedded';
+import { EmbeddedDatabase, embeddedConnections, startEmbeddedDatabase } from './db/embedded';
 import { scheduleAnalyze } from './db/maintenance';
 import { StatisticsUpkeep } from './db/statistics';
 import { Services } from './graphql/context';
@@ -98,11 +100,17 @@ class HeldUntilBanner implements pino.DestinationStream {
 }
 
 /** config -> database -> migrations -> first-start bootstrap -> HTTP server. */
-export async function start(config: Config, log: Logger = createLogger(config)): Promise<RunningServer> {
+/**
+ * Starts the server. `embeddedStarting` is the embedded database (without `DATABASE_URL`) when the caller has
+ * begun to start it already (`startEarly`, src/main.ts), else it is started here.
+ */
+export async function start(config: Config, log: Logger = createLogger(config), embeddedStarting?: Promise<EmbeddedDatabase>): Promise<RunningServer> {
+  // The identity service's library is an ES module, loaded asynchronously: it loads while the database is asked.
+  loadOidcProvider().catch(() => undefined);
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
-    embedded = await startEmbeddedDatabase(config.dataDir, config.dbPoolSize + 2);
+    embedded = await (embeddedStarting ?? startEmbeddedDatabase(config.dataDir, embeddedConnections(config)));
     databaseUrl = embedded.url;
     log.info(
       { dataDir: config.dataDir, socket: embedded.socketPath, pid: process.pid },
@@ -276,6 +284,8 @@ export async function start(config: Config, log: Logger = createLogger(config)):
     ? new PushWorker(dataSource, services.pushTargets, services, log, { ...PUSH_WORKER_DEFAULTS, pollMs: config.events.pollMs, privateNetworks: config.pushPrivateNetworks })
     : undefined;
   pushWorker?.start();
+  // The facade's operations not run yet compile now, between requests (one that comes first compiles its own).
+  void compilePending(schema).catch((err: unknown) => log.error({ err }, 'a facade operation does not compile'));
 
   const summary: StartSummary = {
     name: PACKAGE.name,
@@ -409,8 +419,11 @@ function limitConnectionsPerClient(server: http.Server, max: number, clients: Cl
   };
 }
 
-/** Reads the configuration and starts the server until SIGINT or SIGTERM (what `node dist/src/main.js` runs). */
-export function runServer(): void {
+/**
+ * Reads the configuration and starts the server until SIGINT or SIGTERM (what `node dist/src/main.js` runs), on the
+ * embedded database `embeddedStarting` if main.ts began to start it.
+ */
+export function runServer(embeddedStarting?: Promise<EmbeddedDatabase>): void {
   let config: Config;
   try {
     config = loadConfig();
@@ -421,7 +434,7 @@ export function runServer(): void {
   }
   const held = process.stdout.isTTY ? new HeldUntilBanner() : undefined;
   const log = createLogger(config, held);
-  start(config, log).then(
+  start(config, log, embeddedStarting).then(
     (running) => {
       // A person at a terminal gets the URLs to open, then the log; a log collector gets the `listening` line only.
       if (held) {

@@ -31,14 +31,18 @@ function socketDirFor(dataDir: string): { dir: string; temporary: boolean } {
   return { dir: fs.mkdtempSync(path.join(os.tmpdir(), 'asset-platform-db-')), temporary: true };
 }
 
+/** How many connections the embedded database accepts: the server's pool and two more. */
+export const embeddedConnections = (config: { dbPoolSize: number }) => config.dbPoolSize + 2;
+
 /**
  * Starts the embedded PostgreSQL (PGlite) with its data under `dataDir` in a worker thread (`embedded-worker`),
  * served on a unix socket, so the `pg` driver and TypeORM take exactly the same code path as with a real server,
  * and the database's work never holds up the event loop. The directory is locked for this process first
  * (`lockDataDir`): a second server on it refuses to start. There is no TCP listener and no password: only
- * processes of this user can reach the socket.
+ * processes of this user can reach the socket. `threadStarted` is called once the database's thread runs: from then
+ * on, work on the main thread goes on beside its start.
  */
-export async function startEmbeddedDatabase(dataDir: string, maxConnections: number): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(dataDir: string, maxConnections: number, threadStarted?: () => void): Promise<EmbeddedDatabase> {
   try {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   } catch (err) {
@@ -59,7 +63,7 @@ export async function startEmbeddedDatabase(dataDir: string, maxConnections: num
     const socketPath = path.join(socketDir.dir, SOCKET_NAME);
     // The lock is ours, so a socket file left behind is a crashed server's.
     fs.rmSync(socketPath, { force: true });
-    const worker = await startWorker({ dataDir, socketPath, maxConnections });
+    const worker = await startWorker({ dataDir, socketPath, maxConnections }, threadStarted);
     lock.serving(socketPath);
     const dir = socketDir;
     return {
@@ -79,9 +83,10 @@ export async function startEmbeddedDatabase(dataDir: string, maxConnections: num
 }
 
 /** Starts the database thread and waits until it serves its socket; `stop` closes the database and ends it. */
-async function startWorker(data: EmbeddedWorkerData): Promise<{ stop(): Promise<void> }> {
+async function startWorker(data: EmbeddedWorkerData, started?: () => void): Promise<{ stop(): Promise<void> }> {
   const script = workerScript(__dirname, 'embedded-worker', __filename);
   const worker = new Worker(script.filename, { execArgv: script.execArgv, workerData: data });
+  started?.();
   const next = () =>
     new Promise<EmbeddedWorkerMessage>((resolve, reject) => {
       const onExit = (code: number) => reject(new Error(`the embedded database thread exited with code ${code}`));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import mqtt, { MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 
 /** One message for the broker. */
@@ -39,6 +39,9 @@ export class MqttTransport implements Transport {
 
   constructor(options: MqttOptions, private readonly log: Logger) {
     this.ackTimeoutMs = options.ackTimeoutMs ?? 10_000;
+    // The client library is loaded when a transport is made (after the server listens), not at every start.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+    const mqtt = require('mqtt') as typeof import('mqtt');
     this.client = mqtt.connect(options.url, {
       protocolVersion: 5,
       clientId: `asset-platform-${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,

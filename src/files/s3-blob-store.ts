@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type * as S3 from '@aws-sdk/client-s3';
+import type * as S3Storage from '@aws-sdk/lib-storage';
 import type { S3StoreConfig } from '../config';
 import type { BlobKey, BlobStore, ByteRange } from './blob-store';
 
@@ -18,10 +18,13 @@ export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
   readonly inDatabase = false;
   readonly chunkSize = PART_SIZE;
-  private readonly client: S3Client;
+  private readonly client: S3.S3Client;
+  /** The SDK, loaded when an S3 store is made (FILE_STORE=s3): not a part of every start. */
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  private readonly sdk = require('@aws-sdk/client-s3') as typeof S3;
 
   constructor(private readonly config: S3StoreConfig) {
-    this.client = new S3Client({
+    this.client = new this.sdk.S3Client({
       endpoint: config.endpoint,
       region: config.region,
       credentials: config.credentials,
@@ -30,6 +33,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   async write(_manager: unknown, key: BlobKey, content: AsyncIterable<Buffer>, contentType: string): Promise<void> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded with the first upload
+    const { Upload } = require('@aws-sdk/lib-storage') as typeof S3Storage;
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.config.bucket, Key: objectKey(key), Body: Readable.from(content), ContentType: contentType },
@@ -43,13 +48,13 @@ export class S3BlobStore implements BlobStore {
   async read(key: BlobKey, size: number, _chunkSize: number, range?: ByteRange): Promise<Readable> {
     if (size === 0 || (range && range.end < range.start)) return Readable.from([]);
     const out = await this.client.send(
-      new GetObjectCommand({ Bucket: this.config.bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      new this.sdk.GetObjectCommand({ Bucket: this.config.bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
     );
     return out.Body as Readable;
   }
 
   async remove(_manager: unknown, key: BlobKey): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: objectKey(key) }));
+    await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.config.bucket, Key: objectKey(key) }));
   }
 
   async removeDocument(tenantId: string, documentId: string): Promise<void> {
@@ -64,10 +69,10 @@ export class S3BlobStore implements BlobStore {
   private async removePrefix(Prefix: string): Promise<void> {
     let ContinuationToken: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.config.bucket, Prefix, ContinuationToken }));
+      const page = await this.client.send(new this.sdk.ListObjectsV2Command({ Bucket: this.config.bucket, Prefix, ContinuationToken }));
       const keys = (page.Contents ?? []).flatMap((object) => (object.Key ? [{ Key: object.Key }] : []));
       if (keys.length) {
-        const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.config.bucket, Delete: { Objects: keys, Quiet: true } }));
+        const out = await this.client.send(new this.sdk.DeleteObjectsCommand({ Bucket: this.config.bucket, Delete: { Objects: keys, Quiet: true } }));
         if (out.Errors?.length) throw new Error(`could not remove ${out.Errors.length} objects under ${Prefix}: ${out.Errors[0].Code} ${out.Errors[0].Message}`);
       }
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { publicAgentFor } from '../auth/outbound';
 import { encodeBase64Url } from '../common/base64url';
 import type { AasxServerSettings, S3Settings } from './push-target.service';
@@ -34,6 +33,8 @@ export function objectKeyOf(settings: Pick<S3Settings, 'prefix' | 'format'>, she
  * push and has the target's own credentials only: never the server's default chain (environment, instance role).
  */
 export async function pushToS3(settings: S3Settings, secret: string, shellId: string, content: ShellContent | null, options: PushOptions): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the S3 client is loaded on the first push to a bucket, not at every start
+  const { DeleteObjectCommand, PutObjectCommand, S3Client } = require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
   const agents = outboundAgents(settings.endpoint ?? `https://s3.${settings.region}.amazonaws.com`, options);
   const client = new S3Client({
     endpoint: settings.endpoint ?? undefined,

@@ -1,5 +1,4 @@
 import type Koa from 'koa';
-import { koaBody } from 'koa-body';
 import type { Interaction, Provider } from 'oidc-provider';
 import type { AccountService } from '../../management/accounts/account.service';
 import { FailureLimiter } from './failure-limiter';
@@ -25,7 +24,13 @@ export interface InteractionDeps {
   publicPath: string;
 }
 
-const readForm = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
+/** The login form's parser, made at the first form posted: its library is not loaded at every start. */
+let formParser: Koa.Middleware | undefined;
+const readForm: Koa.Middleware = (ctx, next) => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  formParser ??= (require('koa-body') as typeof import('koa-body')).koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
+  return formParser(ctx, next);
+};
 
 class PageError extends Error {
   constructor(
