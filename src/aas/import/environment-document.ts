@@ -1,4 +1,5 @@
 import { SLICE_CHARS, parseJsonInSlices } from '../../common/json-slices';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { badRequest } from '../../graphql/errors';
 import { AAS_V2_NAMESPACE, xmlRootNamespace } from '../aasx';
 import { LEGACY_XML } from '../xml/legacy';
@@ -124,5 +125,7 @@ export async function readEnvironmentDocumentInSlices(text: string, format: 'jso
   } catch (err) {
     throw badRequest(`${name} is not valid JSON: ${(err as Error).message}`);
   }
+  // The repairs walk the whole document: the loop gets a turn first.
+  await nextTurn();
   return jsonEnvironment(environment, name);
 }

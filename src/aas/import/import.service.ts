@@ -227,7 +227,10 @@ export class ImportService {
         let doc: JsonObject;
         // A File with an empty value names no file: read as one without a value (the metamodel has no empty paths).
         for (const element of fileElements(item)) if (element.value === '') delete element.value;
+        // Each walk of a large document holds the loop a while: other requests go between them.
+        await pace.step();
         const version = options.version ?? (isObject(item) && mapDownToV30(item).mapped.length ? '3.1' : '3.0');
+        await pace.step();
         try {
           doc = await verifyTolerantly(kind, item, found, dropped, version);
         } catch (err) {
@@ -248,6 +251,7 @@ export class ImportService {
         for (const part of dropped) warnings.push({ kind: 'dropped', text: `${source}$.${list}[${i}]${part.path.slice(1)}: dropped: ${part.what} (${part.why})` });
         for (const m of found) warnings.push({ kind: m.endsWith(' (left out)') ? 'dropped' : 'constraint', text: `${what} '${id}': ${m}` });
         // Stored as written; what V3.0 clients will read mapped, said once here.
+        await pace.step();
         if (version === '3.1') for (const m of mapDownToV30(doc).mapped) warnings.push({ kind: 'version', text: `${what} '${id}' (AAS V3.1, stored as written), read through V3.0: ${m}` });
         verified.push(doc);
       }

@@ -12,7 +12,10 @@ export function* fileElements(value: unknown): Generator<JsonObject> {
   if (value === null || typeof value !== 'object') return;
   const object = value as JsonObject;
   if (object.modelType === 'File') yield object;
-  for (const child of Object.values(object)) if (child !== null && typeof child === 'object') yield* fileElements(child);
+  for (const key in object) {
+    const child = object[key];
+    if (child !== null && typeof child === 'object') yield* fileElements(child);
+  }
 }
 
 /** The child elements of an element, by where they are held (Operation variables hold one element each). */
@@ -29,19 +32,23 @@ export function* fileElementsAt(submodel: JsonObject): Generator<{ element: Json
 
 function* within(elements: unknown, parent: string, byIndex: boolean): Generator<{ element: JsonObject; path: string }> {
   if (!Array.isArray(elements)) return;
-  for (const [i, item] of elements.entries()) {
+  for (let i = 0; i < elements.length; i++) {
+    const item: unknown = elements[i];
     if (item === null || typeof item !== 'object') continue;
     const element = item as JsonObject;
-    const name = typeof element.idShort === 'string' ? element.idShort : `#${i}`;
-    const path = byIndex ? `${parent}[${i}]` : parent ? `${parent}.${name}` : name;
-    if (element.modelType === 'File') yield { element, path };
+    // The path is made only for a File and for an element with children: most elements of a large submodel are neither.
+    const pathOf = () => {
+      const name = typeof element.idShort === 'string' ? element.idShort : `#${i}`;
+      return byIndex ? `${parent}[${i}]` : parent ? `${parent}.${name}` : name;
+    };
+    if (element.modelType === 'File') yield { element, path: pathOf() };
     for (const key of CHILDREN) {
       if (key === 'value' && element.modelType !== 'SubmodelElementCollection' && element.modelType !== 'SubmodelElementList') continue;
-      yield* within(element[key], path, element.modelType === 'SubmodelElementList');
+      if (Array.isArray(element[key])) yield* within(element[key], pathOf(), element.modelType === 'SubmodelElementList');
     }
     for (const key of VARIABLES) {
       const variables = element[key];
-      if (Array.isArray(variables)) yield* within(variables.map((v) => (v as JsonObject | null)?.value), path, false);
+      if (Array.isArray(variables)) yield* within(variables.map((v) => (v as JsonObject | null)?.value), pathOf(), false);
     }
   }
 }

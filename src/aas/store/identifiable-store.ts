@@ -1,8 +1,10 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { checkLimit, cursorList, decodeCursor, encodeCursor } from '../../common/cursor';
 import { etagOf, ifMatchAdmits, ifMatchTags } from '../../common/etag';
 import { compactJsonbText } from '../../common/jsonb-text';
+import { stringifyJsonInSlices } from '../../common/json-slices';
 import { onCitus } from '../../db/citus';
 import { readRows, rethrowClientError, writeRows } from '../../db/read';
 import { rowsWritten } from '../../db/statistics';
@@ -960,15 +962,23 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         const { head, rows } = elementRows ? splitSubmodel(doc) : { head: doc, rows: [] };
         batch.push({ doc, head, rows });
         rowCount += rows.length;
+        // Each walk of a submodel of many elements holds the event loop for tens of milliseconds: others go between.
+        if (rows.length >= MANY_ROWS_BATCH) await nextTurn();
       }
       const ids = batch.map(({ doc }) => doc.id as string);
       for (const id of ids) this.writing(manager, ReadCache.key(table, tenant.id, id));
       // The record of a row: its id and columns by their database names (json_to_recordset reads arrays and jsonb as they are).
       const fields: { name: string; type: string }[] = [];
-      const recordOf = (entry: (typeof batch)[number]): Record<string, unknown> => {
-        const sized = elementRows ? { docBytes: String(bytesOf(entry.doc)) } : {};
+      const recordOf = async (entry: (typeof batch)[number]): Promise<Record<string, unknown>> => {
+        const columns = this.spec.columns(entry.doc);
+        let sized = {};
+        if (elementRows) {
+          const large = entry.rows.length >= MANY_ROWS_BATCH;
+          if (large) await nextTurn();
+          sized = { docBytes: String(large ? Buffer.byteLength(await stringifyJsonInSlices(entry.doc)) : bytesOf(entry.doc)) };
+        }
         const record: Record<string, unknown> = { id: entry.doc.id };
-        for (const [property, value] of Object.entries({ ...this.spec.columns(entry.doc), ...sized, doc: entry.head })) {
+        for (const [property, value] of Object.entries({ ...columns, ...sized, doc: entry.head })) {
           const column = metadata.findColumnWithPropertyName(property);
           if (!column) throw new Error(`${metadata.name} has no column ${property}`);
           if (!fields.some((field) => field.name === column.databaseName)) {
@@ -978,7 +988,8 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         }
         return record;
       };
-      const records = batch.map(recordOf);
+      const records: Record<string, unknown>[] = [];
+      for (const entry of batch) records.push(await recordOf(entry));
       const names = fields.map((field) => field.name);
       const columnsOfRecord = `id text, ${fields.map((field) => `${field.name} ${field.type}`).join(', ')}`;
       // New ids are inserted; an id that exists (the unique index on it says so) is left to the update below, which

@@ -12,6 +12,8 @@ import { CHILDREN, OPERATION_VARIABLES, isObject, neededVersion } from './needed
 export function mapDownToV30(identifiable: JsonObject, options: V31MappingOptions = {}): { json: JsonObject; mapped: string[] } {
   const mapped: string[] = [];
   if (identifiable.modelType !== 'AssetAdministrationShell' && identifiable.modelType !== 'Submodel') return { json: identifiable, mapped };
+  // What is mapped is always V3.1 content: a V3.0 document (most) is not copied. A walk costs a fraction of a copy.
+  if (neededVersion(identifiable) === '3.0') return { json: identifiable, mapped };
   const json = structuredClone(identifiable);
   if (json.modelType === 'AssetAdministrationShell') mapV31Shell(json, '$', mapped);
   else mapV31Submodel(json, '$', mapped, options);

@@ -42,7 +42,10 @@ const onlyV31Length = (value: unknown, limits: Readonly<Record<AasVersion, numbe
 
 /** Whether `value` (anywhere in an identifiable) uses something V3.0 does not have; `parentKey` is where it is. */
 function needsV31(value: unknown, parentKey: string, inList: boolean): boolean {
-  if (Array.isArray(value)) return value.some((item) => needsV31(item, parentKey, inList));
+  if (Array.isArray(value)) {
+    for (const item of value) if (needsV31(item, parentKey, inList)) return true;
+    return false;
+  }
   if (!isObject(value)) return false;
   const type = value.modelType;
   if (typeof value.idShort === 'string') {
@@ -70,7 +73,9 @@ function needsV31(value: unknown, parentKey: string, inList: boolean): boolean {
       break;
   }
   if (typeof type === 'string' && DATA_ELEMENTS.has(type) && typeof value.category === 'string' && !DATA_ELEMENT_CATEGORIES.has(value.category)) return true;
-  for (const [key, inner] of Object.entries(value)) {
+  // A walk of every element of a large submodel: `for...in` makes no array of entries per object.
+  for (const key in value) {
+    const inner = value[key];
     if (inner !== null && typeof inner === 'object' && needsV31(inner, key, type === 'SubmodelElementList' && key === 'value')) return true;
   }
   return false;
