@@ -16,6 +16,9 @@ export default defineConfig({
     // reports a test that hangs, never one that is merely slow (test/support/timing.ts).
     testTimeout: 180_000,
     hookTimeout: 300_000,
+    // expect.poll waits for what a page or a background job shows: 1 s (vitest's default) is an idle machine's bound,
+    // and a browser test beside a full suite took longer. It ends as soon as the expectation holds.
+    expect: { poll: { timeout: 20_000 } },
     pool: 'forks',
     // vitest's default is one worker less than the cores: on 2 cores, one test file at a time. Most of a test file's
     // time is waiting (on PostgreSQL, on servers it started, on deliveries), so two files at a time on 2 cores

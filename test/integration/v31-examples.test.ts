@@ -6,7 +6,7 @@ import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { firstDifference } from '../support/json-difference';
 import { TestServer, b64, startTestServer } from '../support/server';
 import { jsonSchemaProblems } from '../support/strict-readers';
-import { LISTS } from '../support/v31-round-trip';
+import { LISTS, roundTripProblems } from '../support/v31-round-trip';
 import { filesUnder, v31ExamplesDir } from '../support/testdata';
 
 /**
@@ -76,6 +76,24 @@ describe('the V3.1 examples of admin-shell-io/aas-specs', () => {
     expect(read).toBe(examples.length);
     expect(problems.slice(0, 20), `${problems.length} of ${examples.length} differ`).toEqual([]);
   });
+
+  it('round-trip through every export of /api/v3.1 (JSON, XML, AASX+xml, AASX+json), strictly valid and read back through V3.1 and V3.0: the minimal and maximal example of every class and the first of every other kind', async () => {
+    // The minimal and maximal example of a class are at the top of its folder; each kind of example over a pattern or
+    // a bound has a folder below, whose first example (by name) stands for it.
+    const chosen = examples.filter(({ file, valid }) => valid && (file.split(path.sep).length === 2 || file === examples.find((e) => path.dirname(e.file) === path.dirname(file))!.file));
+    expect(chosen.length).toBeGreaterThanOrEqual(200);
+    // The examples share their few ids: each example's ids (and every reference to them) get the example's number, so
+    // that all of them are one environment of distinct documents.
+    const environment: Json = Object.fromEntries(LISTS.map(([key]) => [key, []]));
+    chosen.forEach(({ env }, i) => {
+      const ids = new Set(LISTS.flatMap(([key]) => ((env[key] as Json[] | undefined) ?? []).map((doc) => String(doc.id))));
+      const renamed = JSON.parse(JSON.stringify(env), (_key, value: unknown) => (typeof value === 'string' && ids.has(value) ? `${value}-example${i}` : value)) as Json;
+      for (const [key] of LISTS) (environment[key] as Json[]).push(...((renamed[key] as Json[] | undefined) ?? []));
+    });
+    const bytes = Buffer.from(JSON.stringify(environment));
+    const problems = await roundTripProblems(server, { bytes, name: 'aas-specs-examples.json', type: 'application/json', environment });
+    expect(problems.slice(0, 30), `${problems.length} problems`).toEqual([]);
+  }, 600_000);
 
   it('are created through /api/v3.1 and read back through it unchanged, every shell, submodel and concept description', async () => {
     const cases = examples.flatMap(({ file, env, valid }) => LISTS.flatMap(([key, route]) => ((env[key] as Json[] | undefined) ?? []).map((doc) => ({ file, route, doc, valid }))));
