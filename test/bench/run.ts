@@ -419,7 +419,7 @@ async function main(): Promise<void> {
   if (ONLY === 'semantics') return finish(await semantics(), 0, server, started);
   if (ONLY === 'events') return finish(await benchEvents({ server, measure, printTable }, run), 0, server, started);
   if (ONLY === 'import') {
-    console.log(`\n${(await benchImport({ server, apiPath, databaseUrl: benchDatabaseUrl(database.env, dataDir) }, run)).join('\n')}`);
+    console.log(`\n${(await benchImport({ server, apiPath, databaseUrl: benchDatabaseUrl(database.env, dataDir), embedded: !database.env.DATABASE_URL }, run)).join('\n')}`);
     return finish([], 0, server, started);
   }
   const dcc = async () => console.log(`\n${(await benchDcc({ server, tenant: 'default' }, run)).join('\n')}`);
