@@ -12,7 +12,7 @@ import { JSONParser } from '@streamparser/json';
 /** About how many characters one slice writes before the event loop gets a turn. */
 export const SLICE_CHARS = 256 * 1024;
 /**
- * About how many characters one slice parses: the streaming parser takes about 10 ms for it on an idle machine. A
+ * About how many characters one slice parses: some milliseconds of the streaming parser on an idle machine. A
  * request served meanwhile needs a turn of the loop for each of its steps (its bytes read, its answer written), each
  * after one slice, so a slice is kept short.
  */
