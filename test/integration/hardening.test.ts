@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DOCUMENT_PARSERS } from '../../src/aas/model/parse';
 import { MAX_COST } from '../../src/graphql/limits';
 import { databaseRelay } from '../support/db-relay';
+import { databaseToSilence } from '../support/fresh-database';
 import { newUser } from '../support/identity';
 import { TestServer, b64, json, sampleShell, startTestServer } from '../support/server';
 import { LOAD_SLACK_MS, PATIENCE_MS, eventually, timed } from '../support/timing';
@@ -421,7 +422,8 @@ describe('a database that goes away', () => {
   });
 
   it('answers 503 with Retry-After within its bound while the database is silent (a partition), and recovers by itself', async () => {
-    const db = databaseRelay(inject('databaseUrl'));
+    const target = await databaseToSilence('partition');
+    const db = databaseRelay(target.url);
     // Short bounds keep the test short: a request waits at most DB_ANSWER_TIMEOUT_MS + DB_CONNECT_TIMEOUT_MS.
     const bounds = { dbConnectTimeoutMs: 1_000, dbAnswerTimeoutMs: 1_000 };
     const bound = bounds.dbConnectTimeoutMs + bounds.dbAnswerTimeoutMs;
@@ -472,6 +474,7 @@ describe('a database that goes away', () => {
       db.resume(); // a failure during the partition must not leave the server's shutdown waiting for it
       await viaRelay.close().catch(() => undefined);
       await db.stop().catch(() => undefined);
+      await target.drop();
     }
   });
 });

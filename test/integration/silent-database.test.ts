@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { databaseRelay } from '../support/db-relay';
+import { DatabaseRelay, databaseRelay } from '../support/db-relay';
+import { FreshDatabase, databaseToSilence } from '../support/fresh-database';
 import { newUser } from '../support/identity';
 import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
 import { LOAD_SLACK_MS } from '../support/timing';
@@ -19,15 +20,18 @@ import { LOAD_SLACK_MS } from '../support/timing';
 // Bounds longer than the slack a loaded machine needs (test/support/timing.ts), so that a second wait shows.
 const bounds = { dbConnectTimeoutMs: 4_000, dbAnswerTimeoutMs: 4_000 };
 const bound = bounds.dbConnectTimeoutMs + bounds.dbAnswerTimeoutMs;
-const db = databaseRelay(inject('databaseUrl'));
+let target: FreshDatabase;
+let db: DatabaseRelay;
 let server: TestServer;
 
 beforeAll(async () => {
+  target = await databaseToSilence('silent');
+  db = databaseRelay(target.url);
   // Room for every expensive request of the crowd (one client address): the bound is under test, not the shares.
   const work = { ...loadConfig({}).work, perCaller: 1_000, perTenant: 1_000 };
   const url = await db.start();
   // The server's first connections wait the short connect timeout under test; a loaded machine (on the embedded
-  // database, one session shared with every other test file) may take longer to hand one out: start again then.
+  // database, one session shared by the server's connections) may take longer to hand one out: start again then.
   for (let attempt = 1; ; attempt++) {
     try {
       server = await startTestServer(url, { ...bounds, work });
@@ -38,9 +42,10 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  db.resume(); // a failure during the partition must not leave the shutdown waiting for it
+  db?.resume(); // a failure during the partition must not leave the shutdown waiting for it
   await server?.close().catch(() => undefined);
-  await db.stop().catch(() => undefined);
+  await db?.stop().catch(() => undefined);
+  await target?.drop();
 });
 
 interface Answer {

@@ -39,3 +39,15 @@ export async function freshDatabase(prefix: string): Promise<FreshDatabase> {
     },
   };
 }
+
+/**
+ * The database for a test that makes its database fall silent through a relay (test/support/db-relay.ts) under a
+ * server's load. On a PostgreSQL server, the run's database: a silenced session holds only the locks of its own
+ * tenant's rows, and every other test file has sessions of its own. On the embedded database, a database of the
+ * test's own: its one session is shared by every connection, and a connection silenced inside a transaction keeps
+ * it, so every other test file's statements would wait for the silence to end (and answer 503).
+ */
+export async function databaseToSilence(prefix: string): Promise<FreshDatabase> {
+  if (process.env.DATABASE_URL) return { url: inject('databaseUrl'), drop: async () => undefined };
+  return freshDatabase(prefix);
+}
