@@ -152,8 +152,17 @@ describe('what the server says once it listens', () => {
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (out += chunk));
     try {
-      await vi.waitFor(() => expect(out).toContain('Stop with Ctrl+C.'), { timeout: 180_000, interval: 200 });
-      const text = out.replace(/\r/g, '');
+      // The banner, then the start's log lines, which may come in several chunks: until the line with the password
+      // is whole (a line is whole once its newline came).
+      const wholeLines = () => out.replace(/\r/g, '').split('\n').slice(0, -1);
+      await vi.waitFor(
+        () => {
+          expect(out).toContain('Stop with Ctrl+C.');
+          expect(wholeLines().some((l) => l.startsWith('{') && l.includes('"oneTimePassword"'))).toBe(true);
+        },
+        { timeout: 180_000, interval: 200 },
+      );
+      const text = wholeLines().join('\n');
       expect(text).toContain(`${PACKAGE.name} ${PACKAGE.version} is running`);
       // The banner first, then the log lines of the start (held until it was printed).
       expect(text.indexOf('{"level"')).toBeGreaterThan(text.indexOf('Stop with Ctrl+C.'));
@@ -168,7 +177,7 @@ describe('what the server says once it listens', () => {
       // The first start's one-time password: in the banner, and the same as in the log line.
       const password = /with the one-time password (\S+)/.exec(text)?.[1];
       expect(password).toBeTruthy();
-      const logged = text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const logged = wholeLines().filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(logged.find((l) => 'oneTimePassword' in l)?.oneTimePassword).toBe(password);
       // It still answers where it listens.
       expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);

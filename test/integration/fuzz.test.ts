@@ -440,8 +440,9 @@ async function spawnFuzzServer(bodyLimit: number): Promise<FuzzServer> {
     const timer = setTimeout(() => reject(new Error(`the fuzz server did not start in 90 s:\n${output}`)), 90_000);
     process_.stdout!.on('data', (chunk) => {
       out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line && out.includes('\n')) {
+      // A whole line: the last piece is still being written until its newline comes.
+      const line = out.split('\n').slice(0, -1).find((l) => l.startsWith('{'));
+      if (line) {
         clearTimeout(timer);
         resolve(JSON.parse(line) as { url: string; tenant: string; closed: string });
       }

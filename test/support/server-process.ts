@@ -45,9 +45,11 @@ export async function spawnServer(dataDir: string, { env: moreEnv, port: given, 
   let out = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
+  // Whole lines only: the last piece is still being written until its newline comes (output arrives in chunks).
   const lines = () =>
     out
       .split('\n')
+      .slice(0, -1)
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { child, url: `http://127.0.0.1:${port}`, output: () => out, lines };
