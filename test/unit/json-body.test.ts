@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BodyError, INLINE_PARSE_TOKENS, JsonStructureScanner, contentCodingOf, readJsonBody } from '../../src/common/json-body';
+import { BodyError, INLINE_PARSE_TOKENS, JsonStructureScanner, TURN_BYTES, contentCodingOf, readJsonBody } from '../../src/common/json-body';
 
 const MB = 1024 * 1024;
 
@@ -139,5 +139,31 @@ describe('values', () => {
     expect(body.counter.pulled).toBeLessThan(64 * 1024);
     // At the limit it is read as before.
     expect(await read(`[${'1,'.repeat(99)}1]`, { maxValues: 100 })).toHaveLength(100);
+  });
+});
+
+describe('turns of the event loop', () => {
+  it('lets the event loop turn while it reads a body that has all arrived already', async () => {
+    // 8 MB in 64 KB chunks, all of it in the stream's buffer before the reading starts: the iterator hands the chunks
+    // over one after another in microtasks, so without turns no timer or socket of another request would run until
+    // the whole body was scanned. Refused by its values near its end, so that every turn counted is one of the reading
+    // (the parse, which turns by itself, never starts).
+    const flat = Buffer.from(`{"x":[${'{},'.repeat((8 * MB) / 3)}{}]}`);
+    const body = Object.assign(new Readable({ read() {}, highWaterMark: 16 * MB }), { headers: {} as Record<string, string> });
+    for (let at = 0; at < flat.length; at += 64 * 1024) body.push(flat.subarray(at, at + 64 * 1024));
+    body.push(null);
+    let turns = 0;
+    let reading = true;
+    const tick = () => {
+      turns++;
+      if (reading) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const maxValues = 5_000_000; // about 7.5 MB of `{},` (two tokens each)
+    const err = await refusal(readJsonBody(body, { limit: 64 * MB, maxDepth: 128, maxValues }));
+    reading = false;
+    expect(err.message).toMatch(/more than 5000000 values/);
+    // One turn at least per TURN_BYTES read.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((maxValues * 1.5) / TURN_BYTES) - 1);
   });
 });
