@@ -166,9 +166,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // rest of the body is read and dropped after the answer, for up to `LINGER_MS`, so that the client gets the answer
   // on a connection that stays usable. Closing at once would reset the connection under a client still sending, and
   // the reset takes the answer with it where the client has not read it yet (one busy sending reads nothing).
+  const dropping = new DropRate(config.refusedBodyRate);
   koa.use(async (ctx, next) => {
     await next();
-    if (ctx.status >= 400 && !ctx.req.complete) lingerAfterRefusal(ctx.req, ctx.res);
+    if (ctx.status >= 400 && !ctx.req.complete) lingerAfterRefusal(ctx.req, ctx.res, dropping);
   });
 
   // The built-in identity service at /oidc, before the AAS error handling and body parsers: oidc-provider is a
@@ -577,15 +578,15 @@ function consoleConnectSources(config: Config): string[] {
 const LINGER_MS = 30_000;
 
 /**
- * After the answer to a request whose body was not all read: what the client still sends is read and dropped (Node
- * does so by itself for a body nobody reads; one a limit stopped is resumed), and the connection closes at the
- * latest `LINGER_MS` after the answer if the body has not ended by then. An answer that closes the connection
+ * After the answer to a request whose body was not all read: what the client still sends is read and dropped, at the
+ * pace `dropping` allows all refused bodies together, and the connection closes at the latest `LINGER_MS` after the
+ * answer if the body has not ended by then. An answer that closes the connection
  * (`Connection: close`, asked by the client or set by the route) half-closes it: Node would destroy the socket
  * right after the answer, and the kernel answers bytes that arrive on a closed socket with a reset, which discards
  * the unread answer at the client and fails its send with EPIPE. Here the answer goes with a FIN, the client's bytes
  * are still read, and the connection closes when the client has sent everything (or at the bound).
  */
-function lingerAfterRefusal(req: Koa.Context['req'], res: Koa.Context['res']): void {
+function lingerAfterRefusal(req: Koa.Context['req'], res: Koa.Context['res'], dropping: DropRate): void {
   const socket = req.socket as typeof req.socket & { destroySoon?: () => void };
   // Closes the connection `LINGER_MS` from now; the function it answers calls that off (a kept-alive connection
   // carries many requests: nothing of this one stays on its socket once its body has ended).
@@ -608,12 +609,42 @@ function lingerAfterRefusal(req: Koa.Context['req'], res: Koa.Context['res']): v
     socket.end();
     closeAtBound();
   };
+  // Read from now on (before the answer: a body nobody reads when its answer is done is dropped by Node itself, at
+  // whatever pace the client sends, out of reach of `dropping`).
+  dropping.follow(req);
   res.once('finish', () => {
     Reflect.deleteProperty(socket, 'destroySoon');
-    if (req.complete) return;
-    req.once('end', closeAtBound(true));
-    req.resume();
+    if (!req.complete) req.once('end', closeAtBound(true));
   });
+}
+
+/**
+ * The pace at which the rest of refused bodies is read and dropped: `rate` bytes a second for all of them together,
+ * with bursts of a tenth of a second. Read at the pace the client sends, three clients sending 60 MB bodies without a
+ * token had the server read some 180 MB a second; every chunk read is a buffer, and their memory set off a full
+ * garbage collection several times a second (8 to 13 ms each), which held every other request. A body over its
+ * share is paused (the client's sending waits on TCP's flow control) until the share has refilled.
+ */
+class DropRate {
+  private tokens: number;
+  private at = performance.now();
+
+  constructor(private readonly rate: number) {
+    this.tokens = rate / 10;
+  }
+
+  /** Reads and drops the rest of `req`, at its share of the pace. */
+  follow(req: Koa.Context['req']): void {
+    req.on('data', (chunk: Buffer) => {
+      const now = performance.now();
+      this.tokens = Math.min(this.rate / 10, this.tokens + ((now - this.at) / 1000) * this.rate) - chunk.length;
+      this.at = now;
+      if (this.tokens >= 0 || req.isPaused()) return;
+      req.pause();
+      setTimeout(() => req.resume(), Math.ceil((-this.tokens / this.rate) * 1000)).unref();
+    });
+    req.resume();
+  }
 }
 
 function errorResponse(err: unknown): { status: number; messages: string[] } {

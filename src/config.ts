@@ -62,6 +62,11 @@ export interface Config {
    * of its route's byte limit: what parsing a body costs follows its values, not only its bytes.
    */
   bodyValueLimit: number;
+  /**
+   * Bytes per second the server reads and drops of the bodies it refused before their end (`REFUSED_BODY_RATE`), all
+   * such bodies together: what a refused client still sends costs the server at most this much reading.
+   */
+  refusedBodyRate: number;
   /** Shares of expensive work (src/common/work-shares.ts). */
   work: WorkConfig;
   /** Most bytes of stored documents one request may read and answer (REST and GraphQL alike). */
@@ -210,6 +215,13 @@ function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** `REFUSED_BODY_RATE`: bytes a second, at least 64 KB (0 would never read the rest of a refused body). */
+function refusedBodyRate(env: NodeJS.ProcessEnv): number {
+  const rate = size(env, 'REFUSED_BODY_RATE', '48mb');
+  if (rate < 64 * 1024) throw new ConfigError(`REFUSED_BODY_RATE must be at least 64kb (bytes a second), got "${env.REFUSED_BODY_RATE}"`);
+  return rate;
 }
 
 /** A setting that is a size (`50mb`), named in the error when it is not one. */
@@ -407,6 +419,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes,
     requestBodyLimitBytes: Math.min(bodyLimitBytes, size(env, 'REQUEST_BODY_LIMIT', '4mb')),
     bodyValueLimit: int(env, 'BODY_VALUE_LIMIT', 6_000_000, 1_000, 1_000_000_000),
+    refusedBodyRate: refusedBodyRate(env),
     work: {
       perCaller: int(env, 'WORK_LIMIT_PER_CALLER', 4, 1, 10_000),
       perTenant: int(env, 'WORK_LIMIT_PER_TENANT', 8, 1, 10_000),

@@ -324,3 +324,53 @@ describe('no reader can starve the pool: shares of expensive work', () => {
     expect(statuses.filter((s) => s === 429).length).toBe(21);
   });
 });
+
+describe('the rest of a refused body is read at a bounded pace', () => {
+  let paced: TestServer;
+  let tenant: string;
+  const RATE = 2 * MB;
+  beforeAll(async () => {
+    paced = await startTestServer(inject('databaseUrl'), { refusedBodyRate: RATE });
+    tenant = (await paced.createTenant({ showcase: false, trust: issuer })).name;
+  });
+  afterAll(async () => {
+    await paced?.close();
+  });
+
+  it('answers at once, then takes what the client still sends no faster than REFUSED_BODY_RATE', async () => {
+    // 128 MB without a token, sent as fast as the connection takes it, the answer read as it comes. Read at the
+    // client's pace, all of it is taken within a second or so (128 MB in two seconds before the pace was bounded);
+    // at 2 MB/s, two seconds after the answer the client can have handed the kernel only what the two sides' socket
+    // buffers hold (at most 4 + 32 MB with Linux's defaults; 8 MB were taken in all here) and 4 MB more.
+    const DECLARED_BYTES = 128 * MB;
+    const piece = flatBody(64 * 1024);
+    const target = new URL(`${paced.api(tenant)}/shells`);
+    const socket = net.connect({ host: target.hostname, port: Number(target.port) });
+    socket.on('error', () => undefined);
+    let handed = 0;
+    let answer = '';
+    const answered = new Promise<void>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString('latin1');
+        if (answer.includes('\r\n\r\n')) resolve();
+      });
+    });
+    socket.write(`POST ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/json\r\nContent-Length: ${DECLARED_BYTES}\r\n\r\n`);
+    let sending = true;
+    const send = async () => {
+      for (let sent = 0; sending && sent < DECLARED_BYTES; sent += piece.length) {
+        const more = socket.write(piece, () => (handed += piece.length));
+        if (!more) await new Promise((resolve) => socket.once('drain', resolve).once('close', resolve));
+      }
+    };
+    const sent = send();
+    await answered;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const afterTwoSeconds = handed;
+    sending = false;
+    socket.destroy();
+    await sent.catch(() => undefined);
+    expect(afterTwoSeconds, `${(afterTwoSeconds / MB).toFixed(1)} MB taken two seconds after the answer`).toBeLessThan(48 * MB);
+  });
+});

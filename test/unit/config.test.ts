@@ -108,7 +108,7 @@ describe('config', () => {
       }
       throw new Error(`accepted ${JSON.stringify(env)}`);
     };
-    for (const name of ['BODY_LIMIT', 'RESPONSE_LIMIT', 'READ_CACHE_SIZE']) expect(refusal({ [name]: 'lots' })).toMatch(new RegExp(`^${name}: not a size`));
+    for (const name of ['BODY_LIMIT', 'RESPONSE_LIMIT', 'READ_CACHE_SIZE', 'REFUSED_BODY_RATE']) expect(refusal({ [name]: 'lots' })).toMatch(new RegExp(`^${name}: not a size`));
     // `localhost:8080` parses as a URL of the scheme "localhost:"; it is not an http(s) URL.
     expect(refusal({ PUBLIC_URL: 'localhost:8080' })).toMatch(/^PUBLIC_URL must be a http or https URL/);
     expect(refusal({ PUBLIC_URL: 'ftp://files.example.com' })).toMatch(/^PUBLIC_URL/);
@@ -129,6 +129,13 @@ describe('config', () => {
     expect(loadConfig({ MQTT_URL: 'mqtt://mqtt:1883' }).events.mqttUrl).toBe('mqtt://mqtt:1883');
     expect(loadConfig({ DATABASE_URL: 'postgresql:///assets?host=/var/run/postgresql' }).databaseUrl).toBe('postgresql:///assets?host=/var/run/postgresql');
     expect(loadConfig({ TENANT_HOST_SUFFIX: 'assets.example.com' }).tenantHostSuffix).toBe('assets.example.com');
+  });
+
+  it('reads and drops refused bodies at 48 MB a second unless REFUSED_BODY_RATE says otherwise, never below 64 KB', () => {
+    expect(loadConfig({}).refusedBodyRate).toBe(48 * 1024 * 1024);
+    expect(loadConfig({ REFUSED_BODY_RATE: '8mb' }).refusedBodyRate).toBe(8 * 1024 * 1024);
+    expect(() => loadConfig({ REFUSED_BODY_RATE: '0' })).toThrow(/^REFUSED_BODY_RATE must be at least 64kb/);
+    expect(() => loadConfig({ REFUSED_BODY_RATE: '1kb' })).toThrow(ConfigError);
   });
 
   it('keeps files in PostgreSQL up to 512 MB an upload unless FILE_STORE and FILE_UPLOAD_LIMIT say otherwise', () => {
