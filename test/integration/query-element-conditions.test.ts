@@ -153,6 +153,15 @@ describe('QUERY_MAX_ELEMENT_CONDITIONS', () => {
       }
       expect(beside.status).toBe(200);
       await beside.arrayBuffer();
+      // Refused first, before the rest of the request is worked out: with a cursor that is no cursor, the answer is
+      // still the bound's.
+      const withCursor = await fetch(`${api}/query/submodels?cursor=bm90LWEtY3Vyc29y`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ $condition: { $and: xs(Array.from({ length: 200 }, (_, i) => i % 8)) } }),
+      });
+      expect(withCursor.status).toBe(400);
+      expect((await json(withCursor)).messages[0].text).toMatch(/QUERY_MAX_ELEMENT_CONDITIONS/);
       // No statement of the refused queries reached the database.
       expect(elementStatements()).toEqual([]);
     } finally {

@@ -9,7 +9,7 @@ import type { SubmodelService } from '../submodels/submodel.service';
 import type { AasVersion } from '../versions';
 import type { Query, QueryTarget } from './ast';
 import { parseQuery } from './parse';
-import { semanticIdLiterals, toSql } from './sql';
+import { checkElementConditions, semanticIdLiterals, toSql } from './sql';
 
 /** The repositories the query endpoints serve (descriptors come with the registries' queries). */
 export type RepositoryTarget = Extract<QueryTarget, 'shells' | 'submodels' | 'conceptDescriptions'>;
@@ -73,6 +73,8 @@ export class QueryService {
 
   /** One keyset page of the rows that satisfy the query: `d.seq > cursor`, in `seq` order, one row more than `limit`. */
   private async page(tenant: TenantEntity, target: RepositoryTarget, query: Query, limit: number, cursor?: string | null, equivalence?: SemanticEquivalence): Promise<Page<{ seq: string; id: string }>> {
+    // Refused before the cursor's list name and the semantic keys are worked out for it.
+    checkElementConditions(query, this.options.maxElementConditions);
     // A cursor of an exact query does not continue the equivalent one, nor the other way round.
     const keyset = keysetQuery(`query:${target}`, [['d.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition, ...(equivalence ? ['equivalent'] : []));
     const semanticKeys = await semanticKeysOf(query, equivalence);

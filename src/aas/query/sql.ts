@@ -89,19 +89,28 @@ export const TARGET_TABLES: Partial<Record<QueryTarget, string>> = {
   submodelDescriptors: 'shell_descriptors',
 };
 
+/**
+ * Refuses (400) a query that reads more `$sme` fields than `max` (QUERY_MAX_ELEMENT_CONDITIONS; absent or 0: no
+ * bound). `toSql` checks it; a service checks it first as well, so that a query refused by it costs nothing else.
+ */
+export function checkElementConditions(query: Query, max: number | undefined): void {
+  if (!max) return;
+  const elementConditions = elementFields(query.condition);
+  if (elementConditions > max) {
+    throw badRequest(
+      `Invalid query at /$condition: it reads ${elementConditions} submodel element fields ($sme), more than the ${max} ` +
+        `this server allows in one query (QUERY_MAX_ELEMENT_CONDITIONS)`,
+    );
+  }
+}
+
 export function toSql(query: Query, target: QueryTarget, options: SqlOptions = {}): SqlCondition {
   const table = TARGET_TABLES[target];
   if (!table) throw badRequest(`Queries over ${target} are not supported yet`);
   if (query.target && query.target !== target) {
     throw badRequest(`Invalid query at /$condition: its fields address ${query.target}, but the query is over ${target}`);
   }
-  const elementConditions = elementFields(query.condition);
-  if (options.maxElementConditions && elementConditions > options.maxElementConditions) {
-    throw badRequest(
-      `Invalid query at /$condition: it reads ${elementConditions} submodel element fields ($sme), more than the ${options.maxElementConditions} ` +
-        `this server allows in one query (QUERY_MAX_ELEMENT_CONDITIONS)`,
-    );
-  }
+  checkElementConditions(query, options.maxElementConditions);
   const row = options.row ?? table;
   // The id columns are the document's only where the document is the row's own.
   const idColumns = IDENTIFIABLE_TABLES.has(target) && (options.doc === undefined || options.doc === `${row}.doc`);

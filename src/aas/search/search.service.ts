@@ -4,7 +4,7 @@ import { AppError, badRequest } from '../../graphql/errors';
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import type { Condition, Query } from '../query/ast';
 import { parseField, parseQuery } from '../query/parse';
-import { toSql } from '../query/sql';
+import { checkElementConditions, toSql } from '../query/sql';
 import { type SemanticEquivalence, semanticKeysOf } from '../query/query.service';
 import { JsonObject } from '../model/parse';
 import type { ShellService } from '../shells/shell.service';
@@ -79,6 +79,8 @@ export class SearchService {
    */
   async search(tenant: TenantEntity, request: SearchRequest, limit: number, cursor?: string | null, equivalence?: SemanticEquivalence, view: AasVersion = '3.0'): Promise<SearchPage> {
     const { index, query } = parseSearch(request);
+    // Refused before the cursor's list name and the semantic keys are worked out for it.
+    checkElementConditions(query, this.options.maxElementConditions);
     const keyset = keysetQuery(`search:${index.name}`, [['s.tenant_id = ?', tenant.id]], [], limit, cursor, query.condition, ...(equivalence ? ['equivalent'] : []));
     const semanticKeys = await semanticKeysOf(query, equivalence);
     const condition = toSql(query, 'submodels', { doc: 'm.doc', row: 'm', tenant: '$1', firstParam: keyset.params.length + 1, semanticKeys, maxElementConditions: this.options.maxElementConditions });
