@@ -163,9 +163,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
 
   // A request refused before its body was all read (admission refuses before reading; a limit stops reading): the
-  // rest of the body is read and dropped after the answer, for up to `LINGER_MS`, so that the client gets the answer
-  // on a connection that stays usable. Closing at once would reset the connection under a client still sending, and
-  // the reset takes the answer with it where the client has not read it yet (one busy sending reads nothing).
+  // rest of the body is read and dropped at a bounded pace (`DropRate`), for up to `LINGER_MS` after the answer, so
+  // that the client gets the answer on a connection that stays usable. Closing at once would reset the connection
+  // under a client still sending, and the reset takes the answer with it where the client has not read it yet (one
+  // busy sending reads nothing).
   const dropping = new DropRate(config.refusedBodyRate);
   koa.use(async (ctx, next) => {
     await next();
