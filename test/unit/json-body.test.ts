@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BodyError, INLINE_PARSE_TOKENS, JsonStructureScanner, TURN_BYTES, contentCodingOf, readJsonBody } from '../../src/common/json-body';
+import { countLoopTurns } from '../support/loop-turns';
 
 const MB = 1024 * 1024;
 
@@ -152,16 +153,10 @@ describe('turns of the event loop', () => {
     const body = Object.assign(new Readable({ read() {}, highWaterMark: 16 * MB }), { headers: {} as Record<string, string> });
     for (let at = 0; at < flat.length; at += 64 * 1024) body.push(flat.subarray(at, at + 64 * 1024));
     body.push(null);
-    let turns = 0;
-    let reading = true;
-    const tick = () => {
-      turns++;
-      if (reading) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const loop = countLoopTurns();
     const maxValues = 5_000_000; // about 7.5 MB of `{},` (two tokens each)
     const err = await refusal(readJsonBody(body, { limit: 64 * MB, maxDepth: 128, maxValues }));
-    reading = false;
+    const turns = loop.stop();
     expect(err.message).toMatch(/more than 5000000 values/);
     // One turn at least per TURN_BYTES read.
     expect(turns).toBeGreaterThanOrEqual(Math.floor((maxValues * 1.5) / TURN_BYTES) - 1);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WHOLE_PARSE_CHARS, parseJsonInSlices, stringifyJsonInSlices } from '../../src/common/json-slices';
+import { countLoopTurns } from '../support/loop-turns';
 
 /** An environment of many shells and a submodel of many elements, with a large member beside small ones. */
 const environment = {
@@ -63,17 +64,11 @@ describe('JSON in slices', () => {
 
   it('gives the event loop turns while it parses and writes a large document', async () => {
     const text = JSON.stringify(environment);
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = countLoopTurns();
     await parseJsonInSlices(text, 16_384, 0);
-    const whileParsing = turns;
+    const whileParsing = loop.turns;
     await stringifyJsonInSlices(environment, 16_384);
-    counting = false;
+    const turns = loop.stop();
     expect(whileParsing).toBeGreaterThan(10);
     expect(turns - whileParsing).toBeGreaterThan(10);
   });
