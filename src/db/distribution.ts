@@ -28,6 +28,7 @@ export const SHARED_TABLES: readonly string[] = [
   'signing_keys',
   'event_transports',
   'server_secrets',
+  'cache_listeners',
   'migrations',
 ];
 

@@ -19,8 +19,10 @@ export interface ListenerOptions {
   /** The longest pause between attempts to LISTEN again. */
   maxRetryMs?: number;
   onNotification(payload: string): void;
-  /** The LISTEN is in place (again): notifications arrive from now on. */
-  onListening?(): void;
+  /** The LISTEN is in place (again) on the connection of server process `pid`: notifications arrive from now on. */
+  onListening?(pid: number): void;
+  /** After each heartbeat's answer, on a connection that is still listening. */
+  onHeartbeat?(): void;
   /** The connection is lost (ended, failed, or silent): notifications from now on may be missed until `onListening`. */
   onLost?(): void;
 }
@@ -91,14 +93,18 @@ export class NotificationListener {
       waiting = true;
       // LISTEN again, a no-op: the connection stays recognizable in pg_stat_activity by its last statement.
       client.query(`LISTEN ${channel}`).then(
-        () => (waiting = false),
+        () => {
+          waiting = false;
+          if (this.client === client) this.options.onHeartbeat?.();
+        },
         () => undefined,
       );
     }, heartbeatMs);
     this.heartbeat.unref();
     if (this.failures) this.options.log.info({ afterFailures: this.failures }, `${this.options.purpose}: listening again`);
     this.failures = 0;
-    this.options.onListening?.();
+    // The server process at the other end (pg's Client keeps it from the backend's key data, untyped).
+    this.options.onListening?.((client as unknown as { processID: number }).processID);
   }
 
   private retry(err: Error): void {

@@ -414,7 +414,7 @@ export class ElementEdit {
    * compared there, under the submodel's lock. Null when the submodel's row is gone; `written` null when the basis
    * no longer held (read again). `needs31`: the submodel's recorded version becomes '3.1' in the same statement.
    */
-  finishOnce(writer: Db, ifMatchTags: string[] | null, notify: { channel: string; payload: string } | undefined, needs31 = false) {
+  finishOnce(writer: Db, ifMatchTags: string[] | null, notify: { payload: string } | undefined, needs31 = false) {
     const basis = this.unlocked!;
     const ranges = [...this.ranges.values()];
     const expect = [...this.versions.keys()]

@@ -1,6 +1,7 @@
 import { ElementRow, RowSignatures, StoredRow, rowChanges } from '../submodels/element-rows';
 import { JsonObject } from '../model/parse';
 import { rowsWritten } from '../../db/statistics';
+import { announceSql } from './cache-sync';
 
 /**
  * The SQL of submodel element rows (`submodel_elements`; the layout is in `submodels/element-rows.ts`), for the
@@ -315,7 +316,7 @@ export async function lockSubmodel(
   tenantId: string,
   id: string,
   at: { path: string; descendants: boolean; children?: { idShort?: string } } | undefined,
-  notify: { channel: string; payload: string } | undefined,
+  notify: { payload: string } | undefined,
   lock = true,
 ): Promise<{ seq: string; version: number; top: number; doc: JsonObject; rows?: PrefetchedRows } | null> {
   // `$3` and `$4`: the path and the number of elements above it, as `subtreeQuery` has them.
@@ -325,7 +326,7 @@ export async function lockSubmodel(
   const ctes = lock
     ? [`snap AS MATERIALIZED (SELECT version FROM ${table} WHERE ${byId})`, `head AS MATERIALIZED (SELECT seq, version, top_elements_version, doc FROM ${table} WHERE ${byId} FOR UPDATE)`]
     : [`head AS MATERIALIZED (SELECT seq, version, top_elements_version, doc FROM ${table} WHERE ${byId})`];
-  const notified = notify && lock ? `, (SELECT pg_notify('${notify.channel}', $${params.push(notify.payload)})) AS notified` : '';
+  const notified = notify && lock ? `, (SELECT ${announceSql(`$${params.push(notify.payload)}`)}) AS notified` : '';
   let headColumns = `head.seq AS head_seq, head.version AS head_version, head.top_elements_version AS head_top, head.doc AS head_doc, ${lock ? '(SELECT version FROM snap)' : 'head.version'} AS snap_version`;
   // A child's path and depth: of the element (its `ord` from `target`), or of the submodel itself.
   const childPath = at?.children?.idShort === undefined ? undefined : at.path ? `${at.path}.${at.children.idShort}` : at.children.idShort;
@@ -642,7 +643,7 @@ export interface ElementWrites {
   logged?: { ord: number[]; path?: string }[];
   /** The edit needs metamodel V3.1: the submodel's recorded version (`aas_version`) becomes '3.1' with the write. */
   needs31?: boolean;
-  notify?: { channel: string; payload: string };
+  notify?: { payload: string };
 }
 
 /**
@@ -817,7 +818,7 @@ export async function writeElementsOnce(
       element_writes_to = s.version + 1${writes.topChanged ? ', top_elements_version = s.top_elements_version + 1' : ''}
     FROM go WHERE s.tenant_id = $1 AND s.seq = go.seq RETURNING s.version)`);
   const notified = writes.notify
-    ? `, CASE WHEN ok.admitted AND ok.current THEN pg_notify('${writes.notify.channel}', ${bind(writes.notify.payload)}) END AS notified`
+    ? `, CASE WHEN ok.admitted AND ok.current THEN ${announceSql(bind(writes.notify.payload))} END AS notified`
     : '';
   const added = rows.add.length ? '(SELECT count(*) FROM added)::int' : '0';
   const found = (await db.query(
@@ -869,7 +870,7 @@ export async function writePropertyValueOnce(
   path: string,
   value: { text: string; valueTypes: string[] },
   ifMatchTags: string[] | null,
-  notify: { channel: string; payload: string } | undefined,
+  notify: { payload: string } | undefined,
 ): Promise<{ seq: string; version: number; json: JsonObject; above: string[] } | null> {
   // `$1`, `$2`: the tenant and the id (`byId`); `$3`, `$4`: the path and the number of elements above it (`atPath`).
   // `$4` is read through a sub-select (`(SELECT $4::int)`): a plan made for the values knew the count of rows of its
@@ -879,7 +880,7 @@ export async function writePropertyValueOnce(
   const bind = (param: unknown) => `$${params.push(param)}`;
   const text = `${bind(value.text)}::text`;
   const admitted = ifMatchTags ? ` AND ('"' || lk.seq::text || '-' || lk.version::text || '"') = ANY (${bind(ifMatchTags)}::text[])` : '';
-  const notified = notify ? `, pg_notify('${notify.channel}', ${bind(notify.payload)}) AS notified` : '';
+  const notified = notify ? `, ${announceSql(bind(notify.payload))} AS notified` : '';
   const rows = (await db.query(
     `WITH snap AS MATERIALIZED (SELECT version FROM ${table} WHERE ${byId}),
     lk AS MATERIALIZED (SELECT seq, version, element_writes_from AS wf, element_writes_to AS wt FROM ${table} WHERE ${byId} FOR UPDATE),

@@ -18,7 +18,7 @@ import { JsonObject } from '../model/parse';
 import { type AasVersion, mapDownToV30, mergeV30Write } from '../versions';
 import { ElementRow, RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
 import { ElementEdit, LockNeeded, Step, ordOf, pathText, readElementById } from './element-edit';
-import { CHANGED_CHANNEL, CacheSync } from './cache-sync';
+import { CacheSync, announceSql } from './cache-sync';
 import { Db, elementRowsCtes, elementsTextSql, lockSubmodel, readRowsOf, replaceRows, writePropertyValueOnce } from './element-rows-sql';
 import { MANY_ROWS_BATCH, RowOf, deleteRowsOfMany, insertRowsOfMany } from './element-rows-sql';
 import { CachedRead, ReadCache } from './read-cache';
@@ -295,7 +295,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const payload = this.sync?.notification(key);
     return {
       announce: async () => {
-        if (payload !== undefined) await manager.query(`SELECT pg_notify('${CHANGED_CHANNEL}', $1)`, [payload]);
+        if (payload !== undefined) await manager.query(`SELECT ${announceSql('$1', await onCitus(this.dataSource))}`, [payload]);
       },
     };
   }
@@ -595,7 +595,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     if (!(await this.oneStatement(options))) return this.editElementsLocked(tenant, id, edit, options, at, needs31);
     const key = ReadCache.key(table, tenant.id, id);
     const payload = this.sync?.notification(key);
-    const notify = payload === undefined ? undefined : { channel: CHANGED_CHANNEL, payload };
+    const notify = payload === undefined ? undefined : { payload };
     const tags = options.ifMatch != null ? ifMatchTags(options.ifMatch) : null;
     const where = at && { path: pathText(at.steps), descendants: at.descendants, children: at.children };
     try {
@@ -648,7 +648,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     if (!(await this.oneStatement(options))) return null;
     const key = ReadCache.key(table, tenant.id, id);
     const payload = this.sync?.notification(key);
-    const notify = payload === undefined ? undefined : { channel: CHANGED_CHANNEL, payload };
+    const notify = payload === undefined ? undefined : { payload };
     const tags = options.ifMatch != null ? ifMatchTags(options.ifMatch) : null;
     const send = () => writePropertyValueOnce(this.writer, table, BY_ID, tenant.id, id, pathText(steps), value, tags, notify);
     try {
@@ -686,7 +686,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         tenant.id,
         id,
         at && { path: pathText(at.steps), descendants: at.descendants, children: at.children },
-        payload === undefined ? undefined : { channel: CHANGED_CHANNEL, payload },
+        payload === undefined ? undefined : { payload },
       );
       if (!head) throw notFound(`${modelType} '${id}' not found.`);
       if (citus) await writing.announce();
@@ -895,7 +895,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const key = ReadCache.key(table, tenant.id, id);
     const notification = this.sync?.notification(key);
     // Only where the statement wrote: PostgreSQL delivers it with the commit.
-    const notify = notification === undefined ? '' : `, CASE WHEN head.seq IS NOT NULL THEN pg_notify('${CHANGED_CHANNEL}', ${bind(notification)}) END AS notified`;
+    const notify = notification === undefined ? '' : `, CASE WHEN head.seq IS NOT NULL THEN ${announceSql(bind(notification))} END AS notified`;
     const [found, from] = change.kind === 'created' ? ['head.seq, head.version, NULL AS needs', 'head'] : [`cur.seq, cur.version, ${change.kind === 'updated' ? 'cur.aas_version' : 'NULL'} AS needs`, 'cur LEFT JOIN head ON true'];
     const added = elementRows && rows.length ? '(SELECT count(*) FROM added)::int' : '0';
     const sql = `WITH ${ctes.join(',\n')}
@@ -1048,7 +1048,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         [tenant.id, modelType, tenant.eventsEnabled, JSON.stringify(changes)],
       );
       const notifications = ids.map((id) => this.sync?.notification(ReadCache.key(table, tenant.id, id))).filter((p): p is string => p !== undefined);
-      if (notifications.length) await manager.query(`SELECT count(pg_notify('${CHANGED_CHANNEL}', p)) FROM unnest($1::text[]) AS p`, [notifications]);
+      if (notifications.length) await manager.query(`SELECT count(${announceSql('p', await onCitus(this.dataSource))}) FROM unnest($1::text[]) AS p`, [notifications]);
       out.push(...changes.map((change) => change.kind));
       await between(batch.length, 0);
     }
