@@ -9,7 +9,7 @@
  */
 
 /** A statement on the database, outside any request. */
-export type Query = (sql: string, params?: unknown[]) => Promise<any[]>;
+export type Query = (sql: string, params?: unknown[]) => Promise<unknown[]>;
 
 /** How long the wait goes on before it says in the log what it waits for, and then again at this interval. */
 const SLOW_WAIT_MS = 10_000;
