@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
+import { apartFromRequest } from '../common/client-gone';
 
 export interface StatisticsOptions {
   /** Rows a table must have gained since its last ANALYZE here before it is analyzed again. */
@@ -89,7 +90,8 @@ export class StatisticsUpkeep {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const wait = Math.max(delayMs, this.lastStart + this.options.minIntervalMs - Date.now());
-    this.timer = setTimeout(() => void this.run(), wait);
+    // Armed by a request's write, run for every request after it: not stopped when that request's client goes.
+    this.timer = apartFromRequest(() => setTimeout(() => void this.run(), wait));
     this.timer.unref();
   }
 

@@ -6,6 +6,7 @@ import { Db, insertRows, readSubtree } from '../../src/aas/store/element-rows-sq
 import { splitSubmodel } from '../../src/aas/submodels/element-rows';
 import { createDataSource, runMigrations } from '../../src/db/data-source';
 import { StatisticsUpkeep } from '../../src/db/statistics';
+import { ClientGoneError, whileClientHere } from '../../src/common/client-gone';
 import { FreshDatabase, freshDatabase } from '../support/fresh-database';
 
 /**
@@ -106,6 +107,26 @@ describe('planner statistics and element reads', () => {
       expect(found.read).toBeLessThan(20);
       // With statistics, the estimates stay those of a few rows: no JIT compilation (PostgreSQL servers built with it).
       expect(found.jit).toBe(false);
+    } finally {
+      await upkeep.stop();
+    }
+  });
+
+  it("an ANALYZE armed by a request's write runs when that request's client has gone", async () => {
+    const warnings: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+    const upkeep = new StatisticsUpkeep(dataSource, log, { minRows: 1, delayMs: 50, minIntervalMs: 0 });
+    const analyzed = async () => Number((await dataSource.query(`SELECT analyze_count AS n FROM pg_stat_user_tables WHERE relname = 'submodels'`))[0].n);
+    try {
+      const before = await analyzed();
+      const client = new AbortController();
+      whileClientHere(client.signal, () => upkeep.written(undefined, 'submodels', 1));
+      // The request's client goes before the quiet time is over (its statements are cancelled from then on).
+      client.abort(new ClientGoneError());
+      const deadline = Date.now() + 10_000;
+      while ((await analyzed()) === before && !warnings.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(warnings).toEqual([]);
+      expect(await analyzed()).toBeGreaterThan(before);
     } finally {
       await upkeep.stop();
     }
