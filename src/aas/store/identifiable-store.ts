@@ -913,6 +913,9 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     if (!row) return null;
     if (row.recorded) outboxWritten();
     if (row.added) rowsWritten(this.dataSource.manager, 'submodel_elements', row.added);
+    // New rows of the table itself count too: until its first ANALYZE, PostgreSQL plans the foreign-key check of
+    // each element row against it with an index that reads every submodel of the tenant.
+    if (change.kind === 'created') rowsWritten(this.dataSource.manager, table, 1);
     return { seq: String(row.seq), version: Number(row.version), needs: row.needs, written: row.written === null ? null : Number(row.written) };
   }
 
@@ -1000,6 +1003,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
           ON CONFLICT DO NOTHING RETURNING seq, id`,
         [tenant.id, JSON.stringify(records)],
       );
+      rowsWritten(manager, table, inserted.length);
       const seqOf = new Map(inserted.map((row) => [row.id, String(row.seq)]));
       const versions = new Map<string, number>(inserted.map((row) => [row.id, 1]));
       const rest = records.filter((record) => !seqOf.has(record.id as string));
