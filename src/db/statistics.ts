@@ -9,9 +9,11 @@ export interface StatisticsOptions {
   delayMs: number;
   /** The least time between the starts of two ANALYZE runs. */
   minIntervalMs: number;
+  /** The longest the quiet time may be put off by further writes: a steady stream of writes is never quiet. */
+  maxDelayMs: number;
 }
 
-const DEFAULTS: StatisticsOptions = { minRows: 1_000, delayMs: 1_000, minIntervalMs: 10_000 };
+const DEFAULTS: StatisticsOptions = { minRows: 1_000, delayMs: 1_000, minIntervalMs: 10_000, maxDelayMs: 5_000 };
 
 const upkeeps = new WeakMap<DataSource, StatisticsUpkeep>();
 
@@ -33,7 +35,8 @@ export function rowsWritten(db: unknown, table: string, count: number): void {
  * written looks like one row per submodel to the planner, which may then pick an index that reads every element of
  * the submodel to find one. So after transactions that wrote many rows of a table, that table is analyzed: on a
  * connection of its own (never in the writing request's transaction, never before it has committed), after a quiet
- * time so that a burst of writes is analyzed once, and at most every `minIntervalMs`.
+ * time so that a burst of writes is analyzed once (put off by further writes for `maxDelayMs` at most), and at most
+ * every `minIntervalMs`.
  */
 export class StatisticsUpkeep {
   private readonly options: StatisticsOptions;
@@ -44,6 +47,8 @@ export class StatisticsUpkeep {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private lastStart = -Infinity;
+  /** When the quiet time now running was first armed. */
+  private armedAt?: number;
   private stopped = false;
 
   constructor(
@@ -85,11 +90,16 @@ export class StatisticsUpkeep {
     if (total >= this.options.minRows) this.arm(this.options.delayMs);
   }
 
-  /** (Re)starts the quiet time, not sooner than `minIntervalMs` after the last start. */
+  /**
+   * (Re)starts the quiet time, not sooner than `minIntervalMs` after the last start, and not later than `maxDelayMs`
+   * after it was first armed.
+   */
   private arm(delayMs: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    const wait = Math.max(delayMs, this.lastStart + this.options.minIntervalMs - Date.now());
+    const now = Date.now();
+    this.armedAt ??= now;
+    const wait = Math.max(Math.min(delayMs, this.armedAt + this.options.maxDelayMs - now), this.lastStart + this.options.minIntervalMs - now, 0);
     // Armed by a request's write, run for every request after it: not stopped when that request's client goes.
     this.timer = apartFromRequest(() => setTimeout(() => void this.run(), wait));
     this.timer.unref();
@@ -97,6 +107,7 @@ export class StatisticsUpkeep {
 
   private async run(): Promise<void> {
     this.timer = undefined;
+    this.armedAt = undefined;
     if (this.running) {
       // One at a time: what is due by then is looked at when this one ends.
       await this.running;

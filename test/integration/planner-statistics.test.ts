@@ -133,6 +133,22 @@ describe('planner statistics and element reads', () => {
     }
   });
 
+  it('a steady stream of writes is analyzed while it lasts: the quiet time is put off for maxDelayMs at most', async () => {
+    const upkeep = new StatisticsUpkeep(dataSource, pino({ level: 'silent' }), { minRows: 1, delayMs: 300, maxDelayMs: 600, minIntervalMs: 0 });
+    const analyzed = async () => Number((await dataSource.query(`SELECT analyze_count AS n FROM pg_stat_user_tables WHERE relname = 'shells'`))[0].n);
+    try {
+      const before = await analyzed();
+      // A write every 50 ms for 3 s: never 300 ms of quiet.
+      for (let i = 0; i < 60; i++) {
+        upkeep.written(undefined, 'shells', 1);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await analyzed()).toBeGreaterThan(before);
+    } finally {
+      await upkeep.stop();
+    }
+  });
+
   it('a rolled back write does not count towards an ANALYZE', async () => {
     const upkeep = new StatisticsUpkeep(dataSource, pino({ level: 'silent' }), { delayMs: 0, minIntervalMs: 0 });
     const query = vi.spyOn(dataSource, 'query');
