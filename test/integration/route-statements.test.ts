@@ -214,7 +214,7 @@ describe('statements per request of the AAS routes', () => {
     }
   }, 120_000);
 
-  it('plans the one-statement PATCH $value once per connection after its first runs, not at every run', async () => {
+  it('plans the one-statement PATCH $value and the reads of element writes once per connection after their first runs, not at every run', async () => {
     // Not on Citus, which plans a statement it sends to a worker at each run (the worker plans its text anew).
     if (await onCitus(server.dataSource)) return;
     // PostgreSQL plans a named statement for its values at its first five runs, then takes the plan for any values
@@ -229,6 +229,8 @@ describe('statements per request of the AAS routes', () => {
     }
     const kinds = {
       'PATCH $value in one statement': /^WITH snap AS MATERIALIZED \(SELECT version FROM submodels WHERE .* lk AS MATERIALIZED .* at_row AS MATERIALIZED/,
+      // The read before an element's PUT, PATCH or DELETE (the submodel's head, the element's subtree and the elements above).
+      'read of an element write': /^WITH head AS MATERIALIZED \(SELECT seq, version, top_elements_version, doc FROM submodels WHERE .* target AS MATERIALIZED .* unnest\(t\.ord\) WITH ORDINALITY/,
     };
     for (const [kind, pattern] of Object.entries(kinds)) {
       const ran = seen.filter((s) => pattern.test(s.statement) && s.generic + s.custom > 5);
