@@ -48,3 +48,24 @@ export function skipNotice(missing: Tool[]): string {
   ];
   return `Skipped for want of ${missing.join(', ')}: ${tests}. To run them: ${enable.join('; ')}.`;
 }
+
+/**
+ * Runs `apt-get` with `args` (`command`: the program, for tests), waiting while another apt-get holds one of its
+ * locks: a second test run started beside this one installs the same packages. `DPkg::Lock::Timeout` waits for
+ * dpkg's lock only; `apt-get update` gives up at once on the lock of its package lists. Its exit status; its error
+ * output goes to this process's once it is given up on.
+ */
+export function aptGetWaiting(args: string[], options: { command?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; pauseMs?: number } = {}): number {
+  const { command = 'apt-get', env = process.env, timeoutMs = 600_000, pauseMs = 2_000 } = options;
+  const started = Date.now();
+  for (;;) {
+    const run = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env, encoding: 'utf8' });
+    if (run.status === 0) return 0;
+    const held = /Could not get lock|Unable to lock|is another process using it/.test(run.stderr ?? '');
+    if (!held || Date.now() - started >= timeoutMs) {
+      process.stderr.write(run.stderr ?? '');
+      return run.status ?? 1;
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pauseMs);
+  }
+}
