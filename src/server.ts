@@ -38,6 +38,7 @@ import { serverSecret } from './db/server-secrets';
 import { EmbeddedDatabase, embeddedConnections, startEmbeddedDatabase } from './db/embedded';
 import { scheduleAnalyze } from './db/maintenance';
 import { StatisticsUpkeep } from './db/statistics';
+import { onCitus } from './db/citus';
 import { Services } from './graphql/context';
 import { buildAppSchema } from './graphql/schema';
 import { AccountService } from './management/accounts/account.service';
@@ -141,6 +142,8 @@ export async function start(config: Config, log: Logger = createLogger(config), 
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
   // Cursors are sealed with a key every replica shares, so any replica continues a list another one began.
   useCursorSecret(await serverSecret(dataSource, 'cursor'));
+  // Known from the start: a write asks it inside its transaction (`onCitus`).
+  await onCitus(dataSource);
   const stopAnalyze = embedded ? scheduleAnalyze(dataSource, log) : undefined;
   // Tables that gained many rows are analyzed soon after, on both databases: plans that read one element of a large
   // submodel need to know how large it is.

@@ -295,7 +295,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const payload = this.sync?.notification(key);
     return {
       announce: async () => {
-        if (payload !== undefined) await manager.query(`SELECT ${announceSql('$1', await onCitus(this.dataSource))}`, [payload]);
+        if (payload !== undefined) await manager.query(`SELECT ${announceSql('$1', await onCitus(this.dataSource, manager))}`, [payload]);
       },
     };
   }
@@ -674,7 +674,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   ): Promise<{ result: T; etag: string }> {
     const { table, modelType } = this.spec;
     // The notification goes with the lock, except on Citus (`writing`).
-    const citus = await onCitus(this.dataSource);
+    const citus = await onCitus(this.dataSource, options.manager);
     const run = async (manager: EntityManager) => {
       const key = ReadCache.key(table, tenant.id, id);
       const writing = this.writing(manager, key);
@@ -1052,7 +1052,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         [tenant.id, modelType, tenant.eventsEnabled, JSON.stringify(changes)],
       );
       const notifications = ids.map((id) => this.sync?.notification(ReadCache.key(table, tenant.id, id))).filter((p): p is string => p !== undefined);
-      if (notifications.length) await manager.query(`SELECT count(${announceSql('p', await onCitus(this.dataSource))}) FROM unnest($1::text[]) AS p`, [notifications]);
+      if (notifications.length) await manager.query(`SELECT count(${announceSql('p', await onCitus(this.dataSource, manager))}) FROM unnest($1::text[]) AS p`, [notifications]);
       out.push(...changes.map((change) => change.kind));
       await between(batch.length, 0);
     }
