@@ -71,11 +71,9 @@ const OPEN_TRANSACTIONS = `
  * Gives up, returning false, when `current()` turns false (the LISTEN connection was lost meanwhile).
  */
 export async function waitForEarlierWrites(query: Query, current: () => boolean, slow: (open: number) => void): Promise<boolean> {
-  const open = (await query(OPEN_TRANSACTIONS)) as Session[];
-  const began = Date.now();
-  let said = began;
+  let waiting = (await query(OPEN_TRANSACTIONS)) as Session[];
+  let said = Date.now();
   let pause = 2;
-  let waiting = open;
   while (waiting.length) {
     await new Promise((resolve) => setTimeout(resolve, pause));
     if (!current()) return false;

@@ -189,6 +189,17 @@ const atPath = (seq: string) => `SELECT ord FROM (
   ) AS at_path ORDER BY ord LIMIT 1`;
 
 /**
+ * SQL of the depths `k` (1 to `$4`, the number of elements above) of the elements above the one whose `ord` is
+ * `ord`: the positions of `ord` (`unnest ... WITH ORDINALITY`) up to `$4`. Not `generate_series(1, $4)`: a plan made
+ * for the values knows its count of rows and the plan for any values guesses 1,000, so the plans for the values
+ * always looked cheaper and the named statement was planned at every run (the read of an element write: 0.76 ms a
+ * run against 0.33 ms with one plan); hidden in a sub-select (`(SELECT $4)`), both guess 1,000, which in a large
+ * submodel passes `jit_above_cost`. Over a column, both plans take `unnest` for 10 rows and the bound for a third
+ * of them: the same small estimate, so the statement keeps one plan from its sixth run, and no JIT.
+ */
+const ABOVE_STEPS = (ord: string) => `SELECT u.k::int AS k FROM unnest(${ord}) WITH ORDINALITY AS u (v, k) WHERE u.k <= $4::int`;
+
+/**
  * The element at `path` of submodel `seq` and its descendants, in `ord` order (the element first), and the
  * modelTypes of the elements on the way to it (the element's own last). Empty `rows` when nothing is there.
  *
@@ -205,17 +216,6 @@ const atPath = (seq: string) => `SELECT ord FROM (
  * estimated cost pass `jit_above_cost` and spend 90 ms compiling it (`ABOVE_STEPS`). Where an import stored two
  * siblings of one idShort, the first is the one at their path (`atPath`).
  */
-/**
- * SQL of the depths `k` (1 to `$4`, the number of elements above) of the elements above the one whose `ord` is
- * `ord`: the positions of `ord` (`unnest ... WITH ORDINALITY`) up to `$4`. Not `generate_series(1, $4)`: a plan made
- * for the values knows its count of rows and the plan for any values guesses 1,000, so the plans for the values
- * always looked cheaper and the named statement was planned at every run (the read of an element write: 0.76 ms a
- * run against 0.33 ms with one plan); hidden in a sub-select (`(SELECT $4)`), both guess 1,000, which in a large
- * submodel passes `jit_above_cost`. Over a column, both plans take `unnest` for 10 rows and the bound for a third
- * of them: the same small estimate, so the statement keeps one plan from its sixth run, and no JIT.
- */
-const ABOVE_STEPS = (ord: string) => `SELECT u.k::int AS k FROM unnest(${ord}) WITH ORDINALITY AS u (v, k) WHERE u.k <= $4::int`;
-
 export async function readSubtree(db: Db, tenantId: string, seq: string, path: string): Promise<{ rows: ReadRow<JsonObject>[]; types: string[] }> {
   const query = subtreeQuery('$2');
   const rows = (await db.query(`WITH ${query.ctes} ${query.body} ORDER BY o`, [tenantId, seq, path, stepsAbove(path)])) as SubtreeRow[];
