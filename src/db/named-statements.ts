@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { PipelinedStatements } from './write-batch';
 
 /**
  * Named (prepared) statements of the `pg` driver for the hot statements: a statement sent with a name is parsed and
@@ -65,6 +66,7 @@ export function withOwnStatementNames(Base: typeof Client, deallocateOnEnd: bool
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the driver's overloads, passed through
     query(...args: any[]): any {
       const config = args[0] as QueryConfigLike | undefined;
+      if (config instanceof PipelinedStatements) config.statementSuffix = this.statementSuffix;
       if (config && typeof config === 'object' && typeof config.name === 'string') {
         args[0] = { ...config, name: `${config.name}${this.statementSuffix}` };
       }

@@ -266,8 +266,6 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
 export class IdentifiableStore<E extends ObjectLiteral> {
   /** One-statement reads on the pool, for element rows read outside a transaction (named statements: few texts). */
   private readonly reader: Db;
-  /** One-statement writes on the pool in autocommit, for element writes (`writeElementsOnce`; named: few texts). */
-  private readonly writer: Db;
 
   /**
    * `sync`: the read cache of `findText` answers and its invalidation. Every write of this kind of identifiable
@@ -280,7 +278,11 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     private readonly sync?: CacheSync,
   ) {
     this.reader = { query: (sql, params) => readRows(dataSource, sql, params, true) };
-    this.writer = { query: (sql, params) => writeRows(dataSource, sql, params, true) };
+  }
+
+  /** One-statement writes of the identifiable `key` in autocommit, for element writes (`writeElementsOnce`; named: few texts). */
+  private writer(key: string): Db {
+    return { query: (sql, params) => writeRows(this.dataSource, sql, params, true, key) };
   }
 
   /**
@@ -611,7 +613,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
           if (err instanceof LockNeeded) break;
           throw err;
         }
-        const send = () => elements.finishOnce(this.writer, tags, notify, needs31?.(result) ?? false);
+        const send = () => elements.finishOnce(this.writer(key), tags, notify, needs31?.(result) ?? false);
         const done = await (this.sync ? this.sync.writingOnce(key, send) : send());
         // Its row gone (deleted, perhaps made anew): read again.
         if (!done) continue;
@@ -650,7 +652,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const payload = this.sync?.notification(key);
     const notify = payload === undefined ? undefined : { payload };
     const tags = options.ifMatch != null ? ifMatchTags(options.ifMatch) : null;
-    const send = () => writePropertyValueOnce(this.writer, table, BY_ID, tenant.id, id, pathText(steps), value, tags, notify);
+    const send = () => writePropertyValueOnce(this.writer(key), table, BY_ID, tenant.id, id, pathText(steps), value, tags, notify);
     try {
       const done = await (this.sync ? this.sync.writingOnce(key, send) : send());
       return done && { json: done.json, above: done.above, etag: etagOf(done.seq, done.version) };
@@ -900,7 +902,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const added = elementRows && rows.length ? '(SELECT count(*) FROM added)::int' : '0';
     const sql = `WITH ${ctes.join(',\n')}
       SELECT ${found}, head.version AS written, ${event ? '(SELECT count(*) FROM outbox_row)::int' : '0'} AS recorded, ${added} AS added${notify} FROM ${from}`;
-    const send = () => writeRows<{ seq: string; version: number; needs: string | null; written: number | null; recorded: number; added: number }>(this.dataSource, sql, params, true);
+    const send = () => writeRows<{ seq: string; version: number; needs: string | null; written: number | null; recorded: number; added: number }>(this.dataSource, sql, params, true, key);
     let result;
     try {
       result = await (this.sync ? this.sync.writingOnce(key, send) : send());
