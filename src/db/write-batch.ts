@@ -10,9 +10,10 @@ import { DatabaseError, type Pool, type PoolClient } from 'pg';
  * - **When.** A write is sent at once while fewer than `maxInFlight` batches are under way (alone, as before, when
  *   the server is not busy); else it waits for one of them to end and goes with everything else that waited, up to
  *   `maxBatch` statements.
- * - **Locks.** A batch's statements run in the order of their keys (the identifiable each writes), so two batches
- *   take the rows' locks in one order and cannot deadlock on them. One statement per key goes in a batch; a second
- *   write of the same key waits for the next (it would depend on the first's outcome, which its caller read before).
+ * - **Locks.** A batch's statements run in the order of their keys (the identifiable each writes; writes of one key
+ *   in the order they came), so two batches take the rows' locks in one order and cannot deadlock on them. Several
+ *   writes of one document in a batch take its lock once: each sees those before it, as it would after their
+ *   commits, and a compare-and-set that no longer holds writes nothing (its caller reads again, as after any race).
  *   A batch waits for a lock `BATCH_LOCK_TIMEOUT` at most (`lock_timeout` for its transaction): a row held longer,
  *   by a transaction of another kind (an import, a locking element write), fails the batch, and its writes go alone,
  *   so the one that waits for the row waits alone, never with a batch of others' writes behind it.
@@ -105,6 +106,11 @@ export class PipelinedStatements {
 
   constructor(private readonly statements: { sql: string; params: unknown[]; name: string | undefined }[]) {
     this.results = statements.map(() => new Result());
+  }
+
+  /** The texts of the statements, in the order they run (for what records the statements sent: tests). */
+  get texts(): string[] {
+    return this.statements.map((statement) => statement.sql);
   }
 
   submit(connection: PgConnection): Error | null {
@@ -251,21 +257,9 @@ export class WriteBatcher {
     }
   }
 
-  /** The next batch: the first waiting writes, one per key, up to `maxBatch`, in the order of their keys. */
+  /** The next batch: the first waiting writes, up to `maxBatch`, in the order of their keys (stable). */
   private take(): Pending[] {
-    const keys = new Set<string>();
-    const batch: Pending[] = [];
-    for (let i = 0; i < this.waiting.length && batch.length < this.maxBatch; ) {
-      const pending = this.waiting[i];
-      if (keys.has(pending.key)) {
-        i++;
-        continue;
-      }
-      keys.add(pending.key);
-      batch.push(pending);
-      this.waiting.splice(i, 1);
-    }
-    return batch.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return this.waiting.splice(0, this.maxBatch).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   private async send(batch: Pending[]): Promise<void> {

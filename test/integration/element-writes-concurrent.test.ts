@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import pg from 'pg';
 import { TestServer, b64, startTestServer } from '../support/server';
+import { statementTexts } from '../support/statement-recorder';
 
 /**
  * Element writes sent at the same time to one submodel. Each is read without a lock and written in one statement
@@ -62,15 +63,14 @@ const byIdShort = (elements: Element[], idShort: string) => elements.find((e) =>
 
 /**
  * Every statement the driver sends while `run` runs, whoever sends it (requests sent at once share the pool, whose
- * queue can run a statement outside its request's context: they are not told apart here).
+ * queue can run a statement outside its request's context, and their writes may go together in one group: they are
+ * not told apart here).
  */
 async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
   const sent: string[] = [];
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string } | undefined;
-    const text = typeof first === 'string' ? first : first?.text;
-    if (text) sent.push(text.replace(/\s+/g, ' ').trim());
+    for (const text of statementTexts(args[0])) sent.push(text.replace(/\s+/g, ' ').trim());
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof pg.Client.prototype.query;
   try {

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import pg from 'pg';
+import { PipelinedStatements } from '../../src/db/write-batch';
 
 /** A statement the `pg` driver sent, and the HTTP request (`METHOD url`) it served. */
 export interface RecordedStatement {
@@ -9,10 +10,21 @@ export interface RecordedStatement {
 }
 
 /**
+ * The statements of the first argument of pg.Client.prototype.query: a text, a config object's text, or the statements
+ * of a group of writes sent together (write-batch.ts), each of which counts as the statement it is.
+ */
+export function statementTexts(first: unknown): string[] {
+  if (typeof first === 'string') return [first];
+  if (first instanceof PipelinedStatements) return first.texts;
+  const text = (first as { text?: unknown } | undefined)?.text;
+  return typeof text === 'string' && text ? [text] : [];
+}
+
+/**
  * Records every statement the `pg` driver sends (pg.Client.prototype.query: TypeORM's statements and those straight
  * on the pool alike, on a PostgreSQL server and on the embedded database, which the driver reaches over its socket),
  * attributed to the HTTP request it serves by an AsyncLocalStorage entered where an in-process server receives a
- * request. Statements outside any request (start-up, set-up through services, background work) are not recorded.
+ * request (the statements of a group of writes sent together, all to the request in whose context the group went). Statements outside any request (start-up, set-up through services, background work) are not recorded.
  */
 export class StatementRecorder {
   readonly statements: RecordedStatement[] = [];
@@ -29,9 +41,7 @@ export class StatementRecorder {
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       const request = requestOf.getStore();
       if (recording() && request) {
-        const first = args[0] as string | { text?: string } | undefined;
-        const text = typeof first === 'string' ? first : first?.text;
-        if (text) statements.push({ request, text });
+        for (const text of statementTexts(args[0])) statements.push({ request, text });
       }
       return query.apply(this, args);
     } as typeof pg.Client.prototype.query;
