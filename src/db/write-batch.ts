@@ -1,4 +1,6 @@
+import { AsyncResource } from 'node:async_hooks';
 import { DatabaseError, type Pool, type PoolClient } from 'pg';
+import { apartFromRequest } from '../common/client-gone';
 
 /**
  * Group commit of the one-statement writes (`writeRows`): writes that come while others are under way go to
@@ -28,6 +30,8 @@ import { DatabaseError, type Pool, type PoolClient } from 'pg';
  *   lone statement.
  * - **Cancel.** A batch is not cancelled when one of its requests' clients goes (it would stop the others' writes);
  *   a write sent alone is, as before.
+ * - **Context.** A batch is sent apart from any request (it serves several: no request's client-gone signal or
+ *   earlier failure applies to it); a write sent alone, also when its batch failed, in its own request's context.
  */
 
 /** One write: the statement, its parameters, its name where named, the key it writes, and its caller's promise. */
@@ -37,6 +41,8 @@ interface Pending {
   name: string | undefined;
   key: string;
   clientGone: AbortSignal | null;
+  /** The async context of the request that wrote: a write sent alone runs in it. */
+  scope: AsyncResource;
   resolve(rows: unknown[]): void;
   reject(err: unknown): void;
 }
@@ -114,14 +120,19 @@ export class PipelinedStatements {
   }
 
   submit(connection: PgConnection): Error | null {
+    const names = this.statements.map(({ name }) => (name === undefined ? undefined : `${name}${this.statementSuffix}`));
+    // Checked before anything is written: a batch is sent whole, with its Sync, or not at all.
+    for (const [i, named] of names.entries()) {
+      const known = named === undefined ? undefined : (connection.parsedStatements[named] ?? connection.submittedNamedStatements[named]);
+      if (known !== undefined && known !== this.statements[i].sql) return new Error(`Prepared statements must be unique - '${named}' was used for a different statement`);
+    }
     this.connection = connection;
     connection.on('parseComplete', this.onParsed);
     connection.stream.cork?.();
     try {
-      for (const { sql, params, name } of this.statements) {
-        const named = name === undefined ? undefined : `${name}${this.statementSuffix}`;
+      for (const [i, { sql, params }] of this.statements.entries()) {
+        const named = names[i];
         const known = named === undefined ? undefined : (connection.parsedStatements[named] ?? connection.submittedNamedStatements[named]);
-        if (known !== undefined && known !== sql) return new Error(`Prepared statements must be unique - '${named}' was used for a different statement`);
         if (known === undefined) {
           connection.parse({ text: sql, name: named });
           if (named !== undefined) {
@@ -231,7 +242,7 @@ export class WriteBatcher {
   write<T>(sql: string, params: unknown[], name: string | undefined, key: string, clientGone: AbortSignal | null): Promise<T[]> {
     if (paramBytes(params) > BATCH_BYTES) return this.alone(sql, params, name, clientGone) as Promise<T[]>;
     return new Promise<unknown[]>((resolve, reject) => {
-      this.waiting.push({ sql, params, name, key, clientGone, resolve, reject });
+      this.waiting.push({ sql, params, name, key, clientGone, scope: new AsyncResource('asset-platform:write'), resolve, reject });
       this.schedule();
     }) as Promise<T[]>;
   }
@@ -242,7 +253,7 @@ export class WriteBatcher {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.flush();
+      apartFromRequest(() => this.flush());
     });
   }
 
@@ -311,7 +322,7 @@ export class WriteBatcher {
 
   private async sendAlone(pending: Pending): Promise<void> {
     try {
-      pending.resolve(await this.alone(pending.sql, pending.params, pending.name, pending.clientGone));
+      pending.resolve(await pending.scope.runInAsyncScope(() => this.alone(pending.sql, pending.params, pending.name, pending.clientGone)));
     } catch (err) {
       pending.reject(err);
     }
