@@ -47,6 +47,10 @@ export async function startHaproxy(backends: Backend[], options: { checkMs?: num
     '  timeout connect 2s',
     '  timeout client 60s',
     '  timeout server 60s',
+    // A check waits this long for its answer (without it, HAProxy waits `inter`, 200 ms): a replica that is up but
+    // slow to answer on a loaded machine stays in; one stopped (refused), killed or draining (503) is out within two
+    // checks all the same.
+    '  timeout check 5s',
     '  retries 3',
     '  option redispatch 1',
     'frontend replicas',

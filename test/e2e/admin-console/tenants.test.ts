@@ -88,7 +88,7 @@ describe.skipIf(!hasTools('chromium'))('admin console: tenants', () => {
     await expect.poll(() => page.getByRole('status').allTextContents()).toContain('Settings saved.');
     expect((await tenantByName(token, tenantName)).body.data.tenant.showcase).toBe(true);
     await expect.poll(async () => (await fetch(`${server.api(tenantName)}/shells`)).status).toBe(200);
-    expect(await page.getByText('Showcase mode is on.').count()).toBe(1);
+    await expect.poll(() => page.getByText('Showcase mode is on.').count()).toBe(1);
     // A shell, written without a token (showcase), for the deletion's count below.
     const created = await fetch(`${server.api(tenantName)}/shells`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleShell(`urn:console:${tenantName}:shell`)) });
     expect(created.status).toBe(201);
