@@ -8,7 +8,6 @@ import { createDataSource } from '../../src/db/data-source';
 import { namedStatements, statementName } from '../../src/db/named-statements';
 import { writeBatcher } from '../../src/db/read';
 import { WriteBatcher } from '../../src/db/write-batch';
-import type { TenantEntity } from '../../src/management/tenants/tenant.entity';
 import { TestServer, b64, startTestServer } from '../support/server';
 
 /**
@@ -181,13 +180,11 @@ describe('write batches (group commit of one-statement writes)', () => {
 
 describe('write batches behind the AAS API', () => {
   let server: TestServer;
-  let tenant: TenantEntity;
   let api: string;
 
   beforeAll(async () => {
     server = await startTestServer(inject('databaseUrl'));
-    tenant = await server.createTenant();
-    api = server.api(tenant.name);
+    api = server.api((await server.createTenant()).name);
   }, 60_000);
   afterAll(() => server?.close());
 

@@ -24,7 +24,8 @@ export function statementTexts(first: unknown): string[] {
  * Records every statement the `pg` driver sends (pg.Client.prototype.query: TypeORM's statements and those straight
  * on the pool alike, on a PostgreSQL server and on the embedded database, which the driver reaches over its socket),
  * attributed to the HTTP request it serves by an AsyncLocalStorage entered where an in-process server receives a
- * request (the statements of a group of writes sent together, all to the request in whose context the group went). Statements outside any request (start-up, set-up through services, background work) are not recorded.
+ * request (the statements of a group of writes sent together, all to the request in whose context the group went).
+ * Statements outside any request (start-up, set-up through services, background work) are not recorded.
  */
 export class StatementRecorder {
   readonly statements: RecordedStatement[] = [];
