@@ -23,6 +23,7 @@ import { dictionaryUploadHandler, semanticRoutes } from './semantics';
 import { serializationHandler } from './serialization';
 import { TenantAccess } from './streamed';
 import { API_VERSION, API_VERSIONS, ApiVersion, MAPPED_DOWN, MAPPED_HEADER, apiVersionStep } from './api-versions';
+import { stringifyJsonInSlices } from '../src/common/json-slices';
 
 export { API_VERSION };
 
@@ -177,7 +178,12 @@ function routeHandler(spec: RouteSpec, operation: PreparedOperation, executor: O
     if (res.jsonText !== undefined) {
       ctx.type = 'application/json';
       ctx.body = res.jsonText;
-    } else if (typeof res.body === 'object' && res.body !== null) ctx.body = res.body;
+    } else if (typeof res.body === 'object' && res.body !== null) {
+      // Written here rather than by Koa: a large answer (a submodel of many elements) in slices, between which the
+      // event loop serves other requests.
+      ctx.type = 'application/json';
+      ctx.body = await stringifyJsonInSlices(res.body);
+    }
     else if (res.body !== undefined) {
       // A value-only body may be a bare string or null; Koa would send a string as text and null as 204.
       ctx.type = 'application/json';

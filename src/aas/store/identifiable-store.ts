@@ -16,7 +16,7 @@ import { badRequest, conflict, notFound, preconditionFailed } from '../../graphq
 import { TenantEntity } from '../../management/tenants/tenant.entity';
 import { JsonObject } from '../model/parse';
 import { type AasVersion, mapDownToV30, mergeV30Write } from '../versions';
-import { ElementRow, RowSignatures, assemble, signaturesOf, splitSubmodel } from '../submodels/element-rows';
+import { ElementRow, RowSignatures, assemble, hasMoreElementsThan, signaturesOf, splitSubmodel, splitSubmodelInTurns } from '../submodels/element-rows';
 import { ElementEdit, LockNeeded, Step, ordOf, pathText, readElementById } from './element-edit';
 import { CacheSync, announceSql } from './cache-sync';
 import { Db, elementRowsCtes, elementsTextSql, lockSubmodel, readRowsOf, replaceRows, writePropertyValueOnce } from './element-rows-sql';
@@ -91,13 +91,18 @@ export interface Origin {
    * only what V3.1's relaxed constraints allow (a hyphen in an idShort), served as it is and marked all the same.
    */
   needs31?: boolean;
+  /**
+   * The metamodel version the stored document needs, as its row (`aas_version`) or the write that stored it says:
+   * a reader's view of a document that needs only V3.0 need not walk it to find out.
+   */
+  needs?: AasVersion;
 }
 
 /** A side table, so documents stay plain AAS JSON: resolvers of related fields find the tenant here. */
 const origins = new WeakMap<object, Origin>();
 
-function tagged(doc: JsonObject, tenant: TenantEntity, seq: string, version: number): JsonObject {
-  origins.set(doc, { tenant, etag: etagOf(seq, version), seq: Number(seq) });
+function tagged(doc: JsonObject, tenant: TenantEntity, seq: string, version: number, needs?: unknown): JsonObject {
+  origins.set(doc, { tenant, etag: etagOf(seq, version), seq: Number(seq), ...(needs === '3.0' || needs === '3.1' ? { needs } : {}) });
   return doc;
 }
 
@@ -106,9 +111,9 @@ function tagged(doc: JsonObject, tenant: TenantEntity, seq: string, version: num
  * the document needs V3.1 (`needs`, its `aas_version`), then tagged as `tagged` does, with what was mapped.
  */
 function viewed(doc: JsonObject, needs: string | undefined, view: AasVersion, tenant: TenantEntity, seq: string, version: number): JsonObject {
-  if (view === '3.1' || needs !== '3.1') return tagged(doc, tenant, seq, version);
+  if (view === '3.1' || needs !== '3.1') return tagged(doc, tenant, seq, version, needs);
   const { json, mapped } = mapDownToV30(doc);
-  tagged(json, tenant, seq, version);
+  tagged(json, tenant, seq, version, needs);
   Object.assign(origins.get(json)!, mapped.length ? { mapped, stored: doc, needs31: true } : { needs31: true });
   return json;
 }
@@ -137,6 +142,9 @@ const ELEMENTS = 'submodelElements';
 const PUT_MANY_DOCS = 500;
 
 /** The size of a whole document as the read budget counts it. */
+/** Element rows a write's split of a submodel makes between turns of the event loop (some milliseconds of work). */
+const SPLIT_ROWS_PER_TURN = 10_000;
+
 const bytesOf = (doc: JsonObject) => Buffer.byteLength(JSON.stringify(doc));
 
 /** `doc` when `bytes` (SQL) stays within the budget `remaining` (a parameter), else null: what is over is never loaded. */
@@ -718,6 +726,16 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   }
 
   /**
+   * Whether `doc` is a submodel of more element rows than a statement of an import's batch writes: it is written by
+   * `write`, in statements of a batch of rows each. As one statement, its rows would be one parameter of megabytes
+   * (12 MB for 100,000 elements), which the driver copies into its message in one go, holding the event loop for a
+   * tenth of a second and more; the statements of a batch each cost a few milliseconds, with turns between them.
+   */
+  private manyElements(doc: JsonObject): boolean {
+    return Boolean(this.spec.elementRows) && hasMoreElementsThan(doc, MANY_ROWS_BATCH);
+  }
+
+  /**
    * Creates the document (verified by the caller): one statement (INSERT … ON CONFLICT DO NOTHING, the element rows
    * and the outbox row with it). `exists`: the error when a document of that id exists.
    */
@@ -725,7 +743,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const id = doc.id as string;
     checkId(this.spec.modelType, id);
     // With `If-Match` a create is refused (nothing to match), as `write` judges it.
-    if (options.ifMatch != null || !(await this.oneStatement(options))) {
+    if (options.ifMatch != null || this.manyElements(doc) || !(await this.oneStatement(options))) {
       const decide = (current: JsonObject | null): Change => {
         if (current) throw exists();
         return { kind: 'created', doc };
@@ -734,7 +752,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     }
     const done = await this.writeOnce(tenant, id, { kind: 'created', doc }, options);
     if (!done) throw exists();
-    return tagged(doc, tenant, done.seq, done.version);
+    return tagged(doc, tenant, done.seq, done.version, done.wrote);
   }
 
   /**
@@ -771,7 +789,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         },
         options,
       ).then((stored) => stored!);
-    if (!(await this.oneStatement(options))) return locking();
+    if ((typeof next !== 'function' && this.manyElements(next)) || !(await this.oneStatement(options))) return locking();
     // A new document of a V3.0 write is written without reading the stored one where that needs nothing of V3.1.
     let reads = typeof next === 'function';
     for (let turn = 0; turn < RETRIES; turn++) {
@@ -783,10 +801,11 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         this.checkIfMatch(id, options, current.seq, current.version);
         expect = { seq: current.seq, version: current.version };
         doc = await made(current.doc);
+        if (this.manyElements(doc)) return locking();
       } else doc = next as JsonObject;
       const done = await this.writeOnce(tenant, id, { kind: 'updated', doc, expect, onlyV30: !reads && v30 }, options);
       if (!done) throw absent();
-      if (done.written !== null) return tagged(doc, tenant, done.seq, done.written);
+      if (done.written !== null) return tagged(doc, tenant, done.seq, done.written, done.wrote);
       this.checkIfMatch(id, options, done.seq, done.version);
       if (done.needs === '3.1') {
         reads = true;
@@ -859,7 +878,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       | { kind: 'updated'; doc: JsonObject; expect?: { seq: string; version: number }; onlyV30?: boolean }
       | { kind: 'deleted' },
     options: WriteOptions,
-  ): Promise<{ seq: string; version: number; needs: string | null; written: number | null } | null> {
+  ): Promise<{ seq: string; version: number; needs: string | null; written: number | null; wrote?: unknown } | null> {
     const { table, modelType, elementRows } = this.spec;
     const params: unknown[] = [tenant.id, id];
     const bind = (value: unknown) => `$${params.push(value)}`;
@@ -867,6 +886,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     const tags = options.ifMatch != null ? ifMatchTags(options.ifMatch) : null;
     const admitted = tags ? ` AND ('"' || s.seq::text || '-' || s.version::text || '"') = ANY (${bind(tags)}::text[])` : '';
     let rows: ElementRow[] = [];
+    let described: QueryDeepPartialEntity<E> = {};
     if (change.kind === 'deleted') {
       ctes.push(`cur AS (SELECT seq, version FROM ${table} WHERE ${BY_ID})`);
       ctes.push(`head AS (DELETE FROM ${table} s USING cur WHERE s.tenant_id = $1 AND s.seq = cur.seq${admitted} RETURNING s.seq, s.version)`);
@@ -875,7 +895,8 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       let head = doc;
       if (elementRows) ({ head, rows } = splitSubmodel(doc));
       const sized = elementRows ? { docBytes: String(bytesOf(doc)) } : {};
-      const columns = this.columnsSql({ ...this.spec.columns(doc), ...sized, doc: head }, params.length + 1);
+      described = this.spec.columns(doc);
+      const columns = this.columnsSql({ ...described, ...sized, doc: head }, params.length + 1);
       params.push(...columns.params);
       if (change.kind === 'created') {
         ctes.push(`head AS (INSERT INTO ${table} (tenant_id, id, version, ${columns.names.join(', ')}) VALUES ($1, $2, 1, ${columns.values.join(', ')})
@@ -918,7 +939,8 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     // New rows of the table itself count too: until its first ANALYZE, PostgreSQL plans the foreign-key check of
     // each element row against it with an index that reads every submodel of the tenant.
     if (change.kind === 'created') rowsWritten(this.dataSource.manager, table, 1);
-    return { seq: String(row.seq), version: Number(row.version), needs: row.needs, written: row.written === null ? null : Number(row.written) };
+    const wrote = (described as { aasVersion?: unknown }).aasVersion;
+    return { seq: String(row.seq), version: Number(row.version), needs: row.needs, written: row.written === null ? null : Number(row.written), wrote };
   }
 
   /**
@@ -1128,9 +1150,16 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         return null;
       }
       const doc = change.doc;
-      const { head, rows: elements } = this.spec.elementRows ? splitSubmodel(doc) : { head: doc, rows: [] };
-      const sized = this.spec.elementRows ? { docBytes: String(bytesOf(doc)) } : {};
-      const columns = this.columnsSql({ ...this.spec.columns(doc), ...sized, doc: head }, 3);
+      const { head, rows: elements } = this.spec.elementRows ? await splitSubmodelInTurns(doc, SPLIT_ROWS_PER_TURN) : { head: doc, rows: [] };
+      // Each step below walks all of a submodel (tens of milliseconds and more for 100,000 elements): a large one
+      // gets turns of the event loop between them, and its text is written in slices.
+      const large = elements.length > MANY_ROWS_BATCH;
+      if (large) await nextTurn();
+      const sized = this.spec.elementRows ? { docBytes: String(large ? Buffer.byteLength(await stringifyJsonInSlices(doc)) : bytesOf(doc)) } : {};
+      if (large) await nextTurn();
+      const described = this.spec.columns(doc);
+      if (large) await nextTurn();
+      const columns = this.columnsSql({ ...described, ...sized, doc: head }, 3);
       let seq: string;
       let version: number;
       // Whether the tenant has push targets, where the locking read found it out; else the outbox write asks.
@@ -1154,7 +1183,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       }
       if (this.spec.elementRows) await replaceRows(manager, tenant.id, seq, before, elements);
       if (event) recorded = await recordChange(manager, tenant, change.kind, modelType, id, version, doc, pushes);
-      return tagged(doc, tenant, seq, version);
+      return tagged(doc, tenant, seq, version, (described as { aasVersion?: unknown }).aasVersion);
     };
     // Whether the change recorded an event: after a commit of our own, the publisher is woken at once.
     let recorded = false;

@@ -86,6 +86,45 @@ export function splitSubmodel(doc: JsonObject): { head: JsonObject; rows: Elemen
   return { head, rows };
 }
 
+/**
+ * `splitSubmodel`, with a turn of the event loop after each top-level element that brings the rows made since the
+ * last turn to `perTurn`: a submodel of 100,000 elements is split in steps of some milliseconds, not in one call
+ * that holds the loop for a tenth of a second.
+ */
+export async function splitSubmodelInTurns(doc: JsonObject, perTurn: number): Promise<{ head: JsonObject; rows: ElementRow[] }> {
+  const elements = doc.submodelElements;
+  if (!Array.isArray(elements) || elements.length === 0) return { head: doc, rows: [] };
+  const { submodelElements: _elements, ...head } = doc;
+  const rows: ElementRow[] = [];
+  let turnAt = 0;
+  for (let i = 0; i < elements.length; i++) {
+    const element = elements[i] as JsonObject;
+    subtreeRows(element, [i], element.idShort as string, rows);
+    if (rows.length - turnAt >= perTurn && i < elements.length - 1) {
+      turnAt = rows.length;
+      await nextTurn();
+    }
+  }
+  return { head, rows };
+}
+
+/** Whether the submodel `doc` has more than `max` elements, at every depth (counted without walking further). */
+export function hasMoreElementsThan(doc: JsonObject, max: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [doc.submodelElements];
+  while (stack.length) {
+    const list = stack.pop();
+    if (!Array.isArray(list)) continue;
+    count += list.length;
+    if (count > max) return true;
+    for (const element of list as JsonObject[]) {
+      const key = element !== null && typeof element === 'object' ? childKey(element) : undefined;
+      if (key) stack.push(element[key]);
+    }
+  }
+  return false;
+}
+
 /** A stored row as read back: its depth (the length of `ord`), its modelType and its JSON, parsed or as text. */
 export interface StoredRow<J> {
   depth: number;

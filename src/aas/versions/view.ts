@@ -61,10 +61,13 @@ export function textsForVersion(ctx: VersionedRequest | undefined, texts: string
 export function jsonForVersion<T>(ctx: VersionedRequest | undefined, json: T): T {
   if (!ctx || ctx.aasVersion !== '3.0' || json === null || typeof json !== 'object') return json;
   // Read through the store's V3.0 view already: what it mapped is on the document's origin.
-  if (originOf(json)?.mapped?.length) {
+  const origin = originOf(json);
+  if (origin?.mapped?.length) {
     ctx.versionMapped = true;
     return json;
   }
+  // Its row (or the write that stored it) says it needs nothing of V3.1: no walk of it.
+  if (origin?.needs === '3.0') return json;
   if (neededVersion(json) !== '3.1') return json;
   ctx.versionMapped = true;
   return mapDownToV30(json as JsonObject).json as T;
