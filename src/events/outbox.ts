@@ -11,6 +11,7 @@ import { ChangeKind } from './outbox.entity';
  * state: the push reads the current state), which only the push queues take. For other tenants this writes nothing.
  * One statement either way, none where `pushTargets` (the caller's answer to whether the tenant has any, asked in
  * the same transaction) is false and events are off. Returns whether it wrote one: the caller then calls {@link outboxWritten} after its commit.
+ * `payload`: the state after the change, or its JSON text where the caller wrote it already (a large document, in slices).
  */
 export async function recordChange(
   manager: EntityManager,
@@ -19,7 +20,7 @@ export async function recordChange(
   entityType: EventEntityType,
   entityId: string,
   version: number,
-  payload: Record<string, unknown> | null,
+  payload: Record<string, unknown> | string | null,
   pushTargets?: boolean,
 ): Promise<boolean> {
   const events = tenant.eventsEnabled;
@@ -29,7 +30,7 @@ export async function recordChange(
     `INSERT INTO outbox (tenant_id, kind, entity_type, entity_id, version, payload, events)
      SELECT $1, $2, $3, $4, $5, $6, $7 WHERE $7 OR EXISTS (SELECT 1 FROM push_targets WHERE tenant_id = $1)
      RETURNING seq`,
-    [tenant.id, kind, entityType, entityId, version, events && payload !== null ? JSON.stringify(payload) : null, events],
+    [tenant.id, kind, entityType, entityId, version, events && payload !== null ? (typeof payload === 'string' ? payload : JSON.stringify(payload)) : null, events],
   );
   return written.length > 0;
 }

@@ -260,6 +260,10 @@ describe('statements per request of the AAS routes', () => {
       // (it has no autovacuum), in whichever request passes the mark.
       counted[label] = statements.map((s) => s.text.replace(/\s+/g, ' ').trim()).filter((text) => !TENANT_LOOKUP.test(text) && !/^ANALYZE /.test(text));
     }
+    // The change events carry the documents written (the transaction path writes a large one's text in slices).
+    const events: { kind: string; payload: unknown }[] = await server.dataSource.query(`SELECT kind, payload FROM outbox WHERE tenant_id = $1 AND entity_id = $2 ORDER BY seq`, [tenant.id, id]);
+    expect(events.map((event) => event.kind)).toEqual(['created', 'updated', 'deleted']);
+    expect(events.slice(0, 2).map((event) => event.payload)).toEqual([doc('one'), doc('two')]);
     const rowInserts = (label: string) => counted[label].filter((text) => text.startsWith('INSERT INTO submodel_elements')).length;
     expect({ post: rowInserts('POST /submodels'), put: rowInserts('PUT /submodels/{id}') }).toEqual({ post: 2, put: 2 });
     const writes = Object.entries(counted).filter(([label]) => !label.startsWith('DELETE'));

@@ -1155,7 +1155,9 @@ export class IdentifiableStore<E extends ObjectLiteral> {
       // gets turns of the event loop between them, and its text is written in slices.
       const large = elements.length > MANY_ROWS_BATCH;
       if (large) await nextTurn();
-      const sized = this.spec.elementRows ? { docBytes: String(large ? Buffer.byteLength(await stringifyJsonInSlices(doc)) : bytesOf(doc)) } : {};
+      // A large document's text, written in slices, gives its size and the change event's payload.
+      const text = large ? await stringifyJsonInSlices(doc) : undefined;
+      const sized = this.spec.elementRows ? { docBytes: String(text !== undefined ? Buffer.byteLength(text) : bytesOf(doc)) } : {};
       if (large) await nextTurn();
       const described = this.spec.columns(doc);
       if (large) await nextTurn();
@@ -1182,7 +1184,7 @@ export class IdentifiableStore<E extends ObjectLiteral> {
         [seq, version, pushes] = [row.seq, row.version + 1, row.pushes];
       }
       if (this.spec.elementRows) await replaceRows(manager, tenant.id, seq, before, elements);
-      if (event) recorded = await recordChange(manager, tenant, change.kind, modelType, id, version, doc, pushes);
+      if (event) recorded = await recordChange(manager, tenant, change.kind, modelType, id, version, text ?? doc, pushes);
       return tagged(doc, tenant, seq, version, (described as { aasVersion?: unknown }).aasVersion);
     };
     // Whether the change recorded an event: after a commit of our own, the publisher is woken at once.
