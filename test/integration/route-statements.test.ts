@@ -233,7 +233,7 @@ describe('statements per request of the AAS routes', () => {
     const own = await startTestServer(db.url, { readCache: { maxBytes: 0, ttlMs: 60_000 } });
     try {
       const on = { server: own, tenant: await own.createTenant({ prefix: 'plans', eventsEnabled: true }) };
-      for (let round = 0; round < 4; round++) await sweep(`plans${round}`, false, on);
+      for (let round = 0; round < 8; round++) await sweep(`plans${round}`, false, on);
       await expectOnePlan(own);
     } finally {
       await own.close();
