@@ -209,14 +209,16 @@ const ABOVE_STEPS = (ord: string) => `SELECT u.k::int AS k FROM unnest(${ord}) W
  * and each element above are read in `ord` order, which the primary key gives and the path index would have to
  * sort. Without that order the two indexes tie (both lead with the submodel; the estimates of either are one row
  * without statistics) and PostgreSQL took the smaller one, the path index, filtering every row of the submodel.
- * The elements above are looked up one at a time by primary key (LATERAL ... OFFSET 0 keeps the lookup inside the
- * loop over their depths), each by the whole key, which a plan for any values knows to find one row. (As the range
- * [prefix, prefix], it guessed 58 rows each where the statistics knew many rows per tenant, while a plan for a tenant
- * they did not know yet guessed one, so the plans for the values looked cheaper and were made at every run.) Their
- * number is a parameter (an idShort has neither `.` nor `[`, so the path's separators count the elements above): a
- * number of rows the planner knows, where `generate_series` over a column would be estimated at 1,000, which made
- * the statement's estimated cost pass `jit_above_cost` and spend 90 ms compiling it (`ABOVE_STEPS`). Where an
- * import stored two siblings of one idShort, the first is the one at their path (`atPath`).
+ * The elements above are looked up one at a time by primary key (LATERAL ... LIMIT keeps the lookup inside the
+ * loop over their depths), each as the range [prefix, prefix] in `ord` order, for the same order, and `LIMIT 1`: a
+ * plan for any values guessed 58 rows for the range where the statistics knew many rows per tenant, while a plan for
+ * a tenant they did not know yet guessed one, so the plans for the values looked cheaper and were made at every run;
+ * the limit makes both estimates one row. (By the whole key, `ord = prefix`, the two indexes tie again without
+ * statistics, and the path index was taken, filtering every row of the submodel.) Their number is a parameter (an
+ * idShort has neither `.` nor `[`, so the path's separators count the elements above): a number of rows the planner
+ * knows, where `generate_series` over a column would be estimated at 1,000, which made the statement's estimated
+ * cost pass `jit_above_cost` and spend 90 ms compiling it (`ABOVE_STEPS`). Where an import stored two siblings of
+ * one idShort, the first is the one at their path (`atPath`).
  */
 export async function readSubtree(db: Db, tenantId: string, seq: string, path: string): Promise<{ rows: ReadRow<JsonObject>[]; types: string[] }> {
   const query = subtreeQuery('$2');
@@ -247,8 +249,8 @@ function subtreeQuery(seq: string, descendants = true, aboveJson = false): { cte
       SELECT a.* FROM target t CROSS JOIN LATERAL (${ABOVE_STEPS('t.ord')}) AS s CROSS JOIN LATERAL (
         SELECT e.ord, e.ord::text, cardinality(e.ord), e.model_type, e.path, ${aboveJson ? 'e.json' : 'NULL::json'}, true, e.xmin::text
           FROM submodel_elements e
-          WHERE e.tenant_id = $1 AND e.submodel_seq = ${seq} AND e.ord = t.ord[1:s.k]
-          ORDER BY e.ord OFFSET 0
+          WHERE e.tenant_id = $1 AND e.submodel_seq = ${seq} AND e.ord >= t.ord[1:s.k] AND e.ord <= t.ord[1:s.k]
+          ORDER BY e.ord LIMIT 1
       ) AS a`,
   };
 }
@@ -404,7 +406,7 @@ export async function readNode(db: Db, tenantId: string, seq: string, path: stri
       SELECT e.ord::text AS ord, e.model_type AS type, e.path, e.json,
           ARRAY(SELECT a.model_type FROM (${ABOVE_STEPS('e.ord')}) AS s CROSS JOIN LATERAL (
               SELECT x.model_type FROM submodel_elements x
-                WHERE x.tenant_id = $1 AND x.submodel_seq = $2 AND x.ord = e.ord[1:s.k] OFFSET 0
+                WHERE x.tenant_id = $1 AND x.submodel_seq = $2 AND x.ord >= e.ord[1:s.k] AND x.ord <= e.ord[1:s.k] ORDER BY x.ord LIMIT 1
             ) AS a ORDER BY s.k) AS above
         FROM submodel_elements e WHERE e.tenant_id = $1 AND e.submodel_seq = $2 AND e.ord = (SELECT ord FROM target)`,
     [tenantId, seq, path, stepsAbove(path)],
@@ -886,9 +888,9 @@ export async function writePropertyValueOnce(
   notify: { payload: string } | undefined,
 ): Promise<{ seq: string; version: number; json: JsonObject; above: string[] } | null> {
   // `$1`, `$2`: the tenant and the id (`byId`); `$3`, `$4`: the path and the number of elements above it (`atPath`).
-  // The elements above are counted by `ABOVE_STEPS` and each looked up by its whole key, as `readSubtree` does: a
-  // plan for any values estimates them as a plan for the values does, so the named statement keeps one plan (planned
-  // at every run, it took about 1.0 ms a run against 0.6 ms with its one plan).
+  // The elements above are counted by `ABOVE_STEPS` and each looked up as `readSubtree` does: a plan for any values
+  // estimates them as a plan for the values does, so the named statement keeps one plan (planned at every run, it
+  // took about 1.0 ms a run against 0.6 ms with its one plan).
   const params: unknown[] = [tenantId, id, path, stepsAbove(path)];
   const bind = (param: unknown) => `$${params.push(param)}`;
   const text = `${bind(value.text)}::text`;
@@ -914,7 +916,7 @@ export async function writePropertyValueOnce(
     SELECT head.seq, head.version, n.j AS json,
         ARRAY(SELECT a.model_type FROM (${ABOVE_STEPS('n.ord')}) AS s CROSS JOIN LATERAL (
             SELECT x.model_type FROM submodel_elements x
-              WHERE x.tenant_id = $1 AND x.submodel_seq = head.seq AND x.ord = n.ord[1:s.k] OFFSET 0
+              WHERE x.tenant_id = $1 AND x.submodel_seq = head.seq AND x.ord >= n.ord[1:s.k] AND x.ord <= n.ord[1:s.k] ORDER BY x.ord LIMIT 1
           ) AS a ORDER BY s.k) AS above${notified}
       FROM head, new_row n`,
     params,
