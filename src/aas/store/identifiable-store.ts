@@ -141,10 +141,10 @@ const ELEMENTS = 'submodelElements';
 /** Documents per batch of `putMany` (an import): a few hundred shells make a statement of a few hundred KB. */
 const PUT_MANY_DOCS = 500;
 
-/** The size of a whole document as the read budget counts it. */
 /** Element rows a write's split of a submodel makes between turns of the event loop (some milliseconds of work). */
 const SPLIT_ROWS_PER_TURN = 10_000;
 
+/** The size of a whole document as the read budget counts it. */
 const bytesOf = (doc: JsonObject) => Buffer.byteLength(JSON.stringify(doc));
 
 /** `doc` when `bytes` (SQL) stays within the budget `remaining` (a parameter), else null: what is over is never loaded. */
