@@ -296,6 +296,11 @@ export class WriteBatcher {
       return;
     }
     let outcome: Outcome;
+    // A connection lost while it is taken (a silent database dropped by the answer watch) emits 'error' beside failing
+    // the group's statements, which the callback below gets: the pool listens only while the connection is idle, and
+    // an 'error' nobody listens to would end the process.
+    const lost = () => undefined;
+    client.on('error', lost);
     try {
       outcome = await new Promise<Outcome>((resolve) => {
         const pipeline = new PipelinedStatements(statements);
@@ -305,6 +310,7 @@ export class WriteBatcher {
     } catch (err) {
       outcome = { failed: err };
     }
+    client.removeListener('error', lost);
     const broken = 'failed' in outcome && broke(outcome.failed);
     client.release(broken ? (outcome as { failed: Error }).failed : undefined);
     if ('rows' in outcome) {
