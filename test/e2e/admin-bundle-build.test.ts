@@ -7,6 +7,8 @@ import { freePort } from '../support/free-port';
 import { ROOT } from '../support/server-process';
 import { PATIENCE_MS } from '../support/timing';
 
+const AAS_CORE = '@aas-core-works/aas-core3.0-typescript';
+
 /**
  * Every file under `dir` with its modification time and size: what a build that writes nothing leaves as it was.
  * The OpenAPI documents' parse cache is left out: the started server writes it (a first start of a new document),
@@ -95,7 +97,9 @@ describe('the admin console in npm run build', () => {
     const first = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
     expect(first.status, first.stderr + first.stdout).toBe(0);
     const before = filesOf(path.join(ROOT, 'dist'));
-    expect(Object.keys(before)).toEqual(expect.arrayContaining(['src/main.js', 'admin-ui/admin.js', 'admin-ui/admin-inputs.json', 'tsconfig.build.tsbuildinfo']));
+    expect(Object.keys(before)).toEqual(
+      expect.arrayContaining(['src/main.js', 'admin-ui/admin.js', 'admin-ui/admin-inputs.json', 'tsconfig.build.tsbuildinfo', `node_modules/${AAS_CORE}/index.js`]),
+    );
 
     // Built by `npm run build`, not by a start: the first start asks the build, which finds nothing to do. A start
     // earlier on this tree (another test, an earlier run of the suite) left its note of the build it saw; without
@@ -104,6 +108,7 @@ describe('the admin console in npm run build', () => {
     const checked = await startAndStop();
     expect(checked).toContain('admin console bundle up to date');
     expect(checked).not.toContain('admin console bundled:');
+    expect(checked).toContain('with native classes up to date');
     // tsc -b emitted nothing (no .js, no .d.ts, no build info written again), the bundle was not written again.
     expect(filesOf(path.join(ROOT, 'dist'))).toEqual(before);
 
@@ -119,4 +124,24 @@ describe('the admin console in npm run build', () => {
     expect(await startAndStop()).toContain('admin console bundle up to date');
   }, 300_000);
 
+  it('gives the compiled server the metamodel library with native classes (dist/node_modules), without esbuild', () => {
+    const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+    expect(build.status, build.stderr + build.stdout).toBe(0);
+    // The compiled reader of a submodel, with esbuild unloadable as in the production image: what it builds is an
+    // instance of a native class, from the bundle in dist/node_modules rather than from the installed package.
+    const script = `
+      const Module = require('module');
+      const resolve = Module._resolveFilename;
+      Module._resolveFilename = function (request, ...rest) {
+        if (request === 'esbuild') throw new Error('esbuild is not installed here');
+        return resolve.call(this, request, ...rest);
+      };
+      const { readSubmodelDirectly } = require(${JSON.stringify(path.join(ROOT, 'dist/src/aas/model/direct-read.js'))});
+      const submodel = readSubmodelDirectly({ modelType: 'Submodel', id: 'urn:x', submodelElements: [{ modelType: 'Property', idShort: 'P', valueType: 'xs:int', value: '1' }] });
+      const loaded = Object.keys(require.cache).filter((file) => file.includes('aas-core3.0-typescript'));
+      process.stdout.write(JSON.stringify({ loaded, native: Function.prototype.toString.call(submodel.submodelElements[0].constructor).startsWith('class') }));`;
+    const run = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ loaded: [path.join(ROOT, 'dist/node_modules', AAS_CORE, 'index.js')], native: true });
+  }, 300_000);
 });
