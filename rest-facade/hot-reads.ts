@@ -3,9 +3,10 @@ import type { Context as KoaContext, Middleware, Next } from 'koa';
 import { decodeBase64Url } from '../src/common/base64url';
 import type { Context } from '../src/graphql/context';
 import { ApiVersion, MAPPED_HEADER, enterVersion } from './api-versions';
+import { FacadeError } from './facade-error';
 
 type Services = Context['services'];
-type Tenant = Parameters<Services['shells']['cachedText']>[0];
+type Tenant = Parameters<Services['shells']['storedText']>[0];
 type ListAnswers = NonNullable<ReturnType<Services['shells']['listAnswers']>>;
 
 /** The reads this path serves, by the collection segment of their route: what the route's GraphQL field answers. */
@@ -14,10 +15,10 @@ type View = Context['aasVersion'];
  * In the request's version: through V3.0 the cache answers only documents that need nothing of V3.1 (the others go
  * to their route, which maps them and says so).
  */
-const READS: Record<string, (services: Services, tenant: Tenant, id: string, view: View) => Promise<{ text: string; etag: string } | undefined>> = {
-  shells: (services, tenant, id, view) => services.shells.cachedText(tenant, id, view),
-  submodels: (services, tenant, id, view) => services.submodels.cachedText(tenant, id, view),
-  'concept-descriptions': (services, tenant, id, view) => services.conceptDescriptions.cachedText(tenant, id, view),
+const READS: Record<string, (services: Services, tenant: Tenant, id: string, view: View) => Promise<{ text: string; etag: string } | { absent: string } | undefined>> = {
+  shells: (services, tenant, id, view) => services.shells.storedText(tenant, id, view),
+  submodels: (services, tenant, id, view) => services.submodels.storedText(tenant, id, view),
+  'concept-descriptions': (services, tenant, id, view) => services.conceptDescriptions.storedText(tenant, id, view),
 };
 
 /** The cached answers of the collections' lists (`GET /shells` and the like), by the same segment. */
@@ -39,11 +40,11 @@ const LIST = new RegExp(`${BASE}$`);
  */
 const TARGET = new RegExp(`${BASE}(?:/([A-Za-z0-9_-]+)|(?:\\?([A-Za-z0-9_.~%=&+-]*))?)$`);
 
-/** A 200 the hot path answers: the route's JSON text, with the ETag the route sends (a GET by id) or none (a list). */
-export interface HotAnswer {
-  text: string;
-  etag?: string;
-}
+/**
+ * What the hot path answers: a 200 with the route's JSON text and the ETag the route sends (a GET by id) or none (a
+ * list); or the route's 404 for a GET by id of a document that is not there (`absent`: its Result's text).
+ */
+export type HotAnswer = { text: string; etag?: string } | { absent: string };
 
 /** A read the hot path may answer: a GET by id (`id`, decoded) or a list page (`query`: the query string). */
 export interface HotRead {
@@ -97,9 +98,10 @@ export function hotReadOf(req: IncomingMessage): HotRead | undefined {
 const listKey = (version: ApiVersion, query: string) => `${version} ${query}`;
 
 /**
- * Answers a hot read from the read cache for a caller admitted as the tenant's reader: the cached text (a GET by id,
- * or a list page filled before), or undefined (a miss, a refusal, anything that went wrong), which leaves the
- * request to its route. Throws nothing.
+ * Answers a hot read for a caller admitted as the tenant's reader: a GET by id from the read cache, else in one
+ * statement from the database (a document that is not there: the route's 404); a list page filled before; or undefined
+ * (a list not cached, a document to be shaped, a refusal, anything that went wrong), which leaves the request to its
+ * route. Throws nothing.
  */
 export async function answerHot(read: HotRead, context: Context, admitReader: HotReadOptions['admitReader']): Promise<HotAnswer | undefined> {
   try {
@@ -144,6 +146,7 @@ export function hotReads(options: HotReadOptions): Middleware {
     if (id === undefined) return next();
     const answer = await answerHot({ tenant: match[1], version: match[2] as ApiVersion, collection: match[3], id }, contextOf(ctx, match), options.admitReader);
     if (!answer) return next();
+    if ('absent' in answer) throw new FacadeError(404, answer.absent);
     ctx.status = 200;
     ctx.set('ETag', answer.etag!);
     ctx.type = 'application/json';
@@ -157,7 +160,7 @@ export function hotReads(options: HotReadOptions): Middleware {
     if (byEquivalence(query)) return next();
     const context = contextOf(ctx, match);
     const hit = tried ? undefined : await answerHot({ tenant: match[1], version: match[2] as ApiVersion, collection: match[3], query }, context, options.admitReader);
-    if (hit) {
+    if (hit && 'text' in hit) {
       ctx.status = 200;
       ctx.type = 'application/json';
       ctx.body = hit.text;

@@ -495,10 +495,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   const viaKoa = koa.callback();
   /**
-   * A cached hot read (rest-facade/hot-reads.ts) is answered here, before Koa: the same bytes and headers as through
-   * Koa (the request id, the baseline headers, ETag, type, length), the caller admitted by the same rule, written in
-   * one `end`; Koa's per-request context, middleware chain and response handling cost more than the rest of such a
-   * request. Everything else, and every hot read that misses or is refused, goes on to Koa with what was begun here.
+   * A hot read (rest-facade/hot-reads.ts: a GET by id, from the read cache or in one statement from the database, or a
+   * cached list page) is answered here, before Koa: the same bytes and headers as through Koa (the request id, the
+   * baseline headers, ETag, type, length; for a document that is not there, the route's 404 Result), the caller
+   * admitted by the same rule, written in one `end`; Koa's per-request context, middleware chain and response handling,
+   * the router and the GraphQL execution of the route cost more than the rest of such a request. Everything else, and
+   * every hot read that is refused or left to its route, goes on to Koa with what was begun here.
    * With CORS on, every request goes through Koa, whose CORS middleware answers `Vary: Origin` on all of them.
    */
   const answerHotRead = async (req: IncomingMessage, res: ServerResponse, read: HotRead): Promise<void> => {
@@ -508,17 +510,27 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // statements are the request's, and a database that failed it here is not asked again by its route
     // (db/answer-watch.ts).
     const answer = await whileClientHere(res, () => withReadBudget(config.responseLimitBytes, () => answerHot(read, context, admitReader)));
-    if (!answer) {
+    // A 404 is answered here only for a request without a body left to read (Koa's error handling reads and drops one).
+    if (!answer || ('absent' in answer && !req.complete)) {
       handedOver.set(req, { ...begun, context });
       return viaKoa(req, res);
     }
     const headers: OutgoingHttpHeaders = { 'X-Request-Id': begun.requestId, ...BASELINE_HEADERS };
-    if (answer.etag !== undefined) headers.ETag = answer.etag;
+    let status = 200;
+    let text: string;
+    if ('absent' in answer) {
+      // The Result the route's error handling answers for it.
+      status = 404;
+      text = JSON.stringify(resultOf(404, [answer.absent], begun.requestId));
+    } else {
+      text = answer.text;
+      if (answer.etag !== undefined) headers.ETag = answer.etag;
+    }
     headers['Content-Type'] = 'application/json; charset=utf-8';
-    headers['Content-Length'] = Buffer.byteLength(answer.text);
-    res.writeHead(200, headers);
-    res.end(answer.text);
-    if (requestLogged) begun.log.info(requestLine('GET', req.url ?? '', 200, begun.started, clients.of(req)), 'request');
+    headers['Content-Length'] = Buffer.byteLength(text);
+    res.writeHead(status, headers);
+    res.end(text);
+    if (requestLogged) begun.log.info(requestLine('GET', req.url ?? '', status, begun.started, clients.of(req)), 'request');
   };
   const handler: RequestListener = (req, res) => {
     const read = config.corsOrigins ? undefined : hotReadOf(req);

@@ -8,9 +8,9 @@ import { newServiceAccount } from '../support/identity';
 import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
 
 /**
- * Hot reads (issue 13, rest-facade/hot-reads.ts): a cached GET by id or list page is answered before routing and
- * GraphQL, with the same bytes and headers as the route, for callers the route admits, and only then; everything else
- * reaches the route.
+ * Hot reads (rest-facade/hot-reads.ts): a GET by id (from the read cache, else in one statement from the database) or
+ * a cached list page is answered before routing and GraphQL, with the same bytes and headers as the route, for callers
+ * the route admits, and only then; everything else reaches the route.
  */
 
 const submodel = (id: string) => ({
@@ -56,9 +56,9 @@ describe('hot reads', () => {
   afterEach(() => vi.restoreAllMocks());
 
   const spy = () => {
-    const services = server.services as unknown as Record<string, Record<'getText' | 'cachedText', () => Promise<unknown>>>;
+    const services = server.services as unknown as Record<string, Record<'getText' | 'storedText', () => Promise<unknown>>>;
     routeReads = Object.fromEntries(KINDS.map((k) => [k.collection, vi.spyOn(services[k.service], 'getText')]));
-    hotReads = Object.fromEntries(KINDS.map((k) => [k.collection, vi.spyOn(services[k.service], 'cachedText')]));
+    hotReads = Object.fromEntries(KINDS.map((k) => [k.collection, vi.spyOn(services[k.service], 'storedText')]));
     routeLists = Object.fromEntries(KINDS.map((k) => [k.collection, vi.spyOn(services[k.service] as unknown as Record<string, () => Promise<unknown>>, k.list)]));
   };
 
@@ -67,18 +67,22 @@ describe('hot reads', () => {
     expect(res.status, await res.text()).toBe(201);
   };
 
-  it.each(KINDS)('answers a cached $collection with the bytes and headers of the route, and a write is read at once', async (kind) => {
+  it.each(KINDS)('answers a $collection from the database and then from the cache with the bytes and headers of the route, and a write is read at once', async (kind) => {
     const id = `urn:hot:${kind.collection}`;
     await create(api, kind, id);
     const url = `${api}/${kind.collection}/${b64(id)}`;
     spy();
+    // Not cached yet: read from the database by the hot path, which caches it.
+    const fromDatabase = await answer(url);
+    const fromCache = await answer(url);
+    expect(hotReads[kind.collection]).toHaveBeenCalledTimes(2);
+    expect(routeReads[kind.collection]).not.toHaveBeenCalled();
+    // The route's answer, the hot path told to pass.
+    hotReads[kind.collection].mockResolvedValueOnce(undefined);
     const fromRoute = await answer(url);
     expect(routeReads[kind.collection]).toHaveBeenCalledTimes(1);
-    const fromCache = await answer(url);
-    // Served by the hot path: the route's read did not run again.
-    expect(routeReads[kind.collection]).toHaveBeenCalledTimes(1);
-    expect(hotReads[kind.collection]).toHaveBeenCalled();
     expect(fromRoute.status).toBe(200);
+    expect(fromDatabase).toEqual(fromRoute);
     expect(fromCache).toEqual(fromRoute);
     expect(JSON.parse(fromCache.body).id).toBe(id);
 
@@ -135,7 +139,7 @@ describe('hot reads', () => {
     expect(JSON.parse((await answer(urls[0])).body).result).toHaveLength(3);
   });
 
-  it('leaves to the route: query parameters, other methods, malformed or unknown ids, a path below the document, escapes', async () => {
+  it('leaves to the route: query parameters, other methods, malformed ids, a path below the document, escapes', async () => {
     const id = 'urn:hot:passing';
     await create(api, KINDS[1], id);
     const url = `${api}/submodels/${b64(id)}`;
@@ -148,7 +152,6 @@ describe('hot reads', () => {
       [url, 'HEAD', 200],
       [`${url}/`, 'GET', 200],
       [`${url}/$metadata`, 'GET', 200],
-      [`${api}/submodels/${b64('urn:hot:absent')}`, 'GET', 404],
       [`${api}/submodels/not*base64`, 'GET', 400],
       [`${api}/submodels/${b64('nul\u0000inside')}`, 'GET', 400],
       [`${api.replace(`/tenants/${tenant.name}/`, `/tenants/${encodeURIComponent(tenant.name).replace(/./, (c) => `%${c.charCodeAt(0).toString(16)}`)}/`)}/submodels/${b64(id)}`, 'GET', 200],
@@ -156,10 +159,16 @@ describe('hot reads', () => {
     for (const [target, method, status] of passing) {
       const res = await answer(target, {}, method);
       expect(res.status, `${method} ${target}: ${res.body}`).toBe(status);
-      // None of these is answered by the hot path: it either did not look, or looked (an absent id) and passed it on.
+      // None of these is answered by the hot path: it did not look.
       const answered = await Promise.all(hotReads.submodels.mock.results.map((r) => r.value));
       expect(answered.filter((a) => a !== undefined), `${method} ${target}`).toEqual([]);
     }
+    // An id of no submodel: the hot path answers the route's 404 itself.
+    const absent = await answer(`${api}/submodels/${b64('urn:hot:absent')}`);
+    expect(absent.status).toBe(404);
+    expect(JSON.parse(absent.body).messages[0]).toMatchObject({ code: '404', messageType: 'Error', text: "Submodel 'urn:hot:absent' not found." });
+    expect(await Promise.all(hotReads.submodels.mock.results.map((r) => r.value))).toEqual([{ absent: "Submodel 'urn:hot:absent' not found." }]);
+    hotReads.submodels.mockClear();
     // The control: the plain path is answered there.
     expect((await answer(url)).status).toBe(200);
     expect((await Promise.all(hotReads.submodels.mock.results.map((r) => r.value))).filter((a) => a !== undefined)).toHaveLength(1);
@@ -264,7 +273,7 @@ describe('hot reads answered before Koa', () => {
 
   it('keeps the request id a client sends (a malformed one is replaced), the baseline headers, and logs each hit at info level', async () => {
     const url = await cachedShell(logged);
-    const hot = vi.spyOn(logged.services.shells, 'cachedText');
+    const hot = vi.spyOn(logged.services.shells, 'storedText');
     const route = vi.spyOn(logged.services.shells, 'getText');
     const kept = await fetch(url, { headers: { 'x-request-id': 'trace-42.a_b' } });
     const replaced = await fetch(url, { headers: { 'x-request-id': 'not a request id' } });
@@ -285,6 +294,48 @@ describe('hot reads answered before Koa', () => {
       const line = lines.find((l) => l.msg === 'request' && l.requestId === res.headers.get('x-request-id'));
       expect(line).toMatchObject({ level: 30, method: 'GET', url: new URL(url).pathname, status: 200, client: '127.0.0.1' });
       expect(typeof line!.ms).toBe('number');
+    }
+  });
+
+  it.each(KINDS)('answers a $collection from the database with the read cache off, with the bytes and headers of the route', async (kind) => {
+    const uncached = await startTestServer(inject('databaseUrl'), { readCache: { maxBytes: 0, ttlMs: 60_000 } });
+    try {
+      const api = uncached.api((await uncached.createTenant({ showcase: true })).name);
+      const id = `urn:hot:uncached:${kind.collection}`;
+      const created = await fetch(`${api}/${kind.collection}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(kind.doc(id)) });
+      expect(created.status).toBe(201);
+      const services = uncached.services as unknown as Record<string, Record<'getText' | 'storedText', () => Promise<unknown>>>;
+      const hot = vi.spyOn(services[kind.service], 'storedText');
+      const route = vi.spyOn(services[kind.service], 'getText');
+      const url = `${api}/${kind.collection}/${b64(id)}`;
+      const first = await answer(url);
+      const second = await answer(url);
+      expect(route).not.toHaveBeenCalled();
+      expect(hot).toHaveBeenCalledTimes(2);
+      hot.mockResolvedValueOnce(undefined);
+      const fromRoute = await answer(url);
+      expect(route).toHaveBeenCalledTimes(1);
+      expect(fromRoute.status).toBe(200);
+      expect(first).toEqual(fromRoute);
+      expect(second).toEqual(fromRoute);
+      // An absent one: the route's 404, to the byte but the Result's time and request id, answered by the hot path.
+      const absentUrl = `${api}/${kind.collection}/${b64('urn:hot:uncached:absent')}`;
+      const absent = await answer(absentUrl);
+      expect(route).toHaveBeenCalledTimes(1);
+      hot.mockResolvedValueOnce(undefined);
+      const absentFromRoute = await answer(absentUrl);
+      expect(route).toHaveBeenCalledTimes(2);
+      const timeless = (a: Awaited<ReturnType<typeof answer>>) => ({
+        ...a,
+        headers: { ...a.headers, 'content-length': undefined },
+        body: JSON.parse(a.body).messages.map((m: Record<string, unknown>) => ({ ...m, timestamp: typeof m.timestamp, correlationId: typeof m.correlationId })),
+      });
+      expect(absent.status).toBe(404);
+      expect(timeless(absent)).toEqual(timeless(absentFromRoute));
+      expect(absent.body.length).toBe(absentFromRoute.body.length);
+    } finally {
+      vi.restoreAllMocks();
+      await uncached.close();
     }
   });
 

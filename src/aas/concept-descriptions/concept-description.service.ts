@@ -7,7 +7,7 @@ import { judgeReplacement, readDocument, verifyDocument } from '../model/verify-
 import { referenceKey } from '../model/reference-keys';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page, originOf } from '../store/identifiable-store';
-import type { ListAnswers, WriteOptions } from '../store/identifiable-store';
+import type { ListAnswers, StoredText, WriteOptions } from '../store/identifiable-store';
 import { ConceptDescriptionEntity } from './concept-description.entity';
 
 /** Absent and null both mean "no condition"; the references are canonical keys (`model/reference-keys`). */
@@ -24,6 +24,9 @@ export interface ConceptDescriptionWrite {
 }
 
 /** The Concept Description Repository. Every change goes through the store's write path. */
+/** The text of the 404 a read of the absent concept description `id` answers. */
+const notFoundText = (id: string) => `Concept description '${id}' not found.`;
+
 export class ConceptDescriptionService {
   private readonly store: IdentifiableStore<ConceptDescriptionEntity>;
 
@@ -53,23 +56,27 @@ export class ConceptDescriptionService {
 
   async get(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<JsonObject> {
     const doc = await this.store.find(tenant, id, view);
-    if (!doc) throw notFound(`Concept description '${id}' not found.`);
+    if (!doc) throw notFound(notFoundText(id));
     return doc;
   }
 
   /** The concept description as JSON text, as stored (the read cache's, when it holds it). */
   async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean; mappedForV30?: string[] }> {
     const stored = await this.store.findText(tenant, id, 'true', view);
-    if (!stored) throw notFound(`Concept description '${id}' not found.`);
+    if (!stored) throw notFound(notFoundText(id));
     if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     const doc = await this.get(tenant, id, view);
     // `mapped`: what a V3.0 reader gets was mapped down (the answer says so).
     return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length), mappedForV30: originOf(doc)!.mapped };
   }
 
-  /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */
-  cachedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string } | undefined> {
-    return this.store.cachedText(tenant, id, 'true', view);
+  /**
+   * What `getText` answers where the stored text serves as it is: from the read cache, else from the database in one
+   * statement; undefined otherwise (mapped down for a V3.0 reader: the route answers those); where it is absent, the text of the route's 404.
+   */
+  async storedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<StoredText | undefined> {
+    const stored = await this.store.storedText(tenant, id, 'true', view);
+    return stored === null ? { absent: notFoundText(id) } : stored;
   }
 
   /** Whole list answers (`GET` of the collection) cached per query string, for the façade's hot reads. */

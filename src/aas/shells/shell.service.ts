@@ -9,7 +9,7 @@ import { judgeReplacement, readDocument, verifyDocument, verifyReplacement } fro
 import { IdentifiableTextFilter, filterText, identifiableTextConditions, leftChars, likeContains, likePrefix } from '../query/text-match';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page, originOf, pageOfList } from '../store/identifiable-store';
-import type { ListAnswers, WriteOptions } from '../store/identifiable-store';
+import type { ListAnswers, StoredText, WriteOptions } from '../store/identifiable-store';
 import { ShellEntity } from './shell.entity';
 
 export type { Page } from '../store/identifiable-store';
@@ -102,6 +102,9 @@ function textConditions(filter: ShellFilter): Condition[] {
 }
 
 /** The AAS Repository's shells. Every change to a shell goes through the store's write path. */
+/** The text of the 404 a read of the absent shell `id` answers. */
+const notFoundText = (id: string) => `Shell '${id}' not found.`;
+
 export class ShellService {
   private readonly store: IdentifiableStore<ShellEntity>;
 
@@ -145,14 +148,14 @@ export class ShellService {
 
   async get(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<JsonObject> {
     const doc = await this.store.find(tenant, id, view);
-    if (!doc) throw notFound(`Shell '${id}' not found.`);
+    if (!doc) throw notFound(notFoundText(id));
     return doc;
   }
 
   /** The shell as JSON text, as stored (the read cache's, when it holds it). */
   async getText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string; mapped?: boolean; mappedForV30?: string[] }> {
     const stored = await this.store.findText(tenant, id, 'true', view);
-    if (!stored) throw notFound(`Shell '${id}' not found.`);
+    if (!stored) throw notFound(notFoundText(id));
     if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     // A V3.0 reader of a shell that needs V3.1: mapped down.
     const doc = await this.get(tenant, id, view);
@@ -160,9 +163,13 @@ export class ShellService {
     return { text: JSON.stringify(doc), etag: originOf(doc)!.etag, mapped: Boolean(originOf(doc)!.mapped?.length), mappedForV30: originOf(doc)!.mapped };
   }
 
-  /** What `getText` answers, when the read cache holds it; undefined otherwise (no database read). */
-  cachedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string } | undefined> {
-    return this.store.cachedText(tenant, id, 'true', view);
+  /**
+   * What `getText` answers where the stored text serves as it is: from the read cache, else from the database in one
+   * statement; undefined otherwise (mapped down for a V3.0 reader: the route answers those); where it is absent, the text of the route's 404.
+   */
+  async storedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<StoredText | undefined> {
+    const stored = await this.store.storedText(tenant, id, 'true', view);
+    return stored === null ? { absent: notFoundText(id) } : stored;
   }
 
   /** Whole list answers (`GET` of the collection) cached per query string, for the façade's hot reads. */

@@ -271,6 +271,9 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
  * where it can (`create`, `replace`, `delete`: `writeOnce`), else in one transaction under the row's lock (`write`;
  * for a submodel's elements, `editElements`, which reads and writes only the rows a change touches).
  */
+/** A document's text as stored, for a hot read; or, where it is absent, the text of the 404 its route answers. */
+export type StoredText = { text: string; etag: string } | { absent: string };
+
 export class IdentifiableStore<E extends ObjectLiteral> {
   /** One-statement reads on the pool, for element rows read outside a transaction (named statements: few texts). */
   private readonly reader: Db;
@@ -399,6 +402,19 @@ export class IdentifiableStore<E extends ObjectLiteral> {
     if (budget.idle) budget.chargeWhole(hit.docBytes);
     else await this.charged(hit);
     return { etag: hit.etag, text: hit.text };
+  }
+
+  /**
+   * The text `findText` answers where the stored text serves as it is: from the read cache (`cachedText`), else from
+   * the database in one statement (and then cached). Null where the document is absent; undefined where it needs
+   * shaping first (its route answers those). For the façade's hot reads (`rest-facade/hot-reads.ts`).
+   */
+  async storedText(tenant: TenantEntity, id: string, usable = 'true', view: AasVersion = '3.0'): Promise<{ etag: string; text: string } | null | undefined> {
+    const cached = await this.cachedText(tenant, id, usable, view);
+    if (cached) return cached;
+    const stored = await this.findText(tenant, id, usable, view);
+    if (!stored) return null;
+    return stored.text === null ? undefined : { etag: stored.etag, text: stored.text };
   }
 
   /**

@@ -13,7 +13,7 @@ import { IdentifiableTextFilter, identifiableTextConditions } from '../query/tex
 import { ShellService, referencedSubmodelIds } from '../shells/shell.service';
 import { CacheSync } from '../store/cache-sync';
 import { Condition, IdentifiableStore, Page, assertLimit, originOf, pageOfList } from '../store/identifiable-store';
-import type { ListAnswers, WriteOptions } from '../store/identifiable-store';
+import type { ListAnswers, StoredText, WriteOptions } from '../store/identifiable-store';
 import {
   Level,
   Segment,
@@ -111,6 +111,9 @@ function pathCursorPosition(list: string, cursor: string): { seq: number; index:
  * through `editElements`, which touches only that element's rows. Element-level changes fire no change event
  * (platform spec, Events 4).
  */
+/** The text of the 404 a read of the absent submodel `id` answers. */
+const notFoundText = (id: string) => `Submodel '${id}' not found.`;
+
 export class SubmodelService {
   private readonly store: IdentifiableStore<SubmodelEntity>;
 
@@ -181,7 +184,7 @@ export class SubmodelService {
   async get(tenant: TenantEntity, id: string, scope: Scope = {}, view: AasVersion = '3.0'): Promise<JsonObject> {
     await this.checkScope(tenant, id, scope);
     const doc = await this.store.find(tenant, id, view);
-    if (!doc) throw notFound(`Submodel '${id}' not found.`);
+    if (!doc) throw notFound(notFoundText(id));
     return doc;
   }
 
@@ -194,7 +197,7 @@ export class SubmodelService {
     await this.checkScope(tenant, id, scope);
     if (level === 'deep') {
       const stored = await this.store.findText(tenant, id, withBlobValue ? 'true' : WITHOUT_BLOBS, view);
-      if (!stored) throw notFound(`Submodel '${id}' not found.`);
+      if (!stored) throw notFound(notFoundText(id));
       if (stored.text !== null) return { text: stored.text, etag: stored.etag };
     }
     const read = await this.get(tenant, id, {}, view);
@@ -203,11 +206,13 @@ export class SubmodelService {
   }
 
   /**
-   * What `getText` answers for a deep read without Blob values (`GET /submodels/{id}` without modifiers), when the
-   * read cache holds it as text; undefined otherwise (no database read).
+   * What `getText` answers for a deep read without Blob values (`GET /submodels/{id}` without modifiers), where the
+   * stored text serves as it is: from the read cache, else from the database in one statement; undefined otherwise
+   * (to be shaped: the route answers those); where it is absent, the text of the route's 404.
    */
-  cachedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<{ text: string; etag: string } | undefined> {
-    return this.store.cachedText(tenant, id, WITHOUT_BLOBS, view);
+  async storedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<StoredText | undefined> {
+    const stored = await this.store.storedText(tenant, id, WITHOUT_BLOBS, view);
+    return stored === null ? { absent: notFoundText(id) } : stored;
   }
 
   /** Whole list answers (`GET` of the collection) cached per query string, for the façade's hot reads. */
