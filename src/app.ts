@@ -530,7 +530,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
     headers['Content-Length'] = Buffer.byteLength(text);
     res.writeHead(status, headers);
     res.end(text);
-    if (requestLogged) begun.log.info(requestLine('GET', req.url ?? '', status, begun.started, clients.of(req)), 'request');
+    if (requestLogged) {
+      const line = requestLine('GET', req.url ?? '', status, begun.started, clients.of(req));
+      // As Koa's log line of a refusal says it (`refusal`).
+      if ('absent' in answer) Object.assign(line, { reason: answer.absent.slice(0, 300), tenant: read.tenant, subject: context.subject });
+      begun.log.info(line, 'request');
+    }
   };
   const handler: RequestListener = (req, res) => {
     const read = config.corsOrigins ? undefined : hotReadOf(req);

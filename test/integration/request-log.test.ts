@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { TestServer, sampleShell, startTestServer } from '../support/server';
+import { TestServer, b64, sampleShell, startTestServer } from '../support/server';
 import { TestIssuer, startTestIssuer } from '../support/tokens';
 
 /** The request log an operator reads: why each refused request was refused, on which tenant, as whom. */
@@ -45,6 +45,8 @@ describe('the request log', () => {
       { res: await fetch(`${api}/shells`, { method: 'POST', headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' }, body: JSON.stringify(sampleShell('urn:log:1')) }), status: 403, subject: 'alice', reason: /contributor/ },
       { res: await fetch(`${api}/shells`, { headers: { authorization: `Bearer ${stranger}` } }), status: 404, subject: 'bob', reason: /not found/ },
       { res: await fetch(`${api}/shells?limit=0`, { headers: { authorization: `Bearer ${reader}` } }), status: 400, subject: 'alice', reason: /limit/ },
+      // A read by id of no shell, answered before Koa (rest-facade/hot-reads.ts).
+      { res: await fetch(`${api}/shells/${b64('urn:log:absent')}`, { headers: { authorization: `Bearer ${reader}` } }), status: 404, subject: 'alice', reason: /Shell 'urn:log:absent' not found/ },
     ];
     for (const { res, status, subject, reason } of sent) {
       expect(res.status).toBe(status);
