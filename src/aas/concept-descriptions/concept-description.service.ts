@@ -23,10 +23,10 @@ export interface ConceptDescriptionWrite {
   aasVersion?: AasVersion;
 }
 
-/** The Concept Description Repository. Every change goes through the store's write path. */
 /** The text of the 404 a read of the absent concept description `id` answers. */
 const notFoundText = (id: string) => `Concept description '${id}' not found.`;
 
+/** The Concept Description Repository. Every change goes through the store's write path. */
 export class ConceptDescriptionService {
   private readonly store: IdentifiableStore<ConceptDescriptionEntity>;
 
@@ -72,7 +72,8 @@ export class ConceptDescriptionService {
 
   /**
    * What `getText` answers where the stored text serves as it is: from the read cache, else from the database in one
-   * statement; undefined otherwise (mapped down for a V3.0 reader: the route answers those); where it is absent, the text of the route's 404.
+   * statement; where it is absent, the text of the route's 404; undefined where a V3.0 reader gets it mapped down (the
+   * route answers that).
    */
   async storedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<StoredText | undefined> {
     const stored = await this.store.storedText(tenant, id, 'true', view);

@@ -101,10 +101,10 @@ function textConditions(filter: ShellFilter): Condition[] {
   return conditions;
 }
 
-/** The AAS Repository's shells. Every change to a shell goes through the store's write path. */
 /** The text of the 404 a read of the absent shell `id` answers. */
 const notFoundText = (id: string) => `Shell '${id}' not found.`;
 
+/** The AAS Repository's shells. Every change to a shell goes through the store's write path. */
 export class ShellService {
   private readonly store: IdentifiableStore<ShellEntity>;
 
@@ -165,7 +165,8 @@ export class ShellService {
 
   /**
    * What `getText` answers where the stored text serves as it is: from the read cache, else from the database in one
-   * statement; undefined otherwise (mapped down for a V3.0 reader: the route answers those); where it is absent, the text of the route's 404.
+   * statement; where it is absent, the text of the route's 404; undefined where a V3.0 reader gets it mapped down (the
+   * route answers that).
    */
   async storedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<StoredText | undefined> {
     const stored = await this.store.storedText(tenant, id, 'true', view);

@@ -264,6 +264,9 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
   return { items: page.items.map((row) => row.item), cursor: page.cursor };
 }
 
+/** A document's text as stored, for a hot read; or, where it is absent, the text of the 404 its route answers. */
+export type StoredText = { text: string; etag: string } | { absent: string };
+
 /**
  * The stored identifiables of one kind (shells, submodels, concept descriptions): AAS JSON documents with
  * their query columns (a submodel's elements as rows of their own), a version for entity tags, keyset paging,
@@ -271,9 +274,6 @@ export function pageOfList<T>(list: string, items: T[], keyOf: (item: T) => stri
  * where it can (`create`, `replace`, `delete`: `writeOnce`), else in one transaction under the row's lock (`write`;
  * for a submodel's elements, `editElements`, which reads and writes only the rows a change touches).
  */
-/** A document's text as stored, for a hot read; or, where it is absent, the text of the 404 its route answers. */
-export type StoredText = { text: string; etag: string } | { absent: string };
-
 export class IdentifiableStore<E extends ObjectLiteral> {
   /** One-statement reads on the pool, for element rows read outside a transaction (named statements: few texts). */
   private readonly reader: Db;

@@ -105,15 +105,15 @@ function pathCursorPosition(list: string, cursor: string): { seq: number; index:
   return { seq: Number(match[1]), index: Number(match[2]) };
 }
 
+/** The text of the 404 a read of the absent submodel `id` answers. */
+const notFoundText = (id: string) => `Submodel '${id}' not found.`;
+
 /**
  * The Submodel Repository: submodels and, inside them, their elements. Every change goes through the store,
  * under the submodel's row lock and `If-Match`: whole documents through `write`, every element-level change
  * through `editElements`, which touches only that element's rows. Element-level changes fire no change event
  * (platform spec, Events 4).
  */
-/** The text of the 404 a read of the absent submodel `id` answers. */
-const notFoundText = (id: string) => `Submodel '${id}' not found.`;
-
 export class SubmodelService {
   private readonly store: IdentifiableStore<SubmodelEntity>;
 
@@ -207,8 +207,8 @@ export class SubmodelService {
 
   /**
    * What `getText` answers for a deep read without Blob values (`GET /submodels/{id}` without modifiers), where the
-   * stored text serves as it is: from the read cache, else from the database in one statement; undefined otherwise
-   * (to be shaped: the route answers those); where it is absent, the text of the route's 404.
+   * stored text serves as it is: from the read cache, else from the database in one statement; where it is absent,
+   * the text of the route's 404; undefined where it must be shaped first (the route answers that).
    */
   async storedText(tenant: TenantEntity, id: string, view: AasVersion = '3.0'): Promise<StoredText | undefined> {
     const stored = await this.store.storedText(tenant, id, WITHOUT_BLOBS, view);
