@@ -15,7 +15,7 @@ type View = Context['aasVersion'];
  * In the request's version: through V3.0 the cache answers only documents that need nothing of V3.1 (the others go
  * to their route, which maps them and says so).
  */
-const READS: Record<string, (services: Services, tenant: Tenant, id: string, view: View) => Promise<{ text: string; etag: string } | { absent: string } | undefined>> = {
+const READS: Record<string, (services: Services, tenant: Tenant, id: string, view: View) => ReturnType<Services['shells']['storedText']>> = {
   shells: (services, tenant, id, view) => services.shells.storedText(tenant, id, view),
   submodels: (services, tenant, id, view) => services.submodels.storedText(tenant, id, view),
   'concept-descriptions': (services, tenant, id, view) => services.conceptDescriptions.storedText(tenant, id, view),

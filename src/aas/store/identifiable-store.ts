@@ -387,31 +387,11 @@ export class IdentifiableStore<E extends ObjectLiteral> {
   }
 
   /**
-   * The text `findText` answers, when the read cache holds it, else undefined (also where the cached answer is that
-   * the document needs shaping); never reads the database. Charged to the read budget only when answered. For the
-   * façade's hot reads (`rest-facade/hot-reads.ts`).
-   */
-  async cachedText(tenant: TenantEntity, id: string, usable = 'true', view: AasVersion = '3.0'): Promise<{ etag: string; text: string } | undefined> {
-    usable = usableFor(usable, view);
-    const cache = this.sync?.cache;
-    if (!cache?.on) return undefined;
-    checkId(this.spec.modelType, id);
-    const hit = cache.get(ReadCache.key(this.spec.table, tenant.id, id), usable);
-    if (hit?.text == null) return undefined;
-    const budget = readBudget();
-    if (budget.idle) budget.chargeWhole(hit.docBytes);
-    else await this.charged(hit);
-    return { etag: hit.etag, text: hit.text };
-  }
-
-  /**
-   * The text `findText` answers where the stored text serves as it is: from the read cache (`cachedText`), else from
-   * the database in one statement (and then cached). Null where the document is absent; undefined where it needs
-   * shaping first (its route answers those). For the façade's hot reads (`rest-facade/hot-reads.ts`).
+   * The text `findText` answers (from the read cache, else from the database in one statement, then cached) where
+   * the stored text serves as it is. Null where the document is absent; undefined where it needs shaping first (its
+   * route answers those). For the façade's hot reads (`rest-facade/hot-reads.ts`).
    */
   async storedText(tenant: TenantEntity, id: string, usable = 'true', view: AasVersion = '3.0'): Promise<{ etag: string; text: string } | null | undefined> {
-    const cached = await this.cachedText(tenant, id, usable, view);
-    if (cached) return cached;
     const stored = await this.findText(tenant, id, usable, view);
     if (!stored) return null;
     return stored.text === null ? undefined : { etag: stored.etag, text: stored.text };
